@@ -1,0 +1,20 @@
+//! Rootgate's core: which folders each local MCP server may see, and the
+//! sessions that tell them.
+//!
+//! The crate holds folders and their checks (`folders`, `roots`, `uri`),
+//! consent (`consent`), server specifications (`servers`), the settings file
+//! (`settings`), the store that saves and publishes (`store`), and one actor
+//! per running server (`session`), with its timeline and stderr log. It has no
+//! GUI dependency and builds and tests headless; the desktop app is a thin
+//! shell over it. It deliberately holds no UI text beyond error and warning
+//! messages, and never takes a path from anywhere but a caller that got it
+//! from the person at the machine.
+
+pub mod consent;
+pub mod folders;
+pub mod ids;
+pub mod roots;
+pub mod servers;
+pub mod settings;
+pub mod store;
+pub mod uri;

@@ -1,0 +1,517 @@
+//! The settings file: one versioned JSON document with the roots, the grants
+//! and the servers, written atomically and never overwritten when it cannot
+//! be trusted.
+//!
+//! Saving writes a temporary file beside the real one (mode 0600, in a folder
+//! of mode 0700), syncs it, renames it over the old file and syncs the folder,
+//! so a crash at any moment leaves either the old or the new file, whole.
+//! Loading a file that is corrupt, truncated, empty or from a newer Rootgate
+//! moves it aside, keeps every entry that could still be read, and reports
+//! where the original went.
+//!
+//! This module holds no state between calls and publishes nothing: the
+//! `store` owns the settings in memory and decides when to save.
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::consent::Grant;
+use crate::ids::now_ms;
+use crate::roots::Root;
+use crate::servers::ServerSpec;
+
+/// The settings format this build writes and reads.
+pub const SETTINGS_VERSION: u32 = 1;
+
+/// Everything Rootgate remembers between runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    pub version: u32,
+    #[serde(default)]
+    pub roots: Vec<Root>,
+    #[serde(default)]
+    pub grants: Vec<Grant>,
+    #[serde(default)]
+    pub servers: Vec<ServerSpec>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            version: SETTINGS_VERSION,
+            roots: Vec::new(),
+            grants: Vec::new(),
+            servers: Vec::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// Drops grants whose server or root no longer exists, so the file never
+    /// carries consent for something the person cannot see in the app.
+    pub fn prune_dangling_grants(&mut self) {
+        let roots = &self.roots;
+        let servers = &self.servers;
+        self.grants.retain(|g| {
+            roots.iter().any(|r| r.id == g.root) && servers.iter().any(|s| s.id == g.server)
+        });
+    }
+}
+
+/// Why the settings could not be read or written.
+#[derive(Debug, Error)]
+pub enum SettingsError {
+    #[error("no configuration folder could be found for this user (is HOME set?)")]
+    NoConfigDir,
+    #[error("could not create the settings folder \"{path}\": {source}")]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("could not save settings to \"{path}\": {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("could not read settings from \"{path}\": {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("could not move the unreadable settings file \"{path}\" aside: {source}")]
+    MoveAside {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("could not encode settings: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
+/// What happened to a settings file that could not be trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recovery {
+    /// Where the original file now is, untouched.
+    pub moved_to: PathBuf,
+    /// What was wrong with it, in plain words.
+    pub reason: String,
+    /// How many roots, grants and servers could still be read from it.
+    pub kept_roots: usize,
+    pub kept_grants: usize,
+    pub kept_servers: usize,
+}
+
+impl Recovery {
+    /// The whole story in one sentence, for a banner in the app.
+    pub fn message(&self) -> String {
+        format!(
+            "The settings file could not be fully read ({}). It was moved to \"{}\"; \
+             {} folders, {} permissions and {} servers were recovered from it.",
+            self.reason,
+            self.moved_to.display(),
+            self.kept_roots,
+            self.kept_grants,
+            self.kept_servers
+        )
+    }
+}
+
+/// The result of loading: the settings to start with, and what was done if
+/// the file on disk could not be trusted.
+#[derive(Debug)]
+pub struct Loaded {
+    pub settings: Settings,
+    pub recovery: Option<Recovery>,
+}
+
+/// The location of the settings file and the operations on it.
+#[derive(Debug, Clone)]
+pub struct SettingsFile {
+    path: PathBuf,
+}
+
+impl SettingsFile {
+    /// The settings file in the platform's configuration folder
+    /// (`$XDG_CONFIG_HOME/rootgate/settings.json` on Linux).
+    pub fn default_location() -> Result<SettingsFile, SettingsError> {
+        let dirs = directories::ProjectDirs::from("org", "Rootgate", "rootgate")
+            .ok_or(SettingsError::NoConfigDir)?;
+        Ok(SettingsFile::at(dirs.config_dir().join("settings.json")))
+    }
+
+    /// A settings file at an explicit path (tests, `--settings`).
+    pub fn at(path: impl Into<PathBuf>) -> SettingsFile {
+        SettingsFile { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// Reads the settings. A missing file gives empty settings; a file that
+    /// cannot be trusted is moved aside, what could be read is kept and
+    /// saved to a fresh file, and [`Loaded::recovery`] says what happened.
+    pub fn load(&self) -> Result<Loaded, SettingsError> {
+        let bytes = match fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Loaded {
+                    settings: Settings::default(),
+                    recovery: None,
+                });
+            }
+            Err(source) => {
+                return Err(SettingsError::Read {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        };
+        let (settings, problem) = parse_tolerantly(&bytes);
+        let Some(reason) = problem else {
+            return Ok(Loaded {
+                settings,
+                recovery: None,
+            });
+        };
+        let moved_to = self.move_aside()?;
+        let recovery = Recovery {
+            moved_to,
+            reason,
+            kept_roots: settings.roots.len(),
+            kept_grants: settings.grants.len(),
+            kept_servers: settings.servers.len(),
+        };
+        tracing::warn!(message = %recovery.message(), "settings recovered");
+        self.save(&settings)?;
+        Ok(Loaded {
+            settings,
+            recovery: Some(recovery),
+        })
+    }
+
+    /// Renames the current file to `settings.json.unreadable-<ms>` (never
+    /// over an existing file) and returns the new path.
+    fn move_aside(&self) -> Result<PathBuf, SettingsError> {
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "settings.json".into());
+        let stamp = now_ms();
+        for attempt in 0..100u32 {
+            let candidate = self
+                .dir()
+                .join(format!("{name}.unreadable-{stamp}-{attempt}"));
+            if candidate.exists() {
+                continue;
+            }
+            return fs::rename(&self.path, &candidate)
+                .map(|()| candidate)
+                .map_err(|source| SettingsError::MoveAside {
+                    path: self.path.clone(),
+                    source,
+                });
+        }
+        Err(SettingsError::MoveAside {
+            path: self.path.clone(),
+            source: io::Error::new(io::ErrorKind::AlreadyExists, "too many earlier copies"),
+        })
+    }
+
+    /// Writes the settings atomically: temporary file (0600), fsync, rename,
+    /// fsync of the folder (0700).
+    pub fn save(&self, settings: &Settings) -> Result<(), SettingsError> {
+        let dir = self.dir().to_path_buf();
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|source| SettingsError::CreateDir {
+                path: dir.clone(),
+                source,
+            })?;
+        // The folder may predate us with looser permissions; it is ours.
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(|source| {
+            SettingsError::CreateDir {
+                path: dir.clone(),
+                source,
+            }
+        })?;
+        let mut json = serde_json::to_vec_pretty(settings)?;
+        json.push(b'\n');
+        let tmp = dir.join(format!(
+            ".{}.tmp-{}",
+            self.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            std::process::id()
+        ));
+        let write_err = |source| SettingsError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        let result = (|| {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            file.write_all(&json)?;
+            file.sync_all()?;
+            fs::rename(&tmp, &self.path)?;
+            File::open(&dir)?.sync_all()
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result.map_err(write_err)
+    }
+}
+
+/// Parses settings, keeping every entry that can be read. Returns the
+/// settings and, when anything was wrong, why.
+fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return (Settings::default(), Some("the file is empty".into()));
+    }
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(e) => {
+            return (
+                Settings::default(),
+                Some(format!("it is not valid JSON: {e}")),
+            );
+        }
+    };
+    let Some(object) = value.as_object() else {
+        return (
+            Settings::default(),
+            Some("it does not hold a settings object".into()),
+        );
+    };
+    let version = object.get("version").and_then(Value::as_u64);
+    match version {
+        Some(v) if v > u64::from(SETTINGS_VERSION) => {
+            return (
+                Settings::default(),
+                Some(format!(
+                    "it was written by a newer Rootgate (format {v}, this one reads {SETTINGS_VERSION})"
+                )),
+            );
+        }
+        Some(_) => {}
+        None => {
+            return (Settings::default(), Some("it has no format version".into()));
+        }
+    }
+    let mut problems = Vec::new();
+    let mut settings = Settings {
+        version: SETTINGS_VERSION,
+        roots: entries(object.get("roots"), "folder", &mut problems),
+        grants: entries(object.get("grants"), "permission", &mut problems),
+        servers: entries(object.get("servers"), "server", &mut problems),
+    };
+    let before = settings.grants.len();
+    settings.prune_dangling_grants();
+    if settings.grants.len() != before {
+        problems.push(format!(
+            "{} permissions named a missing folder or server",
+            before - settings.grants.len()
+        ));
+    }
+    let problem = (!problems.is_empty()).then(|| problems.join("; "));
+    (settings, problem)
+}
+
+fn entries<T: DeserializeOwned>(
+    value: Option<&Value>,
+    what: &str,
+    problems: &mut Vec<String>,
+) -> Vec<T> {
+    let Some(value) = value else {
+        return Vec::new();
+    };
+    let Some(items) = value.as_array() else {
+        problems.push(format!("the {what} list is not a list"));
+        return Vec::new();
+    };
+    let mut kept = Vec::with_capacity(items.len());
+    let mut bad = 0;
+    for item in items {
+        match serde_json::from_value(item.clone()) {
+            Ok(entry) => kept.push(entry),
+            Err(_) => bad += 1,
+        }
+    }
+    if bad > 0 {
+        problems.push(format!("{bad} {what} entries could not be read"));
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{RootId, ServerId};
+    use crate::servers::ServerDraft;
+
+    fn sample() -> Settings {
+        let server = ServerDraft {
+            name: "s".into(),
+            command: "x".into(),
+            ..Default::default()
+        }
+        .validate(ServerId::generate(), [])
+        .unwrap();
+        let root = Root {
+            id: RootId::generate(),
+            name: "proj".into(),
+            chosen_path: "/p".into(),
+            real_path: "/p".into(),
+            added_at_ms: 5,
+        };
+        let grant = Grant {
+            server: server.id.clone(),
+            root: root.id.clone(),
+            real_path: "/p".into(),
+            granted_at_ms: 6,
+        };
+        Settings {
+            version: SETTINGS_VERSION,
+            roots: vec![root],
+            grants: vec![grant],
+            servers: vec![server],
+        }
+    }
+
+    #[test]
+    fn round_trip_with_private_modes() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = SettingsFile::at(dir.path().join("cfg/rootgate/settings.json"));
+        assert_eq!(file.load().unwrap().settings, Settings::default());
+        file.save(&sample()).unwrap();
+        let loaded = file.load().unwrap();
+        assert!(loaded.recovery.is_none());
+        assert_eq!(loaded.settings, sample_with_ids(&loaded.settings));
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(file.path()), 0o600);
+        assert_eq!(mode(file.path().parent().unwrap()), 0o700);
+        // No temporary file is left behind.
+        let names: Vec<_> = fs::read_dir(file.path().parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec!["settings.json"]);
+    }
+
+    /// The sample has random ids; compare shape by taking ids from `loaded`.
+    fn sample_with_ids(loaded: &Settings) -> Settings {
+        let mut s = sample();
+        s.roots[0].id = loaded.roots[0].id.clone();
+        s.servers[0].id = loaded.servers[0].id.clone();
+        s.grants[0].root = loaded.roots[0].id.clone();
+        s.grants[0].server = loaded.servers[0].id.clone();
+        s
+    }
+
+    fn recover(contents: &[u8]) -> (Loaded, tempfile::TempDir, SettingsFile) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = SettingsFile::at(dir.path().join("settings.json"));
+        fs::write(file.path(), contents).unwrap();
+        let loaded = file.load().unwrap();
+        (loaded, dir, file)
+    }
+
+    #[test]
+    fn corrupt_empty_and_truncated_files_are_moved_aside_not_overwritten() {
+        let good = serde_json::to_vec(&sample()).unwrap();
+        for (contents, reason) in [
+            (&b"{not json"[..], "not valid JSON"),
+            (&b""[..], "empty"),
+            (&good[..good.len() / 2], "not valid JSON"),
+            (&b"[1,2]"[..], "settings object"),
+        ] {
+            let (loaded, _dir, file) = recover(contents);
+            let recovery = loaded.recovery.expect("a recovery");
+            assert!(recovery.reason.contains(reason), "{}", recovery.reason);
+            assert_eq!(fs::read(&recovery.moved_to).unwrap(), contents);
+            assert!(
+                recovery
+                    .message()
+                    .contains(&*recovery.moved_to.to_string_lossy())
+            );
+            // A fresh, valid file now stands in its place.
+            assert!(file.load().unwrap().recovery.is_none());
+        }
+    }
+
+    #[test]
+    fn newer_versions_are_kept_aside() {
+        let (loaded, _dir, _file) = recover(br#"{"version": 99, "roots": []}"#);
+        let recovery = loaded.recovery.unwrap();
+        assert!(recovery.reason.contains("newer Rootgate"));
+        assert_eq!(
+            fs::read_to_string(&recovery.moved_to).unwrap(),
+            r#"{"version": 99, "roots": []}"#
+        );
+    }
+
+    #[test]
+    fn readable_entries_survive_a_damaged_file() {
+        let mut value = serde_json::to_value(sample()).unwrap();
+        value["servers"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"name": 3}));
+        let (loaded, _dir, _file) = recover(&serde_json::to_vec(&value).unwrap());
+        let recovery = loaded.recovery.unwrap();
+        assert_eq!(
+            (
+                recovery.kept_roots,
+                recovery.kept_grants,
+                recovery.kept_servers
+            ),
+            (1, 1, 1)
+        );
+        assert!(
+            recovery.reason.contains("1 server entries"),
+            "{}",
+            recovery.reason
+        );
+        assert_eq!(loaded.settings.roots.len(), 1);
+    }
+
+    #[test]
+    fn dangling_grants_are_dropped() {
+        let mut s = sample();
+        s.servers.clear();
+        let (loaded, _dir, _file) = recover(&serde_json::to_vec(&s).unwrap());
+        assert!(loaded.settings.grants.is_empty());
+        assert!(
+            loaded
+                .recovery
+                .unwrap()
+                .reason
+                .contains("missing folder or server")
+        );
+    }
+}

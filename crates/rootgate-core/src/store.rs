@@ -1,0 +1,553 @@
+//! The store: the settings in memory, saved before every change takes
+//! effect, and each server's shared roots published on a `watch` channel.
+//!
+//! Every change is made on a copy, saved atomically, and only then made
+//! current and published; when saving fails, nothing changed and the error
+//! says why. The lock is a plain mutex held for the length of one change and
+//! never across an `.await`. Each server's list is recomputed from the grants
+//! after each change and published only when it differs, with a generation
+//! that grows, so sessions see exactly the changes that concern them.
+//!
+//! The store does not run servers or talk to them (that is `session`), does
+//! not ask the person anything, and does not watch the filesystem: it is told
+//! when a root becomes unavailable.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+use thiserror::Error;
+use tokio::sync::watch;
+
+use crate::consent::{ConsentIndex, Grant, SharedRoots};
+use crate::folders::CheckedFolder;
+use crate::ids::{RootId, ServerId, now_ms};
+use crate::roots::Root;
+use crate::servers::{ServerDraft, ServerSpec, SpecError};
+use crate::settings::{Recovery, Settings, SettingsError, SettingsFile};
+
+/// Why a change to the store was refused. Nothing changed when one is
+/// returned.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("there is no folder with id {0}; it may have been removed")]
+    UnknownRoot(RootId),
+    #[error("there is no server with id {0}; it may have been removed")]
+    UnknownServer(ServerId),
+    #[error("a folder needs a name")]
+    EmptyName,
+}
+
+/// The outcome of adding a folder: the root, and whether it was already
+/// there (the same real path is never added twice).
+#[derive(Debug, Clone)]
+pub struct Added {
+    pub root: Root,
+    pub existed: bool,
+}
+
+struct Inner {
+    settings: Settings,
+    unavailable: HashSet<RootId>,
+    publishers: HashMap<ServerId, watch::Sender<SharedRoots>>,
+}
+
+/// The settings in memory, their file, and the per-server publishers.
+pub struct Store {
+    file: SettingsFile,
+    inner: Mutex<Inner>,
+    revision: watch::Sender<u64>,
+}
+
+impl Store {
+    /// Opens the store on a settings file, recovering what it can from a
+    /// damaged one (the [`Recovery`] says what happened).
+    pub fn open(file: SettingsFile) -> Result<(Store, Option<Recovery>), StoreError> {
+        let loaded = file.load()?;
+        let store = Store {
+            file,
+            inner: Mutex::new(Inner {
+                settings: loaded.settings,
+                unavailable: HashSet::new(),
+                publishers: HashMap::new(),
+            }),
+            revision: watch::Sender::new(0),
+        };
+        store.lock().republish();
+        Ok((store, loaded.recovery))
+    }
+
+    pub fn file(&self) -> &SettingsFile {
+        &self.file
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave the settings half
+        // changed (changes are made on a copy), so a poisoned lock is safe
+        // to keep using.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A copy of the current settings.
+    pub fn snapshot(&self) -> Settings {
+        self.lock().settings.clone()
+    }
+
+    /// A counter that grows after every saved change: the app's cue to
+    /// refresh what it shows.
+    pub fn subscribe_revision(&self) -> watch::Receiver<u64> {
+        self.revision.subscribe()
+    }
+
+    /// The roots `server` may see, as they change. Fails for an unknown
+    /// server; the channel closes when the server is removed.
+    pub fn subscribe(&self, server: &ServerId) -> Result<watch::Receiver<SharedRoots>, StoreError> {
+        self.lock()
+            .publishers
+            .get(server)
+            .map(watch::Sender::subscribe)
+            .ok_or_else(|| StoreError::UnknownServer(server.clone()))
+    }
+
+    /// The roots `server` may see right now.
+    pub fn shared_with(&self, server: &ServerId) -> Result<SharedRoots, StoreError> {
+        self.lock()
+            .publishers
+            .get(server)
+            .map(|p| p.borrow().clone())
+            .ok_or_else(|| StoreError::UnknownServer(server.clone()))
+    }
+
+    pub fn server(&self, id: &ServerId) -> Result<ServerSpec, StoreError> {
+        self.lock()
+            .settings
+            .servers
+            .iter()
+            .find(|s| &s.id == id)
+            .cloned()
+            .ok_or_else(|| StoreError::UnknownServer(id.clone()))
+    }
+
+    pub fn is_available(&self, root: &RootId) -> bool {
+        !self.lock().unavailable.contains(root)
+    }
+
+    /// Applies `change` to a copy of the settings, saves the copy, and only
+    /// then makes it current and publishes.
+    fn change<T>(
+        &self,
+        change: impl FnOnce(&mut Settings) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut inner = self.lock();
+        let mut next = inner.settings.clone();
+        let out = change(&mut next)?;
+        if next != inner.settings {
+            self.file.save(&next)?;
+            inner.settings = next;
+            inner.republish();
+            drop(inner);
+            self.revision.send_modify(|r| *r += 1);
+        }
+        Ok(out)
+    }
+
+    /// Adds a checked folder as a root, or returns the root that already has
+    /// its real path. Adding shares it with no one.
+    pub fn add_root(
+        &self,
+        folder: &CheckedFolder,
+        name: Option<String>,
+    ) -> Result<Added, StoreError> {
+        self.change(|s| {
+            if let Some(existing) = s.roots.iter().find(|r| r.real_path == folder.real()) {
+                return Ok(Added {
+                    root: existing.clone(),
+                    existed: true,
+                });
+            }
+            let root = Root::new(folder, name);
+            s.roots.push(root.clone());
+            Ok(Added {
+                root,
+                existed: false,
+            })
+        })
+    }
+
+    pub fn rename_root(&self, id: &RootId, name: &str) -> Result<Root, StoreError> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(StoreError::EmptyName);
+        }
+        self.change(|s| {
+            let root = find_root(s, id)?;
+            root.name = name.to_owned();
+            Ok(root.clone())
+        })
+    }
+
+    /// Removes a root and every grant of it: it is withdrawn from every
+    /// server at once.
+    pub fn remove_root(&self, id: &RootId) -> Result<(), StoreError> {
+        self.change(|s| {
+            let before = s.roots.len();
+            s.roots.retain(|r| &r.id != id);
+            if s.roots.len() == before {
+                return Err(StoreError::UnknownRoot(id.clone()));
+            }
+            s.grants.retain(|g| &g.root != id);
+            Ok(())
+        })?;
+        self.lock().unavailable.remove(id);
+        Ok(())
+    }
+
+    /// Records the person's consent to share `root` with `server`, for the
+    /// root's current real path. Granting twice keeps the first grant.
+    pub fn grant(&self, server: &ServerId, root: &RootId) -> Result<Grant, StoreError> {
+        self.change(|s| grant_in(s, server, root))
+    }
+
+    /// Sets exactly which servers see `root`: grants the listed ones that
+    /// lack a grant and revokes every other. The consent prompt's "Share".
+    pub fn set_grants(&self, root: &RootId, servers: &[ServerId]) -> Result<(), StoreError> {
+        self.change(|s| {
+            find_root(s, root)?;
+            for server in servers {
+                grant_in(s, server, root)?;
+            }
+            s.grants
+                .retain(|g| &g.root != root || servers.contains(&g.server));
+            Ok(())
+        })
+    }
+
+    /// Withdraws `root` from `server` at once.
+    pub fn revoke(&self, server: &ServerId, root: &RootId) -> Result<(), StoreError> {
+        self.change(|s| {
+            find_root(s, root)?;
+            find_server(s, server)?;
+            s.grants
+                .retain(|g| !(&g.server == server && &g.root == root));
+            Ok(())
+        })
+    }
+
+    pub fn add_server(&self, draft: ServerDraft) -> Result<ServerSpec, StoreError> {
+        self.change(|s| {
+            let spec = draft.validate(
+                ServerId::generate(),
+                s.servers.iter().map(|s| s.name.as_str()),
+            )?;
+            s.servers.push(spec.clone());
+            Ok(spec)
+        })
+    }
+
+    pub fn update_server(
+        &self,
+        id: &ServerId,
+        draft: ServerDraft,
+    ) -> Result<ServerSpec, StoreError> {
+        self.change(|s| {
+            find_server(s, id)?;
+            let spec = draft.validate(
+                id.clone(),
+                s.servers
+                    .iter()
+                    .filter(|s| &s.id != id)
+                    .map(|s| s.name.as_str()),
+            )?;
+            let slot = find_server(s, id)?;
+            *slot = spec.clone();
+            Ok(spec)
+        })
+    }
+
+    /// Removes a server and every grant to it. Its roots channel closes.
+    pub fn remove_server(&self, id: &ServerId) -> Result<(), StoreError> {
+        self.change(|s| {
+            let before = s.servers.len();
+            s.servers.retain(|srv| &srv.id != id);
+            if s.servers.len() == before {
+                return Err(StoreError::UnknownServer(id.clone()));
+            }
+            s.grants.retain(|g| &g.server != id);
+            Ok(())
+        })
+    }
+
+    /// Marks a root available or not. An unavailable root is withdrawn from
+    /// every server but its grants are kept, so it comes back to the same
+    /// servers without a new prompt. Availability is not saved: it is
+    /// checked afresh at every start.
+    pub fn set_available(&self, root: &RootId, available: bool) -> Result<(), StoreError> {
+        let mut inner = self.lock();
+        if !inner.settings.roots.iter().any(|r| &r.id == root) {
+            return Err(StoreError::UnknownRoot(root.clone()));
+        }
+        let changed = if available {
+            inner.unavailable.remove(root)
+        } else {
+            inner.unavailable.insert(root.clone())
+        };
+        if changed {
+            inner.republish();
+            drop(inner);
+            self.revision.send_modify(|r| *r += 1);
+        }
+        Ok(())
+    }
+}
+
+fn find_root<'a>(s: &'a mut Settings, id: &RootId) -> Result<&'a mut Root, StoreError> {
+    s.roots
+        .iter_mut()
+        .find(|r| &r.id == id)
+        .ok_or_else(|| StoreError::UnknownRoot(id.clone()))
+}
+
+fn find_server<'a>(s: &'a mut Settings, id: &ServerId) -> Result<&'a mut ServerSpec, StoreError> {
+    s.servers
+        .iter_mut()
+        .find(|srv| &srv.id == id)
+        .ok_or_else(|| StoreError::UnknownServer(id.clone()))
+}
+
+fn grant_in(s: &mut Settings, server: &ServerId, root: &RootId) -> Result<Grant, StoreError> {
+    find_server(s, server)?;
+    let real_path = find_root(s, root)?.real_path.clone();
+    if let Some(existing) = s
+        .grants
+        .iter()
+        .find(|g| &g.server == server && &g.root == root && g.real_path == real_path)
+    {
+        return Ok(existing.clone());
+    }
+    // A grant for an older real path of this root is replaced, not kept
+    // beside the new one.
+    s.grants
+        .retain(|g| !(&g.server == server && &g.root == root));
+    let grant = Grant {
+        server: server.clone(),
+        root: root.clone(),
+        real_path,
+        granted_at_ms: now_ms(),
+    };
+    s.grants.push(grant.clone());
+    Ok(grant)
+}
+
+impl Inner {
+    /// Recomputes every server's list and publishes those that changed;
+    /// drops the publishers of removed servers, which closes their channels.
+    fn republish(&mut self) {
+        let index = ConsentIndex::new(&self.settings.roots, &self.settings.grants);
+        let unavailable = &self.unavailable;
+        for server in &self.settings.servers {
+            let roots = index.shared_with(&server.id, |r| !unavailable.contains(r));
+            let publisher = self
+                .publishers
+                .entry(server.id.clone())
+                .or_insert_with(|| watch::Sender::new(SharedRoots::empty()));
+            publisher.send_if_modified(|current| match current.advance(roots) {
+                Some(next) => {
+                    *current = next;
+                    true
+                }
+                None => false,
+            });
+        }
+        let servers = &self.settings.servers;
+        self.publishers
+            .retain(|id, _| servers.iter().any(|s| &s.id == id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::folders;
+
+    struct Fixture {
+        dir: tempfile::TempDir,
+        store: Store,
+    }
+
+    fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, recovery) =
+            Store::open(SettingsFile::at(dir.path().join("cfg/settings.json"))).unwrap();
+        assert!(recovery.is_none());
+        Fixture { dir, store }
+    }
+
+    fn server(store: &Store, name: &str) -> ServerSpec {
+        store
+            .add_server(ServerDraft {
+                name: name.into(),
+                command: "true".into(),
+                ..Default::default()
+            })
+            .unwrap()
+    }
+
+    fn folder(fx: &Fixture, name: &str) -> CheckedFolder {
+        let path = fx.dir.path().join(name);
+        std::fs::create_dir_all(&path).unwrap();
+        folders::check(&path).unwrap()
+    }
+
+    #[test]
+    fn a_root_reaches_only_the_servers_it_was_granted_to() {
+        let fx = fixture();
+        let (a, b) = (server(&fx.store, "a"), server(&fx.store, "b"));
+        let mut rx_a = fx.store.subscribe(&a.id).unwrap();
+        let rx_b = fx.store.subscribe(&b.id).unwrap();
+        let root = fx.store.add_root(&folder(&fx, "proj"), None).unwrap().root;
+        assert!(!rx_a.has_changed().unwrap(), "adding shares with no one");
+        fx.store.grant(&a.id, &root.id).unwrap();
+        assert!(rx_a.has_changed().unwrap());
+        let shared = rx_a.borrow_and_update().clone();
+        assert_eq!(shared.roots().len(), 1);
+        assert!(shared.roots()[0].uri.ends_with("/proj"));
+        assert!(!rx_b.has_changed().unwrap());
+        assert!(rx_b.borrow().is_empty());
+        fx.store.revoke(&a.id, &root.id).unwrap();
+        assert!(rx_a.borrow().is_empty(), "revoking is immediate");
+    }
+
+    #[test]
+    fn changes_survive_a_reopen_and_duplicates_are_merged() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        let f = folder(&fx, "proj");
+        let first = fx.store.add_root(&f, Some("Project".into())).unwrap();
+        let again = fx.store.add_root(&f, None).unwrap();
+        assert!(!first.existed && again.existed);
+        assert_eq!(first.root.id, again.root.id);
+        fx.store.grant(&a.id, &first.root.id).unwrap();
+        let (reopened, _) = Store::open(fx.store.file().clone()).unwrap();
+        assert_eq!(reopened.snapshot(), fx.store.snapshot());
+        assert_eq!(
+            reopened.shared_with(&a.id).unwrap().roots()[0].name,
+            "Project"
+        );
+    }
+
+    #[test]
+    fn set_grants_is_exact() {
+        let fx = fixture();
+        let (a, b, c) = (
+            server(&fx.store, "a"),
+            server(&fx.store, "b"),
+            server(&fx.store, "c"),
+        );
+        let root = fx.store.add_root(&folder(&fx, "p"), None).unwrap().root;
+        fx.store
+            .set_grants(&root.id, &[a.id.clone(), b.id.clone()])
+            .unwrap();
+        fx.store
+            .set_grants(&root.id, &[b.id.clone(), c.id.clone()])
+            .unwrap();
+        let granted: Vec<_> = fx
+            .store
+            .snapshot()
+            .grants
+            .into_iter()
+            .map(|g| g.server)
+            .collect();
+        assert_eq!(granted, vec![b.id, c.id]);
+    }
+
+    #[test]
+    fn removing_a_root_or_server_drops_its_grants() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        let r1 = fx.store.add_root(&folder(&fx, "one"), None).unwrap().root;
+        let r2 = fx.store.add_root(&folder(&fx, "two"), None).unwrap().root;
+        fx.store.grant(&a.id, &r1.id).unwrap();
+        fx.store.grant(&a.id, &r2.id).unwrap();
+        fx.store.remove_root(&r1.id).unwrap();
+        assert_eq!(fx.store.shared_with(&a.id).unwrap().roots().len(), 1);
+        let mut rx = fx.store.subscribe(&a.id).unwrap();
+        fx.store.remove_server(&a.id).unwrap();
+        assert!(fx.store.snapshot().grants.is_empty());
+        assert!(rx.changed().now_or_never_closed());
+    }
+
+    /// A tiny helper so a test can ask whether a watch channel has closed
+    /// without a runtime.
+    trait ClosedNow {
+        fn now_or_never_closed(self) -> bool;
+    }
+    impl<F: std::future::Future<Output = Result<(), watch::error::RecvError>>> ClosedNow for F {
+        fn now_or_never_closed(self) -> bool {
+            let waker = std::task::Waker::noop();
+            let mut cx = std::task::Context::from_waker(waker);
+            let mut fut = std::pin::pin!(self);
+            matches!(fut.as_mut().poll(&mut cx), std::task::Poll::Ready(Err(_)))
+        }
+    }
+
+    #[test]
+    fn unavailable_roots_are_withheld_and_come_back() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        let root = fx.store.add_root(&folder(&fx, "p"), None).unwrap().root;
+        fx.store.grant(&a.id, &root.id).unwrap();
+        let rx = fx.store.subscribe(&a.id).unwrap();
+        fx.store.set_available(&root.id, false).unwrap();
+        assert!(rx.borrow().is_empty());
+        assert_eq!(fx.store.snapshot().grants.len(), 1, "the grant is kept");
+        fx.store.set_available(&root.id, true).unwrap();
+        assert_eq!(rx.borrow().roots().len(), 1);
+    }
+
+    #[test]
+    fn a_failed_save_changes_nothing() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        let root = fx.store.add_root(&folder(&fx, "p"), None).unwrap().root;
+        let rx = fx.store.subscribe(&a.id).unwrap();
+        // Replace the settings folder with a file so the next save fails.
+        let cfg = fx.store.file().path().parent().unwrap().to_path_buf();
+        std::fs::remove_dir_all(&cfg).unwrap();
+        std::fs::write(&cfg, "in the way").unwrap();
+        let err = fx.store.grant(&a.id, &root.id).unwrap_err();
+        assert!(err.to_string().contains("could not"), "{err}");
+        assert!(fx.store.snapshot().grants.is_empty());
+        assert!(rx.borrow().is_empty());
+    }
+
+    #[test]
+    fn unknown_ids_and_bad_names_are_refused() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        let ghost = RootId::generate();
+        assert!(matches!(
+            fx.store.grant(&a.id, &ghost),
+            Err(StoreError::UnknownRoot(_))
+        ));
+        assert!(matches!(
+            fx.store.subscribe(&ServerId::generate()),
+            Err(StoreError::UnknownServer(_))
+        ));
+        let root = fx.store.add_root(&folder(&fx, "p"), None).unwrap().root;
+        assert!(matches!(
+            fx.store.rename_root(&root.id, "  "),
+            Err(StoreError::EmptyName)
+        ));
+        assert!(matches!(
+            fx.store.add_server(ServerDraft {
+                name: "A".into(),
+                command: "x".into(),
+                ..Default::default()
+            }),
+            Err(StoreError::Spec(SpecError::DuplicateName(_)))
+        ));
+    }
+}
