@@ -69,6 +69,11 @@ impl SharedRoots {
         &self.roots
     }
 
+    /// The list itself, shared rather than copied (the timeline keeps it).
+    pub fn shared(&self) -> Arc<[SharedRoot]> {
+        Arc::clone(&self.roots)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.roots.is_empty()
     }

@@ -15,6 +15,8 @@ pub mod folders;
 pub mod ids;
 pub mod roots;
 pub mod servers;
+pub mod session;
 pub mod settings;
 pub mod store;
+pub mod timeline;
 pub mod uri;

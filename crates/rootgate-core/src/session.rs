@@ -1,0 +1,724 @@
+//! One actor task per server: it starts the process, does the `initialize`
+//! handshake, answers `roots/list` from the server's shared list, tells the
+//! server when that list changes, and stops, restarts or reports failure.
+//!
+//! The actor owns the child process and the connection; the [`Session`]
+//! handle is cheap to clone and talks to it over a channel. Status is
+//! published on a `watch`, stderr goes to a bounded [`StderrLog`] and every
+//! protocol step to the shared [`Timeline`]. Failures are seen when the
+//! process exits or the connection closes, never by polling.
+//!
+//! What is not here: which roots a server may see (the store computes that
+//! from consent and hands the actor a `watch::Receiver`), rmcp's deprecated
+//! roots API (`protocol`), process-group signalling (`process`), and the
+//! notification timing rules (`notify`).
+
+pub mod notify;
+pub mod process;
+pub mod protocol;
+pub mod stderr_log;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, RoleClient, ServiceExt};
+use serde::Serialize;
+use thiserror::Error;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::ChildStderr;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use crate::consent::{SharedRoot, SharedRoots};
+use crate::ids::ServerId;
+use crate::servers::{ServerSpec, Withdrawal};
+use crate::timeline::{Event, Timeline};
+use notify::{Decision, NotifyGate};
+use process::ExitWatch;
+use protocol::{HandlerEvent, RootsClient};
+pub use stderr_log::{LogLine, StderrLog};
+
+/// Protocol versions with the `initialize` lifecycle that Rootgate speaks.
+/// A server answering with anything else is disconnected, as the lifecycle
+/// says a client should.
+pub const SUPPORTED_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// Timing of one session.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionConfig {
+    /// How long a server has to answer `initialize`.
+    pub init_timeout: Duration,
+    /// How long a request to the server (a tool call) may take.
+    pub request_timeout: Duration,
+    /// How long each step of the shutdown sequence waits for an exit.
+    pub shutdown_grace: Duration,
+    /// How long a `list_changed` holds the next one while the server has
+    /// not yet asked (see `notify`).
+    pub notify_hold: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            init_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(2),
+            notify_hold: Duration::from_millis(500),
+        }
+    }
+}
+
+/// What a running server told us about itself.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunningInfo {
+    pub pid: u32,
+    pub protocol_version: String,
+    pub server_name: String,
+    pub server_version: String,
+    pub capabilities: serde_json::Value,
+}
+
+/// A session's state, as the app shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "state",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Status {
+    /// Not running; `last_exit` says how the last run ended, if there was one.
+    Stopped {
+        last_exit: Option<String>,
+    },
+    Starting,
+    Running(RunningInfo),
+    Stopping,
+    /// Not running because something went wrong; `reason` says what a
+    /// person can do about it.
+    Failed {
+        reason: String,
+    },
+}
+
+impl Status {
+    pub fn is_running(&self) -> bool {
+        matches!(self, Status::Running(_))
+    }
+}
+
+/// Why a request through a session failed.
+#[derive(Debug, Error)]
+pub enum SessionError {
+    #[error("the server is not running")]
+    NotRunning,
+    #[error("the server did not answer within {0:?}")]
+    Timeout(Duration),
+    #[error("the server answered with an error: {0}")]
+    Service(#[from] rmcp::service::ServiceError),
+    #[error("the session has ended")]
+    Ended,
+}
+
+enum Command {
+    Start(ServerSpec),
+    Restart(Option<ServerSpec>),
+    Stop(oneshot::Sender<()>),
+    Shutdown(oneshot::Sender<()>),
+    Peer(oneshot::Sender<Option<Peer<RoleClient>>>),
+}
+
+/// A handle to one server's session actor. Dropping every handle shuts the
+/// server down.
+#[derive(Clone)]
+pub struct Session {
+    server: ServerId,
+    commands: mpsc::UnboundedSender<Command>,
+    status: watch::Receiver<Status>,
+    stderr: Arc<StderrLog>,
+    config: SessionConfig,
+}
+
+impl Session {
+    /// Starts the actor for `server` (the server itself starts on
+    /// [`Session::start`]). `roots` is the server's shared list from the
+    /// store: the only list this session can ever answer with.
+    pub fn spawn(
+        server: ServerId,
+        roots: watch::Receiver<SharedRoots>,
+        timeline: Arc<Timeline>,
+        config: SessionConfig,
+    ) -> Session {
+        let (commands, rx) = mpsc::unbounded_channel();
+        let (status_tx, status) = watch::channel(Status::Stopped { last_exit: None });
+        let stderr = Arc::new(StderrLog::default());
+        let actor = Actor {
+            server: server.clone(),
+            commands: rx,
+            status: status_tx,
+            roots,
+            timeline,
+            stderr: Arc::clone(&stderr),
+            config,
+        };
+        tokio::spawn(actor.run());
+        Session {
+            server,
+            commands,
+            status,
+            stderr,
+            config,
+        }
+    }
+
+    pub fn server(&self) -> &ServerId {
+        &self.server
+    }
+
+    /// Starts the server with `spec`; does nothing if it is already running.
+    pub fn start(&self, spec: ServerSpec) {
+        let _ = self.commands.send(Command::Start(spec));
+    }
+
+    /// Stops the server if it runs and starts it again, with `spec` if given
+    /// (an edited server) or the spec it last ran with.
+    pub fn restart(&self, spec: Option<ServerSpec>) {
+        let _ = self.commands.send(Command::Restart(spec));
+    }
+
+    /// Stops the server and waits until it has exited.
+    pub async fn stop(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.commands.send(Command::Stop(tx)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+
+    /// Stops the server, waits until it has exited, and ends the actor.
+    pub async fn shutdown(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.commands.send(Command::Shutdown(tx)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        self.status.borrow().clone()
+    }
+
+    pub fn subscribe_status(&self) -> watch::Receiver<Status> {
+        self.status.clone()
+    }
+
+    /// Waits until the status satisfies `want` or `timeout` passes, and
+    /// returns the status at that moment.
+    pub async fn wait_for(&self, timeout: Duration, want: impl Fn(&Status) -> bool) -> Status {
+        let mut rx = self.status.clone();
+        let _ = tokio::time::timeout(timeout, rx.wait_for(|s| want(s))).await;
+        rx.borrow().clone()
+    }
+
+    pub fn stderr(&self) -> &Arc<StderrLog> {
+        &self.stderr
+    }
+
+    /// The rmcp peer of the running server, to make requests to it.
+    pub async fn peer(&self) -> Option<Peer<RoleClient>> {
+        let (tx, rx) = oneshot::channel();
+        self.commands.send(Command::Peer(tx)).ok()?;
+        rx.await.ok().flatten()
+    }
+
+    /// Calls a tool on the running server and returns its result as JSON,
+    /// within the session's request timeout.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<serde_json::Value, SessionError> {
+        let peer = self.peer().await.ok_or(SessionError::NotRunning)?;
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let timeout = self.config.request_timeout;
+        let result = tokio::time::timeout(timeout, peer.call_tool(params))
+            .await
+            .map_err(|_| SessionError::Timeout(timeout))??;
+        serde_json::to_value(result).map_err(|_| SessionError::Ended)
+    }
+}
+
+/// How a connection ended, and what the actor does next.
+enum Next {
+    Idle,
+    Start(ServerSpec),
+    Quit(Option<oneshot::Sender<()>>),
+}
+
+/// Why a running connection is being ended.
+enum Ending {
+    Stop(oneshot::Sender<()>),
+    Quit(Option<oneshot::Sender<()>>),
+    Restart(ServerSpec),
+    Withdraw(String),
+    Removed,
+    Exited,
+    Closed,
+}
+
+struct Actor {
+    server: ServerId,
+    commands: mpsc::UnboundedReceiver<Command>,
+    status: watch::Sender<Status>,
+    roots: watch::Receiver<SharedRoots>,
+    timeline: Arc<Timeline>,
+    stderr: Arc<StderrLog>,
+    config: SessionConfig,
+}
+
+impl Actor {
+    async fn run(mut self) {
+        let mut last_spec: Option<ServerSpec> = None;
+        let mut next: Option<ServerSpec> = None;
+        loop {
+            let spec = match next.take() {
+                Some(spec) => spec,
+                None => match self.commands.recv().await {
+                    None => return,
+                    Some(Command::Start(spec)) => spec,
+                    Some(Command::Restart(spec)) => match spec.or_else(|| last_spec.clone()) {
+                        Some(spec) => spec,
+                        None => continue,
+                    },
+                    Some(Command::Stop(done)) => {
+                        let _ = done.send(());
+                        continue;
+                    }
+                    Some(Command::Shutdown(done)) => {
+                        let _ = done.send(());
+                        return;
+                    }
+                    Some(Command::Peer(reply)) => {
+                        let _ = reply.send(None);
+                        continue;
+                    }
+                },
+            };
+            last_spec = Some(spec.clone());
+            match self.run_connection(&spec).await {
+                Next::Idle => {}
+                Next::Start(spec) => next = Some(spec),
+                Next::Quit(done) => {
+                    if let Some(done) = done {
+                        let _ = done.send(());
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn record(&self, event: Event) {
+        self.timeline.record(&self.server, event);
+    }
+
+    fn fail(&self, reason: String) {
+        self.record(Event::Failed {
+            reason: reason.clone(),
+        });
+        self.status.send_replace(Status::Failed { reason });
+    }
+
+    /// The last few stderr lines written since `since`, to explain a
+    /// failure in the server's own words.
+    fn stderr_tail(&self, since: u64) -> String {
+        let lines = self.stderr.lines_since(since);
+        let tail: Vec<&str> = lines
+            .iter()
+            .rev()
+            .filter(|l| !l.text.trim().is_empty())
+            .take(3)
+            .map(|l| l.text.trim())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!(" It said: \"{}\"", tail.join(" / "))
+        }
+    }
+
+    /// Runs one life of the server process, from spawn to exit.
+    async fn run_connection(&mut self, spec: &ServerSpec) -> Next {
+        self.status.send_replace(Status::Starting);
+        self.record(Event::Starting {
+            command_line: spec.command_line(),
+        });
+        let spawned = match process::spawn(spec) {
+            Ok(spawned) => spawned,
+            Err(e) => {
+                self.fail(e.to_string());
+                return Next::Idle;
+            }
+        };
+        let pid = spawned.pid;
+        self.record(Event::Spawned { pid });
+        let stderr_since = self.stderr.next_seq();
+        let stderr_pump = tokio::spawn(pump_stderr(spawned.stderr, Arc::clone(&self.stderr)));
+        let mut exit = spawned.exit;
+        let (events_tx, mut events) = mpsc::unbounded_channel();
+        // Mark the current list as seen: the server is about to ask for it.
+        self.roots.borrow_and_update();
+        let handler = RootsClient::new(self.roots.clone(), events_tx);
+        let mut init = Box::pin(handler.serve((spawned.stdout, spawned.stdin)));
+        let deadline = tokio::time::sleep(self.config.init_timeout);
+        tokio::pin!(deadline);
+
+        let grace = self.config.shutdown_grace;
+        let handshake = loop {
+            tokio::select! {
+                result = &mut init => break Ok(result),
+                _ = &mut deadline => break Err(format!(
+                    "the server did not answer `initialize` within {} s; it may not be an MCP \
+                     server, or it may be waiting for input of another kind",
+                    self.config.init_timeout.as_secs()
+                )),
+                command = self.commands.recv() => match command {
+                    Some(Command::Peer(reply)) => { let _ = reply.send(None); }
+                    Some(Command::Start(_)) => {}
+                    other => {
+                        drop(init);
+                        self.record(Event::Stopping { reason: "stopped while starting".into() });
+                        let ended = exit.shut_down(async {}, grace).await;
+                        self.record(Event::Exited { status: ended.describe(), expected: true });
+                        let _ = stderr_pump.await;
+                        self.status.send_replace(Status::Stopped { last_exit: Some(ended.describe()) });
+                        return match other {
+                            Some(Command::Restart(s)) => Next::Start(s.unwrap_or_else(|| spec.clone())),
+                            Some(Command::Stop(done)) => { let _ = done.send(()); Next::Idle }
+                            Some(Command::Shutdown(done)) => Next::Quit(Some(done)),
+                            _ => Next::Quit(None),
+                        };
+                    }
+                },
+            }
+        };
+        let running = match handshake {
+            Ok(Ok(running)) => running,
+            Ok(Err(e)) => {
+                drop(init);
+                let ended = exit.shut_down(async {}, grace).await;
+                let _ = stderr_pump.await;
+                self.record(Event::Exited {
+                    status: ended.describe(),
+                    expected: false,
+                });
+                self.fail(format!(
+                    "the MCP handshake failed ({e}); the process ended with {}.{}",
+                    ended.describe(),
+                    self.stderr_tail(stderr_since)
+                ));
+                return Next::Idle;
+            }
+            Err(reason) => {
+                drop(init);
+                let ended = exit.shut_down(async {}, grace).await;
+                let _ = stderr_pump.await;
+                self.record(Event::Exited {
+                    status: ended.describe(),
+                    expected: false,
+                });
+                self.fail(format!("{reason}.{}", self.stderr_tail(stderr_since)));
+                return Next::Idle;
+            }
+        };
+        drop(init);
+
+        let peer = running.peer().clone();
+        let info = peer.peer_info();
+        let protocol_version = info
+            .as_ref()
+            .map(|i| i.protocol_version.to_string())
+            .unwrap_or_default();
+        let cancel = running.cancellation_token();
+        let (quit_tx, mut quit) = oneshot::channel();
+        tokio::spawn(async move {
+            let _ = quit_tx.send(running.waiting().await);
+        });
+        let close_stdin = |cancel: rmcp::service::RunningServiceCancellationToken,
+                           quit: oneshot::Receiver<_>| async move {
+            cancel.cancel();
+            let _ = quit.await;
+        };
+
+        if !SUPPORTED_VERSIONS.contains(&protocol_version.as_str()) {
+            let ended = exit.shut_down(close_stdin(cancel, quit), grace).await;
+            let _ = stderr_pump.await;
+            self.record(Event::Exited {
+                status: ended.describe(),
+                expected: true,
+            });
+            self.fail(format!(
+                "the server answered with protocol version \"{protocol_version}\", which Rootgate \
+                 does not speak (it speaks {})",
+                SUPPORTED_VERSIONS.join(", ")
+            ));
+            return Next::Idle;
+        }
+        let (server_name, server_version) = info
+            .as_ref()
+            .and_then(|i| i.server_info.as_ref())
+            .map(|s| (s.name.clone(), s.version.clone()))
+            .unwrap_or_default();
+        self.record(Event::Initialized {
+            protocol_version: protocol_version.clone(),
+            server_name: server_name.clone(),
+            server_version: server_version.clone(),
+        });
+        self.status.send_replace(Status::Running(RunningInfo {
+            pid,
+            protocol_version,
+            server_name,
+            server_version,
+            capabilities: info
+                .as_ref()
+                .and_then(|i| serde_json::to_value(&i.capabilities).ok())
+                .unwrap_or_default(),
+        }));
+
+        let ending = self
+            .serve(spec, &peer, &mut events, &mut exit, &mut quit)
+            .await;
+        drop(peer);
+
+        let (reason, expected) = match &ending {
+            Ending::Stop(_) => ("stopped".to_owned(), true),
+            Ending::Quit(_) => ("Rootgate is shutting down".to_owned(), true),
+            Ending::Restart(_) => ("restarting".to_owned(), true),
+            Ending::Withdraw(why) => (format!("restarting to withdraw folders: {why}"), true),
+            Ending::Removed => ("the server was removed".to_owned(), true),
+            Ending::Exited => ("the process exited".to_owned(), false),
+            Ending::Closed => ("the server closed its output".to_owned(), false),
+        };
+        if expected {
+            self.status.send_replace(Status::Stopping);
+            self.record(Event::Stopping {
+                reason: reason.clone(),
+            });
+        }
+        let ended = exit.shut_down(close_stdin(cancel, quit), grace).await;
+        let _ = stderr_pump.await;
+        self.record(Event::Exited {
+            status: ended.describe(),
+            expected,
+        });
+        let last_exit = Some(ended.describe());
+        match ending {
+            Ending::Stop(done) => {
+                self.status.send_replace(Status::Stopped { last_exit });
+                let _ = done.send(());
+                Next::Idle
+            }
+            Ending::Removed => {
+                self.status.send_replace(Status::Stopped { last_exit });
+                Next::Quit(None)
+            }
+            Ending::Quit(done) => {
+                self.status.send_replace(Status::Stopped { last_exit });
+                Next::Quit(done)
+            }
+            Ending::Restart(spec) => Next::Start(spec),
+            Ending::Withdraw(why) => {
+                self.record(Event::RestartedToWithdraw { reason: why });
+                Next::Start(spec.clone())
+            }
+            Ending::Exited | Ending::Closed => {
+                self.fail(format!(
+                    "the server stopped on its own ({reason}, {}).{}",
+                    ended.describe(),
+                    self.stderr_tail(stderr_since)
+                ));
+                Next::Idle
+            }
+        }
+    }
+
+    /// The running phase: answers, notifies and watches until something
+    /// ends the connection.
+    async fn serve(
+        &mut self,
+        spec: &ServerSpec,
+        peer: &Peer<RoleClient>,
+        events: &mut mpsc::UnboundedReceiver<HandlerEvent>,
+        exit: &mut ExitWatch,
+        quit: &mut oneshot::Receiver<Result<rmcp::service::QuitReason, tokio::task::JoinError>>,
+    ) -> Ending {
+        let mut gate = NotifyGate::after_initialized(self.config.notify_hold, Instant::now());
+        let mut hold_until: Option<Instant> = None;
+        let mut last_given: Option<Arc<[SharedRoot]>> = None;
+        loop {
+            let decision = tokio::select! {
+                command = self.commands.recv() => match command {
+                    None => return Ending::Quit(None),
+                    Some(Command::Shutdown(done)) => return Ending::Quit(Some(done)),
+                    Some(Command::Stop(done)) => return Ending::Stop(done),
+                    Some(Command::Restart(new)) => {
+                        return Ending::Restart(new.unwrap_or_else(|| spec.clone()));
+                    }
+                    Some(Command::Start(_)) => Decision::Idle,
+                    Some(Command::Peer(reply)) => {
+                        let _ = reply.send(Some(peer.clone()));
+                        Decision::Idle
+                    }
+                },
+                changed = self.roots.changed() => {
+                    if changed.is_err() {
+                        return Ending::Removed;
+                    }
+                    let current = self.roots.borrow_and_update().clone();
+                    if let Some(why) = must_restart(spec.withdrawal, last_given.as_deref(), &current) {
+                        return Ending::Withdraw(why);
+                    }
+                    gate.on_change(current.generation(), Instant::now())
+                }
+                Some(event) = events.recv() => match event {
+                    HandlerEvent::Answered { request_id, generation, roots } => {
+                        self.record(Event::RootsAnswered {
+                            request_id,
+                            generation,
+                            roots: Arc::clone(&roots),
+                        });
+                        last_given = Some(roots);
+                        let current = self.roots.borrow().generation();
+                        gate.on_answered(generation, current, Instant::now())
+                    }
+                    HandlerEvent::Refused { method } => {
+                        self.record(Event::RequestRefused { method: method.to_owned() });
+                        Decision::Idle
+                    }
+                },
+                _ = sleep_until(hold_until), if hold_until.is_some() => {
+                    hold_until = None;
+                    let current = self.roots.borrow().generation();
+                    gate.on_deadline(current, Instant::now())
+                }
+                _ = exit.exited() => return Ending::Exited,
+                _ = &mut *quit => return Ending::Closed,
+            };
+            match decision {
+                Decision::Send => {
+                    let generation = self.roots.borrow().generation();
+                    // A failed send means the connection is closing; the exit
+                    // or close branch reports that on the next turn.
+                    if protocol::notify_list_changed(peer).await.is_ok() {
+                        self.record(Event::ListChangedSent { generation });
+                    }
+                }
+                Decision::HoldUntil(until) => hold_until = Some(until),
+                Decision::Idle => {}
+            }
+        }
+    }
+}
+
+async fn sleep_until(until: Option<Instant>) {
+    match until {
+        Some(until) => tokio::time::sleep_until(until).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the change from `given` (what the server last received) to
+/// `current` can only take effect by restarting the server, and why.
+fn must_restart(
+    policy: Withdrawal,
+    given: Option<&[SharedRoot]>,
+    current: &SharedRoots,
+) -> Option<String> {
+    let given = given?;
+    if !current.withdraws_from(given) {
+        return None;
+    }
+    if current.is_empty() {
+        // Real servers (the npm filesystem server among them) keep their
+        // previous folders when told the list is empty.
+        return Some("its last folder was withdrawn, and servers ignore an empty list".into());
+    }
+    match policy {
+        Withdrawal::Restart => {
+            Some("this server is set to restart when a folder is withdrawn".into())
+        }
+        Withdrawal::Notify => None,
+    }
+}
+
+/// Copies a server's stderr into its log, line by line, holding at most one
+/// line's worth of bytes however long the line is.
+async fn pump_stderr(stderr: ChildStderr, log: Arc<StderrLog>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stderr);
+    let limit = log.max_line_bytes();
+    let mut line: Vec<u8> = Vec::with_capacity(256);
+    let mut truncated = false;
+    loop {
+        let buf = match reader.fill_buf().await {
+            Ok([]) | Err(_) => break,
+            Ok(buf) => buf,
+        };
+        let (chunk, newline) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        let room = limit.saturating_sub(line.len());
+        if chunk.len() > room {
+            truncated = true;
+        }
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = chunk.len() + usize::from(newline);
+        reader.consume(used);
+        if newline {
+            let text = line.strip_suffix(b"\r").unwrap_or(&line);
+            log.push(text, truncated);
+            line.clear();
+            truncated = false;
+        }
+    }
+    if !line.is_empty() {
+        log.push(&line, truncated);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(uris: &[&str]) -> Vec<SharedRoot> {
+        uris.iter()
+            .map(|u| SharedRoot {
+                root: crate::ids::RootId::generate(),
+                uri: (*u).into(),
+                name: "n".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn restart_only_when_a_withdrawal_cannot_be_told() {
+        let given = shared(&["file:///a", "file:///b"]);
+        let just_a = SharedRoots::empty().advance(given[..1].to_vec()).unwrap();
+        let none = just_a.advance(vec![]).unwrap();
+        let more = just_a.advance(given.clone()).unwrap();
+        assert_eq!(
+            must_restart(Withdrawal::Notify, Some(&given), &just_a),
+            None
+        );
+        assert!(must_restart(Withdrawal::Restart, Some(&given), &just_a).is_some());
+        assert!(must_restart(Withdrawal::Notify, Some(&given), &none).is_some());
+        assert_eq!(
+            must_restart(Withdrawal::Restart, Some(&given[..1]), &more),
+            None
+        );
+        // A server that was never given anything has nothing to forget.
+        assert_eq!(must_restart(Withdrawal::Restart, None, &none), None);
+    }
+}

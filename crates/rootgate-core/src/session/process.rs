@@ -1,0 +1,399 @@
+//! A server's process: spawned in its own process group with a small,
+//! explicit environment, and ended the way the MCP stdio transport asks
+//! (close stdin, wait, SIGTERM, wait, SIGKILL), applied to the whole group so
+//! that `npx` and the `node` it starts end together.
+//!
+//! This module owns no protocol and no policy: it starts a command, reports
+//! its exit, and ends it. Deciding when to stop is the session actor's job.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use thiserror::Error;
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::sync::oneshot;
+
+use crate::servers::ServerSpec;
+
+/// Variables passed from Rootgate's own environment to every server; the
+/// official SDKs' default set plus the locale. Everything else a server
+/// needs is in its spec: Rootgate's environment may hold secrets that no
+/// server was meant to see, and some variables (`NODE_EXTRA_CA_CERTS`) slow
+/// every start.
+pub const INHERITED_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG"];
+
+/// Why a server could not be started.
+#[derive(Debug, Error)]
+pub enum SpawnError {
+    #[error(
+        "could not start `{command_line}`: the command was not found (is it installed and on PATH?)"
+    )]
+    NotFound { command_line: String },
+    #[error("could not start `{command_line}`: permission denied (is the file executable?)")]
+    PermissionDenied { command_line: String },
+    #[error("could not start `{command_line}` in \"{cwd}\": the working directory does not exist")]
+    MissingCwd { command_line: String, cwd: String },
+    #[error("could not start `{command_line}`: {source}")]
+    Other {
+        command_line: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// A running server process and its pipes.
+pub struct Spawned {
+    pub pid: u32,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub stderr: ChildStderr,
+    pub exit: ExitWatch,
+}
+
+/// Resolves when the process exits; owns the child so nothing else can reap
+/// it, and keeps its process group id for signals.
+pub struct ExitWatch {
+    pgid: Pid,
+    rx: oneshot::Receiver<io::Result<ExitStatus>>,
+    status: Option<Result<ExitStatus, String>>,
+}
+
+/// Starts the server described by `spec`.
+pub fn spawn(spec: &ServerSpec) -> Result<Spawned, SpawnError> {
+    let mut cmd = Command::new(&spec.command);
+    cmd.args(&spec.args)
+        .env_clear()
+        .envs(inherited_env())
+        .envs(&spec.env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own group: signals reach `npx` and its `node` together, and a
+        // Ctrl-C in Rootgate's terminal does not reach servers directly.
+        .process_group(0)
+        .kill_on_drop(false);
+    if let Some(cwd) = &spec.cwd {
+        if !cwd.is_dir() {
+            return Err(SpawnError::MissingCwd {
+                command_line: spec.command_line(),
+                cwd: cwd.display().to_string(),
+            });
+        }
+        cmd.current_dir(cwd);
+    }
+    let mut child = cmd.spawn().map_err(|source| {
+        let command_line = spec.command_line();
+        match source.kind() {
+            io::ErrorKind::NotFound => SpawnError::NotFound { command_line },
+            io::ErrorKind::PermissionDenied => SpawnError::PermissionDenied { command_line },
+            _ => SpawnError::Other {
+                command_line,
+                source,
+            },
+        }
+    })?;
+    let missing = |what: &str| SpawnError::Other {
+        command_line: spec.command_line(),
+        source: io::Error::other(format!("the child's {what} pipe was not set up")),
+    };
+    let pid = child.id().ok_or_else(|| missing("process id"))?;
+    let stdin = child.stdin.take().ok_or_else(|| missing("stdin"))?;
+    let stdout = child.stdout.take().ok_or_else(|| missing("stdout"))?;
+    let stderr = child.stderr.take().ok_or_else(|| missing("stderr"))?;
+    let (tx, rx) = oneshot::channel();
+    tokio::spawn(async move {
+        let _ = tx.send(child.wait().await);
+    });
+    Ok(Spawned {
+        pid,
+        stdin,
+        stdout,
+        stderr,
+        exit: ExitWatch {
+            pgid: Pid::from_raw(pid as i32),
+            rx,
+            status: None,
+        },
+    })
+}
+
+fn inherited_env() -> BTreeMap<String, String> {
+    INHERITED_ENV
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
+        .collect()
+}
+
+/// An exit status in words: "exit code 1", "killed by SIGKILL".
+pub fn describe(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(code) = status.code() {
+        return format!("exit code {code}");
+    }
+    if let Some(signal) = status.signal() {
+        return match Signal::try_from(signal) {
+            Ok(sig) => format!("killed by {}", sig.as_str()),
+            Err(_) => format!("killed by signal {signal}"),
+        };
+    }
+    "ended".into()
+}
+
+impl ExitWatch {
+    pub fn pgid(&self) -> i32 {
+        self.pgid.as_raw()
+    }
+
+    /// Waits for the process to exit and returns its status in words.
+    /// Calling it again after the exit returns the same status.
+    pub async fn exited(&mut self) -> Result<ExitStatus, String> {
+        if let Some(status) = &self.status {
+            return status.clone();
+        }
+        let status = match (&mut self.rx).await {
+            Ok(Ok(status)) => Ok(status),
+            Ok(Err(e)) => Err(format!("could not wait for the process: {e}")),
+            Err(_) => Err("the process watcher ended early".to_owned()),
+        };
+        self.status = Some(status.clone());
+        status
+    }
+
+    /// True once the process has exited and its status was collected.
+    pub fn has_exited(&self) -> bool {
+        self.status.is_some()
+    }
+
+    async fn exited_within(&mut self, wait: Duration) -> Option<Result<ExitStatus, String>> {
+        tokio::time::timeout(wait, self.exited()).await.ok()
+    }
+
+    fn signal_group(&self, signal: Signal) -> bool {
+        // ESRCH means the group is already empty, which is what we want.
+        killpg(self.pgid, signal).is_ok()
+    }
+
+    /// True while any process of the group is still running. A member that
+    /// has exited but not yet been reaped by its new parent (a zombie)
+    /// holds no resources and cannot be signalled away, so it does not
+    /// count.
+    fn group_alive(&self) -> bool {
+        killpg(self.pgid, None).is_ok() && !live_members(self.pgid.as_raw()).is_empty()
+    }
+
+    /// Ends the process as the stdio transport asks: `close_stdin` (which
+    /// must close the server's stdin), wait `grace`, SIGTERM to the group,
+    /// wait `grace`, SIGKILL to the group. Then clears what is left of the
+    /// group (children the server left behind). Returns how it ended, in
+    /// words, and which step ended it.
+    pub async fn shut_down(
+        &mut self,
+        close_stdin: impl std::future::Future<Output = ()>,
+        grace: Duration,
+    ) -> Ended {
+        let mut step = Step::AlreadyExited;
+        if !self.has_exited() {
+            close_stdin.await;
+            step = Step::StdinClosed;
+            if self.exited_within(grace).await.is_none() {
+                step = Step::Terminated;
+                self.signal_group(Signal::SIGTERM);
+                if self.exited_within(grace).await.is_none() {
+                    step = Step::Killed;
+                    self.signal_group(Signal::SIGKILL);
+                }
+            }
+        }
+        let status = self.exited().await;
+        self.clear_group(grace).await;
+        Ended {
+            status: match status {
+                Ok(s) => describe(&s),
+                Err(e) => e,
+            },
+            step,
+        }
+    }
+
+    /// Ends whatever is left of the process group after its leader exited:
+    /// SIGTERM, a short wait, SIGKILL. Servers that start helpers (`npx`
+    /// starting `node`) must not leave them running.
+    pub async fn clear_group(&self, grace: Duration) {
+        if !self.group_alive() {
+            return;
+        }
+        self.signal_group(Signal::SIGTERM);
+        // A bounded wait at shutdown only, in small steps: there is no event
+        // for "a process group became empty".
+        let deadline = tokio::time::Instant::now() + grace;
+        while self.group_alive() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if self.group_alive() {
+            self.signal_group(Signal::SIGKILL);
+        }
+    }
+}
+
+/// The process ids of the group's members that are not zombies, read from
+/// `/proc` (field 5 of `/proc/PID/stat` is the process group).
+pub fn live_members(pgid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // The command name is in parentheses and may hold spaces or
+            // parentheses itself, so fields are counted from the last ')'.
+            let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+                return false;
+            };
+            let mut fields = rest.split_whitespace();
+            let state = fields.next();
+            let group = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
+            group == Some(pgid) && state != Some("Z")
+        })
+        .collect()
+}
+
+/// The step of the shutdown sequence that ended the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    AlreadyExited,
+    StdinClosed,
+    Terminated,
+    Killed,
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    pub status: String,
+    pub step: Step,
+}
+
+impl Ended {
+    /// The status with the step that ended it, for the timeline.
+    pub fn describe(&self) -> String {
+        match self.step {
+            Step::AlreadyExited | Step::StdinClosed => self.status.clone(),
+            Step::Terminated => format!(
+                "{} (did not exit when its input closed; sent SIGTERM)",
+                self.status
+            ),
+            Step::Killed => format!("{} (ignored SIGTERM; sent SIGKILL)", self.status),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ServerId;
+    use crate::servers::ServerDraft;
+
+    fn spec(command: &str, args: &[&str]) -> ServerSpec {
+        ServerDraft {
+            name: "t".into(),
+            command: command.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+        .validate(ServerId::generate(), [])
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_missing_command_is_named_in_the_error() {
+        let err = spawn(&spec("/no/such/server", &["--flag"])).err().unwrap();
+        assert!(matches!(err, SpawnError::NotFound { .. }));
+        assert!(err.to_string().contains("/no/such/server --flag"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_server_that_exits_on_eof_ends_at_the_first_step() {
+        let mut p = spawn(&spec("cat", &[])).unwrap();
+        let stdin = p.stdin;
+        let ended = p
+            .exit
+            .shut_down(async move { drop(stdin) }, Duration::from_secs(5))
+            .await;
+        assert_eq!(ended.step, Step::StdinClosed);
+        assert_eq!(ended.status, "exit code 0");
+    }
+
+    #[tokio::test]
+    async fn sigterm_then_sigkill_for_servers_that_ignore_their_input() {
+        let mut p = spawn(&spec("sh", &["-c", "exec sleep 30"])).unwrap();
+        let stdin = p.stdin;
+        let ended = p
+            .exit
+            .shut_down(async move { drop(stdin) }, Duration::from_millis(200))
+            .await;
+        assert_eq!(ended.step, Step::Terminated);
+        assert_eq!(ended.status, "killed by SIGTERM");
+
+        let mut p = spawn(&spec(
+            "sh",
+            &["-c", "trap '' TERM; while :; do sleep 0.05; done"],
+        ))
+        .unwrap();
+        let stdin = p.stdin;
+        let ended = p
+            .exit
+            .shut_down(async move { drop(stdin) }, Duration::from_millis(300))
+            .await;
+        assert_eq!(ended.step, Step::Killed);
+        assert_eq!(ended.status, "killed by SIGKILL");
+        assert!(!p.exit.group_alive(), "the group is gone");
+    }
+
+    #[tokio::test]
+    async fn children_left_behind_are_ended_with_the_group() {
+        // The shell starts a background child and exits at once; the child
+        // stays in the group until we clear it.
+        let mut p = spawn(&spec("sh", &["-c", "sleep 30 & echo started"])).unwrap();
+        let stdin = p.stdin;
+        let status = p.exit.exited().await.unwrap();
+        assert_eq!(describe(&status), "exit code 0");
+        assert!(p.exit.group_alive(), "the background child is still there");
+        let ended = p
+            .exit
+            .shut_down(async move { drop(stdin) }, Duration::from_millis(500))
+            .await;
+        assert_eq!(ended.step, Step::AlreadyExited);
+        assert!(!p.exit.group_alive());
+    }
+
+    #[tokio::test]
+    async fn only_the_listed_environment_reaches_a_server() {
+        let mut s = spec("sh", &["-c", "env"]);
+        s.env.insert("GIVEN".into(), "yes".into());
+        let p = spawn(&s).unwrap();
+        let mut out = String::new();
+        use tokio::io::AsyncReadExt;
+        let mut stdout = p.stdout;
+        stdout.read_to_string(&mut out).await.unwrap();
+        assert!(out.lines().any(|l| l == "GIVEN=yes"));
+        for line in out.lines() {
+            let key = line.split('=').next().unwrap();
+            assert!(
+                key == "GIVEN"
+                    || key == "PWD"
+                    || key == "SHLVL"
+                    || key == "_"
+                    || INHERITED_ENV.contains(&key),
+                "unexpected variable {key}"
+            );
+        }
+    }
+}

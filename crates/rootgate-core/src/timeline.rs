@@ -1,0 +1,208 @@
+//! The timeline: per server, a bounded record of what the server asked, what
+//! it was told and what happened to its process.
+//!
+//! Every `roots/list` asked and exactly what was answered (the very list
+//! given, shared, not copied), every `list_changed` sent, starts, stops,
+//! restarts, exits and failures land here, in order, with one sequence number
+//! across all servers so a global activity view can merge them. Each server
+//! keeps its newest entries up to a bound; subscribers get new entries as
+//! they happen. This module records; it does not decide anything.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use crate::consent::SharedRoot;
+use crate::ids::{ServerId, now_ms};
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Event {
+    /// The server is being started with this command line.
+    Starting { command_line: String },
+    /// The process is running with this process id.
+    Spawned { pid: u32 },
+    /// The `initialize` handshake finished.
+    Initialized {
+        protocol_version: String,
+        server_name: String,
+        server_version: String,
+    },
+    /// The server asked `roots/list` and was answered with exactly `roots`.
+    RootsAnswered {
+        request_id: String,
+        generation: u64,
+        roots: Arc<[SharedRoot]>,
+    },
+    /// `notifications/roots/list_changed` was sent for this generation.
+    ListChangedSent { generation: u64 },
+    /// The server was restarted so that a withdrawal takes effect.
+    RestartedToWithdraw { reason: String },
+    /// The server asked for something this client does not offer, and got
+    /// the proper JSON-RPC error.
+    RequestRefused { method: String },
+    /// A stop was asked for (by the person, by a restart, by shutdown).
+    Stopping { reason: String },
+    /// The process ended.
+    Exited { status: String, expected: bool },
+    /// The session failed; `reason` says what a person can do.
+    Failed { reason: String },
+}
+
+/// One timeline entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// Grows across all servers: the merge key of the global view.
+    pub seq: u64,
+    pub at_ms: u64,
+    pub server: ServerId,
+    pub event: Event,
+}
+
+struct Inner {
+    next_seq: u64,
+    per_server: HashMap<ServerId, VecDeque<Entry>>,
+}
+
+/// Every server's timeline.
+pub struct Timeline {
+    capacity: usize,
+    inner: Mutex<Inner>,
+    live: broadcast::Sender<Entry>,
+}
+
+/// How many entries each server keeps by default.
+pub const DEFAULT_CAPACITY: usize = 20_000;
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::with_capacity(DEFAULT_CAPACITY)
+    }
+}
+
+impl Timeline {
+    pub fn with_capacity(capacity: usize) -> Self {
+        Timeline {
+            capacity: capacity.max(1),
+            inner: Mutex::new(Inner {
+                next_seq: 1,
+                per_server: HashMap::new(),
+            }),
+            live: broadcast::Sender::new(1024),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // Entries are pushed whole, so a poisoned lock holds nothing torn.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records an event for a server and returns its entry.
+    pub fn record(&self, server: &ServerId, event: Event) -> Entry {
+        let entry = {
+            let mut inner = self.lock();
+            let entry = Entry {
+                seq: inner.next_seq,
+                at_ms: now_ms(),
+                server: server.clone(),
+                event,
+            };
+            inner.next_seq += 1;
+            let list = inner.per_server.entry(server.clone()).or_default();
+            if list.len() == self.capacity {
+                list.pop_front();
+            }
+            list.push_back(entry.clone());
+            entry
+        };
+        // Nobody listening is normal (no window open); nothing to report.
+        let _ = self.live.send(entry.clone());
+        entry
+    }
+
+    /// One server's entries, oldest first.
+    pub fn for_server(&self, server: &ServerId) -> Vec<Entry> {
+        self.lock()
+            .per_server
+            .get(server)
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Entries of every server merged in the order they happened.
+    pub fn all(&self) -> Vec<Entry> {
+        let inner = self.lock();
+        let mut all: Vec<Entry> = inner.per_server.values().flatten().cloned().collect();
+        all.sort_by_key(|e| e.seq);
+        all
+    }
+
+    /// Forgets a removed server's entries.
+    pub fn forget(&self, server: &ServerId) {
+        self.lock().per_server.remove(server);
+    }
+
+    /// New entries as they are recorded. A subscriber that falls more than
+    /// 1,024 entries behind is told it lagged and can re-read the lists.
+    pub fn subscribe(&self) -> broadcast::Receiver<Entry> {
+        self.live.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_per_server_and_merged_in_order() {
+        let t = Timeline::with_capacity(3);
+        let (a, b) = (ServerId::generate(), ServerId::generate());
+        for g in 0..5 {
+            t.record(&a, Event::ListChangedSent { generation: g });
+            t.record(&b, Event::Spawned { pid: g as u32 });
+        }
+        let for_a = t.for_server(&a);
+        assert_eq!(for_a.len(), 3);
+        assert_eq!(for_a[0].event, Event::ListChangedSent { generation: 2 });
+        let all = t.all();
+        assert_eq!(all.len(), 6);
+        assert!(all.windows(2).all(|w| w[0].seq < w[1].seq));
+        t.forget(&a);
+        assert!(t.for_server(&a).is_empty());
+    }
+
+    #[test]
+    fn entries_serialise_for_the_ui() {
+        let t = Timeline::default();
+        let s = ServerId::from_string("srv-1");
+        let e = t.record(
+            &s,
+            Event::Exited {
+                status: "exit code 1".into(),
+                expected: false,
+            },
+        );
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(json["server"], "srv-1");
+        assert_eq!(json["event"]["kind"], "exited");
+        assert_eq!(json["event"]["status"], "exit code 1");
+        assert_eq!(json["event"]["expected"], false);
+    }
+
+    #[tokio::test]
+    async fn subscribers_see_new_entries() {
+        let t = Timeline::default();
+        let mut rx = t.subscribe();
+        let s = ServerId::generate();
+        t.record(&s, Event::Spawned { pid: 7 });
+        assert_eq!(rx.recv().await.unwrap().event, Event::Spawned { pid: 7 });
+    }
+}
