@@ -67,6 +67,7 @@ Options:
   --no-roots-on-init  Do not ask for roots/list after notifications/initialized.
   --report FILE       Append one JSON line to FILE for every roots answer.
   --name NAME         Report NAME as serverInfo.name (default: rootgate-fixture).
+  --ask-delay-ms N    Wait N milliseconds before sending each roots/list request.
   --help              Print this help and exit.";
 
 // Standard JSON-RPC 2.0 error codes; MCP uses them unchanged.
@@ -84,6 +85,10 @@ struct Config {
     report: Option<PathBuf>,
     /// The name to report in `serverInfo`.
     name: String,
+    /// How long to wait before sending each `roots/list` request: makes the
+    /// server slow to ask, as real servers with busy event loops are, so tests
+    /// can see how the client behaves while a request is still to come.
+    ask_delay: std::time::Duration,
 }
 
 impl Default for Config {
@@ -92,6 +97,7 @@ impl Default for Config {
             roots_on_init: true,
             report: None,
             name: DEFAULT_NAME.to_owned(),
+            ask_delay: std::time::Duration::ZERO,
         }
     }
 }
@@ -118,6 +124,14 @@ fn parse_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, Stri
             Some("--report") => {
                 let path = args.next().ok_or("--report needs a FILE argument")?;
                 config.report = Some(PathBuf::from(path));
+            }
+            Some("--ask-delay-ms") => {
+                let value = args.next().ok_or("--ask-delay-ms needs a number")?;
+                let ms: u64 = value
+                    .to_str()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--ask-delay-ms needs a number of milliseconds")?;
+                config.ask_delay = std::time::Duration::from_millis(ms);
             }
             Some("--name") => {
                 let name = args.next().ok_or("--name needs a NAME argument")?;
@@ -616,6 +630,12 @@ fn run(config: &Config) -> Result<(), String> {
                     }
                 }
             }
+        }
+        let asks = messages
+            .iter()
+            .any(|m| m.get("method").and_then(Value::as_str) == Some("roots/list"));
+        if asks && !config.ask_delay.is_zero() {
+            std::thread::sleep(config.ask_delay);
         }
         for message in &messages {
             // A failed write means the client is gone, so there is no one left

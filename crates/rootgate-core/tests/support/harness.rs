@@ -1,0 +1,255 @@
+//! Shared set-up for the core's integration tests: a store in a temporary
+//! folder, a timeline, sessions for real server processes, and the paths of
+//! the real servers the tests run (our fixture binary, the npm filesystem
+//! server, the Python SDK server). Each test file includes this with
+//! `#[path]`; it holds no tests of its own.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rootgate_core::folders;
+use rootgate_core::ids::{RootId, ServerId};
+use rootgate_core::servers::{ServerDraft, ServerSpec};
+use rootgate_core::session::{Session, SessionConfig, Status};
+use rootgate_core::settings::SettingsFile;
+use rootgate_core::store::Store;
+use rootgate_core::timeline::{Entry, Event, Timeline};
+
+pub const WAIT: Duration = Duration::from_secs(20);
+
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+fn require(path: PathBuf, how: &str) -> PathBuf {
+    assert!(path.exists(), "{} is missing; {how}", path.display());
+    path
+}
+
+/// Our own fixture server, built beside this test binary by
+/// `cargo build --workspace` / `cargo nextest run --workspace`.
+pub fn fixture_server() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    require(
+        dir.join("rootgate-fixture-server"),
+        "build the workspace first (cargo build --workspace)",
+    )
+}
+
+pub fn peers() -> PathBuf {
+    workspace_root().join("tests/peers")
+}
+
+/// The npm filesystem server's entry point, installed by tests/setup.sh.
+pub fn fs_server_js() -> PathBuf {
+    require(
+        peers().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
+        "run tests/setup.sh to install the test peers",
+    )
+}
+
+/// The venv interpreter with the Python SDK, by absolute path (a version
+/// manager's shim costs ~50 ms a spawn).
+pub fn python() -> PathBuf {
+    require(
+        peers().join(".venv/bin/python"),
+        "run tests/setup.sh to install the test peers",
+    )
+}
+
+pub fn py_roots_server() -> PathBuf {
+    workspace_root().join("tests/servers/py_roots_server.py")
+}
+
+pub fn node() -> String {
+    "node".into()
+}
+
+pub struct Harness {
+    pub dir: tempfile::TempDir,
+    pub store: Arc<Store>,
+    pub timeline: Arc<Timeline>,
+    pub config: SessionConfig,
+}
+
+impl Harness {
+    pub fn new() -> Harness {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (store, recovery) =
+            Store::open(SettingsFile::at(dir.path().join("config/settings.json"))).expect("store");
+        assert!(recovery.is_none());
+        Harness {
+            dir,
+            store: Arc::new(store),
+            timeline: Arc::new(Timeline::default()),
+            config: SessionConfig {
+                shutdown_grace: Duration::from_secs(2),
+                ..SessionConfig::default()
+            },
+        }
+    }
+
+    /// Adds a server to the store and starts its session.
+    pub fn server(
+        &self,
+        name: &str,
+        command: impl Into<String>,
+        args: &[&str],
+    ) -> (ServerSpec, Session) {
+        let spec = self
+            .store
+            .add_server(ServerDraft {
+                name: name.into(),
+                command: command.into(),
+                args: args.iter().map(|s| s.to_string()).collect(),
+                enabled: true,
+                ..Default::default()
+            })
+            .expect("add server");
+        let session = self.session_for(&spec);
+        (spec, session)
+    }
+
+    pub fn session_for(&self, spec: &ServerSpec) -> Session {
+        let session = Session::spawn(
+            spec.id.clone(),
+            self.store.subscribe(&spec.id).expect("subscribe"),
+            Arc::clone(&self.timeline),
+            self.config,
+        );
+        session.start(spec.clone());
+        session
+    }
+
+    /// Creates a folder under the harness's temporary folder and adds it as
+    /// a root (shared with no one yet). Returns its id and real path.
+    pub fn folder(&self, name: &str) -> (RootId, PathBuf) {
+        let path = self.dir.path().join("folders").join(name);
+        std::fs::create_dir_all(&path).expect("create folder");
+        let checked = folders::check(&path).expect("check folder");
+        let added = self.store.add_root(&checked, None).expect("add root");
+        (added.root.id, checked.real().to_path_buf())
+    }
+
+    /// Waits for a timeline entry of `server`, at or after sequence `from`,
+    /// that satisfies `want`.
+    pub async fn wait_event(
+        &self,
+        server: &ServerId,
+        from: u64,
+        want: impl Fn(&Event) -> bool,
+    ) -> Entry {
+        let mut live = self.timeline.subscribe();
+        let found = |e: &Entry| &e.server == server && e.seq >= from && want(&e.event);
+        if let Some(e) = self
+            .timeline
+            .for_server(server)
+            .into_iter()
+            .find(|e| found(e))
+        {
+            return e;
+        }
+        let wait = async {
+            loop {
+                match live.recv().await {
+                    Ok(e) if found(&e) => return e,
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if let Some(e) = self
+                            .timeline
+                            .for_server(server)
+                            .into_iter()
+                            .find(|e| found(e))
+                        {
+                            return e;
+                        }
+                    }
+                    Err(e) => panic!("timeline closed: {e}"),
+                }
+            }
+        };
+        match tokio::time::timeout(WAIT, wait).await {
+            Ok(e) => e,
+            Err(_) => panic!(
+                "no matching timeline event for {server} within {WAIT:?}; timeline: {:#?}",
+                self.timeline.for_server(server)
+            ),
+        }
+    }
+
+    /// The sequence number the next timeline entry will get.
+    pub fn now_seq(&self) -> u64 {
+        self.timeline.all().last().map_or(1, |e| e.seq + 1)
+    }
+
+    /// The URIs of the newest `roots/list` answer given to `server`.
+    pub fn last_answer(&self, server: &ServerId) -> Option<Vec<String>> {
+        self.timeline
+            .for_server(server)
+            .into_iter()
+            .rev()
+            .find_map(|e| match e.event {
+                Event::RootsAnswered { roots, .. } => {
+                    Some(roots.iter().map(|r| r.uri.clone()).collect())
+                }
+                _ => None,
+            })
+    }
+}
+
+pub async fn running(session: &Session) -> Status {
+    let status = session
+        .wait_for(WAIT, |s| {
+            !matches!(s, Status::Starting | Status::Stopped { .. })
+        })
+        .await;
+    assert!(status.is_running(), "server did not start: {status:?}");
+    status
+}
+
+/// The text content of a tool result.
+pub fn tool_text(result: &serde_json::Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn no_args() -> serde_json::Map<String, serde_json::Value> {
+    serde_json::Map::new()
+}
+
+pub fn uri(path: &Path) -> String {
+    rootgate_core::uri::path_to_uri(path)
+        .expect("uri")
+        .to_string()
+}
+
+/// Runs `probe` until it returns `Some`, waiting a little between tries,
+/// for servers that apply a change asynchronously after acknowledging it
+/// (there is no event to wait for inside another process).
+pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let mut last = String::new();
+    while tokio::time::Instant::now() < deadline {
+        match probe().await {
+            Ok(value) => return value,
+            Err(why) => last = why,
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what} did not happen within {WAIT:?}; last: {last}");
+}
