@@ -1134,12 +1134,15 @@ mod tests {
                 "--report",
                 "/tmp/r.jsonl",
                 "--name",
-                "demo"
+                "demo",
+                "--ask-delay-ms",
+                "250"
             ])),
             Ok(Command::Run(Config {
                 roots_on_init: false,
                 report: Some(PathBuf::from("/tmp/r.jsonl")),
                 name: "demo".to_owned(),
+                ask_delay: std::time::Duration::from_millis(250),
             }))
         );
         assert_eq!(
