@@ -34,6 +34,7 @@ pub struct Grant {
 }
 
 /// One root as a server receives it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SharedRoot {

@@ -18,5 +18,6 @@ pub mod servers;
 pub mod session;
 pub mod settings;
 pub mod store;
+pub mod supervisor;
 pub mod timeline;
 pub mod uri;

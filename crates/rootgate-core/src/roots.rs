@@ -13,6 +13,7 @@ use crate::folders::CheckedFolder;
 use crate::ids::{RootId, now_ms};
 
 /// A folder the person added.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Root {

@@ -15,6 +15,7 @@ use thiserror::Error;
 use crate::ids::ServerId;
 
 /// How a server learns that a folder was withdrawn.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Withdrawal {
@@ -28,6 +29,7 @@ pub enum Withdrawal {
 }
 
 /// A server as a person describes it, before validation.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerDraft {
@@ -41,6 +43,7 @@ pub struct ServerDraft {
 }
 
 /// A validated server specification.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerSpec {
@@ -57,6 +60,11 @@ pub struct ServerSpec {
     pub enabled: bool,
     #[serde(default)]
     pub withdrawal: Withdrawal,
+    /// The exact command line the person approved to run, if any. A server
+    /// whose command line differs from it (new, or edited) does not start
+    /// until the person approves the new one.
+    #[serde(default)]
+    pub approved_command: Option<String>,
 }
 
 /// Why a server draft was refused.
@@ -128,6 +136,7 @@ impl ServerDraft {
             cwd: self.cwd,
             enabled: self.enabled,
             withdrawal: self.withdrawal,
+            approved_command: None,
         })
     }
 }
@@ -167,6 +176,11 @@ impl ServerSpec {
             enabled: self.enabled,
             withdrawal: self.withdrawal,
         }
+    }
+
+    /// True when the person approved exactly the command line that would run.
+    pub fn is_approved(&self) -> bool {
+        self.approved_command.as_deref() == Some(self.command_line().as_str())
     }
 
     /// The command line as a person would type it in a POSIX shell, with
@@ -216,6 +230,7 @@ mod tests {
         assert_eq!(spec.name, "files");
         assert_eq!(spec.command_line(), "node server.js '/my dir'");
         assert_eq!(spec.to_draft(), draft());
+        assert!(!spec.is_approved(), "a new server is not approved");
     }
 
     #[test]

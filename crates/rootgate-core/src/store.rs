@@ -39,6 +39,10 @@ pub enum StoreError {
     UnknownServer(ServerId),
     #[error("a folder needs a name")]
     EmptyName,
+    #[error(
+        "the command changed since it was shown (shown: `{shown}`, now: `{current}`); review it again"
+    )]
+    StaleApproval { shown: String, current: String },
 }
 
 /// The outcome of adding a folder: the root, and whether it was already
@@ -262,8 +266,36 @@ impl Store {
                     .map(|s| s.name.as_str()),
             )?;
             let slot = find_server(s, id)?;
+            let mut spec = spec;
+            // An approval covers one exact command line: an edit that keeps
+            // it (a rename, enabling) keeps the approval; any other edit
+            // needs a new one.
+            if slot.is_approved() && slot.command_line() == spec.command_line() {
+                spec.approved_command = slot.approved_command.clone();
+            }
             *slot = spec.clone();
             Ok(spec)
+        })
+    }
+
+    /// Records that the person approved running `command_line` for this
+    /// server. Refused when it is not the server's current command line (the
+    /// person saw something else than what would run).
+    pub fn approve_command(
+        &self,
+        id: &ServerId,
+        command_line: &str,
+    ) -> Result<ServerSpec, StoreError> {
+        self.change(|s| {
+            let spec = find_server(s, id)?;
+            if spec.command_line() != command_line {
+                return Err(StoreError::StaleApproval {
+                    shown: command_line.to_owned(),
+                    current: spec.command_line(),
+                });
+            }
+            spec.approved_command = Some(command_line.to_owned());
+            Ok(spec.clone())
         })
     }
 
@@ -521,6 +553,30 @@ mod tests {
         assert!(err.to_string().contains("could not"), "{err}");
         assert!(fx.store.snapshot().grants.is_empty());
         assert!(rx.borrow().is_empty());
+    }
+
+    #[test]
+    fn approval_covers_one_exact_command_line() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        assert!(!a.is_approved());
+        assert!(matches!(
+            fx.store.approve_command(&a.id, "something else"),
+            Err(StoreError::StaleApproval { .. })
+        ));
+        let approved = fx.store.approve_command(&a.id, &a.command_line()).unwrap();
+        assert!(approved.is_approved());
+        // Renaming keeps the approval; changing the arguments drops it.
+        let mut draft = approved.to_draft();
+        draft.name = "renamed".into();
+        assert!(
+            fx.store
+                .update_server(&a.id, draft.clone())
+                .unwrap()
+                .is_approved()
+        );
+        draft.args.push("--more".into());
+        assert!(!fx.store.update_server(&a.id, draft).unwrap().is_approved());
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::ids::{ServerId, now_ms};
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Event {
     /// The server is being started with this command line.
     Starting { command_line: String },
@@ -39,6 +40,7 @@ pub enum Event {
     RootsAnswered {
         request_id: String,
         generation: u64,
+        #[cfg_attr(feature = "ts", ts(as = "Vec<SharedRoot>"))]
         roots: Arc<[SharedRoot]>,
     },
     /// `notifications/roots/list_changed` was sent for this generation.
@@ -57,6 +59,7 @@ pub enum Event {
 }
 
 /// One timeline entry.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {

@@ -81,11 +81,21 @@ pub fn windows_path_to_uri(path: &str) -> Result<Url, UriError> {
             .path_segments_mut()
             .map_err(|()| UriError::NotFileUri(path.to_owned()))?;
         path_segments.clear();
+        let drive_only = segments.len() == 1 && !url_has_host(path);
         for segment in segments {
             path_segments.push(segment);
         }
+        if drive_only {
+            // `file:///D:` would name the current folder of drive D, not its
+            // root; Node's pathToFileURL writes `file:///D:/` for `D:\`.
+            path_segments.push("");
+        }
     }
     Ok(url)
+}
+
+fn url_has_host(windows_path: &str) -> bool {
+    windows_path.replace('/', "\\").starts_with("\\\\")
 }
 
 /// The Windows path a `file://` URI names: the inverse of
@@ -99,6 +109,7 @@ pub fn windows_uri_to_path(uri: &str) -> Result<String, UriError> {
     let decoded: Vec<String> = url
         .path_segments()
         .ok_or_else(|| UriError::NotLocal(uri.to_owned()))?
+        .filter(|s| !s.is_empty())
         .map(|s| percent_decode(s).ok_or_else(|| UriError::NotLocal(uri.to_owned())))
         .collect::<Result<_, _>>()?;
     match url.host_str() {
@@ -192,7 +203,7 @@ mod tests {
             r"C:\Users\Me\My Project"
         );
         let root = windows_path_to_uri(r"D:\").unwrap();
-        assert_eq!(root.as_str(), "file:///D:");
+        assert_eq!(root.as_str(), "file:///D:/");
         assert_eq!(windows_uri_to_path(root.as_str()).unwrap(), r"D:\");
         let korean = windows_path_to_uri(r"C:\작업\프로젝트#1").unwrap();
         assert_eq!(

@@ -1,0 +1,601 @@
+//! The supervisor: everything the app can ask of Rootgate, in one place that
+//! runs without a window.
+//!
+//! It owns the store, the timeline and one session per configured server,
+//! and turns a person's acts into core calls: a chosen folder becomes a
+//! consent prompt, an answered prompt becomes a root and exact grants, an
+//! approved command line lets a server start. Each desktop command is one
+//! line into a method here, so the commands' logic is tested headless.
+//!
+//! It does not open dialogs or windows (the shell does, and hands over the
+//! path the person picked), does not hold UI text beyond error, warning and
+//! status messages, and never takes a path from the webview: the only ways
+//! in are [`Supervisor::prompt_for_path`], called by the shell with a path
+//! from the native picker, a drop on the window or the command line, and
+//! [`Supervisor::prompt_for_root`], which re-checks a root already kept.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+use thiserror::Error;
+use tokio::sync::broadcast;
+
+use crate::folders::{self, CheckedFolder, FolderError, Warning};
+use crate::ids::{RootId, ServerId};
+use crate::roots::Root;
+use crate::servers::{ServerDraft, ServerSpec};
+use crate::session::{LogLine, Session, SessionConfig, SessionError, Status};
+use crate::settings::{Recovery, SettingsFile};
+use crate::store::{Store, StoreError};
+use crate::timeline::{Entry, Timeline};
+
+/// What the app says about roots wherever it asks for consent. Roots are
+/// advice to a server, not a sandbox, and a person deciding deserves to
+/// know that.
+pub const ROOTS_ARE_ADVICE: &str = "Sharing a folder tells a server where to work. It does not \
+lock the server in: a server can still read anything your user account can.";
+
+/// Why a request to the supervisor failed.
+#[derive(Debug, Error)]
+pub enum SupervisorError {
+    #[error(transparent)]
+    Folder(#[from] FolderError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("this consent prompt is no longer open; choose the folder again")]
+    UnknownPrompt,
+    #[error(
+        "the folder now leads to \"{now}\", not \"{shown}\" as when you chose it; choose it again"
+    )]
+    FolderMoved { shown: PathBuf, now: PathBuf },
+    #[error("the command `{command_line}` has not been approved to run yet")]
+    NeedsApproval { command_line: String },
+}
+
+/// A server the person can tick in a consent prompt.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerChoice {
+    pub id: ServerId,
+    pub name: String,
+    /// Whether this server sees the folder now (always false for a new one).
+    pub granted: bool,
+}
+
+/// A warning with its words, for the prompt.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WarningView {
+    #[serde(flatten)]
+    pub warning: Warning,
+    pub message: String,
+}
+
+/// What the person is asked before a folder is shared.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsentPrompt {
+    pub id: u64,
+    /// Set when the prompt changes access to a folder already kept.
+    pub root: Option<RootId>,
+    pub name: String,
+    /// The canonical real path: what would be shared.
+    pub real_path: PathBuf,
+    /// The path as chosen, when a symlink or `..` led elsewhere.
+    pub chosen_path: Option<PathBuf>,
+    pub warnings: Vec<WarningView>,
+    pub servers: Vec<ServerChoice>,
+    pub note: String,
+}
+
+/// A kept folder, as the folder list shows it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderView {
+    #[serde(flatten)]
+    pub root: Root,
+    pub available: bool,
+    /// The servers that have a grant for it.
+    pub servers: Vec<ServerId>,
+}
+
+/// A configured server, as the server list shows it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerView {
+    #[serde(flatten)]
+    pub spec: ServerSpec,
+    pub command_line: String,
+    pub approved: bool,
+    pub status: Status,
+}
+
+/// Something that changed, for the app to show without polling.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Change {
+    /// Folders, grants or servers changed (the store's revision grew).
+    Settings { revision: u64 },
+    /// A server's status changed.
+    Status { server: ServerId, status: Status },
+    /// A server wrote a line on stderr.
+    Log { server: ServerId, line: LogLine },
+}
+
+struct PendingPrompt {
+    folder: CheckedFolder,
+    root: Option<RootId>,
+}
+
+/// Everything Rootgate is doing, behind the app's commands.
+pub struct Supervisor {
+    store: Arc<Store>,
+    timeline: Arc<Timeline>,
+    config: SessionConfig,
+    recovery: Option<Recovery>,
+    home: Option<PathBuf>,
+    sessions: Mutex<HashMap<ServerId, Session>>,
+    prompts: Mutex<(u64, HashMap<u64, PendingPrompt>)>,
+    changes: broadcast::Sender<Change>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every critical section here leaves its map whole, so a poisoned lock
+    // is safe to keep using.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Supervisor {
+    /// Opens the settings (recovering a damaged file) and creates one idle
+    /// session per configured server. Must run inside a tokio runtime.
+    pub fn open(
+        file: SettingsFile,
+        config: SessionConfig,
+    ) -> Result<Arc<Supervisor>, SupervisorError> {
+        let (store, recovery) = Store::open(file)?;
+        let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+        let supervisor = Arc::new(Supervisor {
+            store: Arc::new(store),
+            timeline: Arc::new(Timeline::default()),
+            config,
+            recovery,
+            home,
+            sessions: Mutex::new(HashMap::new()),
+            prompts: Mutex::new((1, HashMap::new())),
+            changes: broadcast::Sender::new(4096),
+        });
+        supervisor.check_availability();
+        for spec in supervisor.store.snapshot().servers {
+            supervisor.ensure_session(&spec)?;
+        }
+        supervisor.forward_revisions();
+        Ok(supervisor)
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    pub fn timeline(&self) -> &Arc<Timeline> {
+        &self.timeline
+    }
+
+    /// What happened to a settings file that could not be trusted, if
+    /// anything, for a banner.
+    pub fn recovery(&self) -> Option<&Recovery> {
+        self.recovery.as_ref()
+    }
+
+    pub fn settings_path(&self) -> &Path {
+        self.store.file().path()
+    }
+
+    /// Changes as they happen.
+    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.changes.subscribe()
+    }
+
+    /// Marks each root available or not by checking it again, and notes a
+    /// root whose folder now resolves elsewhere as unavailable (its grants
+    /// were for the old real path).
+    pub fn check_availability(&self) {
+        for root in self.store.snapshot().roots {
+            let available = folders::check(&root.real_path)
+                .map(|f| f.real() == root.real_path)
+                .unwrap_or(false);
+            let _ = self.store.set_available(&root.id, available);
+        }
+    }
+
+    fn forward_revisions(self: &Arc<Self>) {
+        let mut revisions = self.store.subscribe_revision();
+        let changes = self.changes.clone();
+        tokio::spawn(async move {
+            while revisions.changed().await.is_ok() {
+                let revision = *revisions.borrow_and_update();
+                let _ = changes.send(Change::Settings { revision });
+            }
+        });
+    }
+
+    /// The session of `spec`, made (idle) if it does not exist yet, with
+    /// its status and stderr forwarded as changes.
+    fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError> {
+        let mut sessions = lock(&self.sessions);
+        if let Some(session) = sessions.get(&spec.id) {
+            return Ok(session.clone());
+        }
+        let session = Session::spawn(
+            spec.id.clone(),
+            self.store.subscribe(&spec.id)?,
+            Arc::clone(&self.timeline),
+            self.config,
+        );
+        let mut status = session.subscribe_status();
+        let mut log = session.stderr().subscribe();
+        let changes = self.changes.clone();
+        let server = spec.id.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = status.changed() => {
+                        if changed.is_err() { break; }
+                        let status = status.borrow_and_update().clone();
+                        let _ = changes.send(Change::Status { server: server.clone(), status });
+                    }
+                    line = log.recv() => match line {
+                        Ok(line) => { let _ = changes.send(Change::Log { server: server.clone(), line }); }
+                        Err(broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(broadcast::error::RecvError::Closed) => break,
+                    },
+                }
+            }
+        });
+        sessions.insert(spec.id.clone(), session.clone());
+        Ok(session)
+    }
+
+    fn session(&self, id: &ServerId) -> Result<Session, SupervisorError> {
+        let spec = self.store.server(id)?;
+        self.ensure_session(&spec)
+    }
+
+    // ----- folders and consent -------------------------------------------
+
+    /// Checks a folder the person chose and returns the consent prompt for
+    /// it: its real path, its warnings and every server, none ticked. The
+    /// path must come from the person at the machine (picker, drop,
+    /// command line), never from the webview.
+    pub fn prompt_for_path(&self, chosen: &Path) -> Result<ConsentPrompt, SupervisorError> {
+        let folder = folders::check(chosen)?;
+        let existing = self
+            .store
+            .snapshot()
+            .roots
+            .into_iter()
+            .find(|r| r.real_path == folder.real())
+            .map(|r| r.id);
+        Ok(self.open_prompt(folder, existing))
+    }
+
+    /// Re-checks a kept folder and returns a prompt to change which servers
+    /// see it, with the current grants ticked.
+    pub fn prompt_for_root(&self, root: &RootId) -> Result<ConsentPrompt, SupervisorError> {
+        let kept = self
+            .store
+            .snapshot()
+            .roots
+            .into_iter()
+            .find(|r| &r.id == root)
+            .ok_or_else(|| StoreError::UnknownRoot(root.clone()))?;
+        let folder = folders::check(&kept.chosen_path)?;
+        Ok(self.open_prompt(folder, Some(kept.id)))
+    }
+
+    fn open_prompt(&self, folder: CheckedFolder, root: Option<RootId>) -> ConsentPrompt {
+        let settings = self.store.snapshot();
+        let others: Vec<&Path> = settings
+            .roots
+            .iter()
+            .filter(|r| Some(&r.id) != root.as_ref())
+            .map(|r| r.real_path.as_path())
+            .collect();
+        let warnings = folders::warnings(&folder, self.home.as_deref(), others)
+            .into_iter()
+            .map(|warning| WarningView {
+                message: warning.message(),
+                warning,
+            })
+            .collect();
+        let kept = root
+            .as_ref()
+            .and_then(|id| settings.roots.iter().find(|r| &r.id == id));
+        let servers = settings
+            .servers
+            .iter()
+            .map(|s| ServerChoice {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                granted: kept.is_some_and(|r| {
+                    settings
+                        .grants
+                        .iter()
+                        .any(|g| g.server == s.id && g.root == r.id && g.real_path == folder.real())
+                }),
+            })
+            .collect();
+        let mut prompts = lock(&self.prompts);
+        let id = prompts.0;
+        prompts.0 += 1;
+        let prompt = ConsentPrompt {
+            id,
+            root: root.clone(),
+            name: kept
+                .map(|r| r.name.clone())
+                .unwrap_or_else(|| folder.default_name()),
+            real_path: folder.real().to_path_buf(),
+            chosen_path: folder
+                .is_redirected()
+                .then(|| folder.chosen().to_path_buf()),
+            warnings,
+            servers,
+            note: ROOTS_ARE_ADVICE.to_owned(),
+        };
+        prompts.1.insert(id, PendingPrompt { folder, root });
+        prompt
+    }
+
+    /// The person's answer to a prompt: keep the folder (under `name`, if
+    /// given) and share it with exactly `servers`. The folder is checked
+    /// again first: if it now leads elsewhere, nothing is shared.
+    pub fn answer_prompt(
+        &self,
+        prompt: u64,
+        servers: &[ServerId],
+        name: Option<String>,
+    ) -> Result<FolderView, SupervisorError> {
+        let pending = lock(&self.prompts)
+            .1
+            .remove(&prompt)
+            .ok_or(SupervisorError::UnknownPrompt)?;
+        let now = folders::check(pending.folder.chosen())?;
+        if now.real() != pending.folder.real() {
+            return Err(SupervisorError::FolderMoved {
+                shown: pending.folder.real().to_path_buf(),
+                now: now.real().to_path_buf(),
+            });
+        }
+        let root = match &pending.root {
+            Some(id) => {
+                if let Some(name) = name.filter(|n| !n.trim().is_empty()) {
+                    self.store.rename_root(id, &name)?;
+                }
+                id.clone()
+            }
+            None => self.store.add_root(&now, name)?.root.id,
+        };
+        self.store.set_grants(&root, servers)?;
+        let _ = self.store.set_available(&root, true);
+        self.folder(&root)
+    }
+
+    /// Closes a prompt without sharing anything.
+    pub fn cancel_prompt(&self, prompt: u64) {
+        lock(&self.prompts).1.remove(&prompt);
+    }
+
+    fn folder(&self, id: &RootId) -> Result<FolderView, SupervisorError> {
+        self.folders()
+            .into_iter()
+            .find(|f| &f.root.id == id)
+            .ok_or_else(|| StoreError::UnknownRoot(id.clone()).into())
+    }
+
+    /// Every kept folder with its availability and the servers that see it.
+    pub fn folders(&self) -> Vec<FolderView> {
+        let settings = self.store.snapshot();
+        let mut by_root: HashMap<&RootId, Vec<ServerId>> = HashMap::new();
+        for g in &settings.grants {
+            by_root.entry(&g.root).or_default().push(g.server.clone());
+        }
+        settings
+            .roots
+            .iter()
+            .map(|root| FolderView {
+                available: self.store.is_available(&root.id),
+                servers: by_root.get(&root.id).cloned().unwrap_or_default(),
+                root: root.clone(),
+            })
+            .collect()
+    }
+
+    pub fn rename_folder(&self, id: &RootId, name: &str) -> Result<FolderView, SupervisorError> {
+        self.store.rename_root(id, name)?;
+        self.folder(id)
+    }
+
+    /// Removes a folder; it is withdrawn from every server at once.
+    pub fn remove_folder(&self, id: &RootId) -> Result<(), SupervisorError> {
+        Ok(self.store.remove_root(id)?)
+    }
+
+    /// Withdraws one folder from one server. Withdrawing needs no prompt.
+    pub fn revoke(&self, server: &ServerId, root: &RootId) -> Result<(), SupervisorError> {
+        Ok(self.store.revoke(server, root)?)
+    }
+
+    // ----- servers ---------------------------------------------------------
+
+    fn view(&self, spec: ServerSpec) -> ServerView {
+        let status = lock(&self.sessions)
+            .get(&spec.id)
+            .map(Session::status)
+            .unwrap_or(Status::Stopped { last_exit: None });
+        ServerView {
+            command_line: spec.command_line(),
+            approved: spec.is_approved(),
+            status,
+            spec,
+        }
+    }
+
+    pub fn servers(&self) -> Vec<ServerView> {
+        self.store
+            .snapshot()
+            .servers
+            .into_iter()
+            .map(|s| self.view(s))
+            .collect()
+    }
+
+    pub fn server(&self, id: &ServerId) -> Result<ServerView, SupervisorError> {
+        Ok(self.view(self.store.server(id)?))
+    }
+
+    /// Adds a server. It does not start until its command is approved.
+    pub fn add_server(&self, draft: ServerDraft) -> Result<ServerView, SupervisorError> {
+        let spec = self.store.add_server(draft)?;
+        self.ensure_session(&spec)?;
+        Ok(self.view(spec))
+    }
+
+    /// Changes a server. A running server is restarted with the new spec
+    /// if its command is still approved, and stopped if it is not.
+    pub async fn update_server(
+        &self,
+        id: &ServerId,
+        draft: ServerDraft,
+    ) -> Result<ServerView, SupervisorError> {
+        let before = self.store.server(id)?;
+        let spec = self.store.update_server(id, draft)?;
+        let session = self.ensure_session(&spec)?;
+        let running = !matches!(
+            session.status(),
+            Status::Stopped { .. } | Status::Failed { .. }
+        );
+        let process_changed = before.command_line() != spec.command_line()
+            || before.cwd != spec.cwd
+            || before.withdrawal != spec.withdrawal;
+        if running && process_changed {
+            if spec.is_approved() {
+                session.restart(Some(spec.clone()));
+            } else {
+                session.stop().await;
+            }
+        }
+        Ok(self.view(spec))
+    }
+
+    /// Records the person's approval of the exact command line shown.
+    pub fn approve_command(
+        &self,
+        id: &ServerId,
+        command_line: &str,
+    ) -> Result<ServerView, SupervisorError> {
+        Ok(self.view(self.store.approve_command(id, command_line)?))
+    }
+
+    /// Stops and removes a server; every grant to it goes with it.
+    pub async fn remove_server(&self, id: &ServerId) -> Result<(), SupervisorError> {
+        self.store.server(id)?;
+        let session = lock(&self.sessions).remove(id);
+        if let Some(session) = session {
+            session.shutdown().await;
+        }
+        self.store.remove_server(id)?;
+        self.timeline.forget(id);
+        Ok(())
+    }
+
+    fn approved(&self, id: &ServerId) -> Result<ServerSpec, SupervisorError> {
+        let spec = self.store.server(id)?;
+        if spec.is_approved() {
+            Ok(spec)
+        } else {
+            Err(SupervisorError::NeedsApproval {
+                command_line: spec.command_line(),
+            })
+        }
+    }
+
+    /// Starts a server whose command is approved.
+    pub fn start(&self, id: &ServerId) -> Result<(), SupervisorError> {
+        let spec = self.approved(id)?;
+        self.session(id)?.start(spec);
+        Ok(())
+    }
+
+    pub fn restart(&self, id: &ServerId) -> Result<(), SupervisorError> {
+        let spec = self.approved(id)?;
+        self.session(id)?.restart(Some(spec));
+        Ok(())
+    }
+
+    /// Stops a server and waits until its process has exited.
+    pub async fn stop(&self, id: &ServerId) -> Result<(), SupervisorError> {
+        self.session(id)?.stop().await;
+        Ok(())
+    }
+
+    /// Starts every enabled server whose command is approved; the others
+    /// wait for the person. Called once when the app starts; it returns at
+    /// once and never delays the window.
+    pub fn start_enabled(&self) {
+        for spec in self.store.snapshot().servers {
+            if spec.enabled
+                && spec.is_approved()
+                && let Ok(session) = self.ensure_session(&spec)
+            {
+                session.start(spec);
+            }
+        }
+    }
+
+    /// Stops every server and waits until all have exited.
+    pub async fn shutdown(&self) {
+        let sessions: Vec<Session> = lock(&self.sessions).values().cloned().collect();
+        // In parallel: shutting down many servers takes as long as the
+        // slowest one, not the sum.
+        let waits: Vec<_> = sessions
+            .into_iter()
+            .map(|s| tokio::spawn(async move { s.shutdown().await }))
+            .collect();
+        for wait in waits {
+            let _ = wait.await;
+        }
+    }
+
+    /// A server's timeline, oldest first.
+    pub fn timeline_of(&self, id: &ServerId) -> Vec<Entry> {
+        self.timeline.for_server(id)
+    }
+
+    /// Every server's timeline merged, oldest first.
+    pub fn activity(&self) -> Vec<Entry> {
+        self.timeline.all()
+    }
+
+    /// A server's stderr lines kept, oldest first.
+    pub fn log_of(&self, id: &ServerId) -> Result<Vec<LogLine>, SupervisorError> {
+        Ok(self.session(id)?.stderr().lines())
+    }
+
+    /// The session of a server, for calls the app does not wrap (tests).
+    pub fn session_of(&self, id: &ServerId) -> Result<Session, SupervisorError> {
+        self.session(id)
+    }
+}

@@ -1,0 +1,1164 @@
+//! The Rootgate fixture server: a small MCP server of our own that reports the
+//! roots (folders) its client shares with it.
+//!
+//! It speaks MCP (protocol 2025-11-25, and accepts the three earlier dated
+//! versions) over stdio as newline-delimited JSON-RPC 2.0: one message per line
+//! on stdin and stdout, with diagnostics on stderr only. Tests run it as a real
+//! child process, and the app ships it as a built-in example server, so its
+//! whole job is to make the roots it received visible: it asks the client for
+//! `roots/list` after initialization and whenever the client says the list
+//! changed, logs every answer to stderr, optionally appends it to a report
+//! file, and offers two tools (`list_roots` and `ask_roots`) that return it.
+//!
+//! It deliberately does not do anything with those roots. It never opens,
+//! lists, reads or writes files under them, it does not sandbox itself, and it
+//! does not check that a root URI is well formed or points anywhere real; it
+//! only repeats what the client said. It also does not implement MCP features
+//! beyond what that job needs (no resources, prompts, logging, pagination or
+//! JSON-RPC batches), and it uses no threads or async runtime: one loop reads a
+//! line, handles it and writes whatever the line caused.
+//!
+//! The protocol logic lives in [`Server::handle`], which turns one input line
+//! into the outgoing messages it causes and queues its side effects (stderr
+//! lines, report lines) for `main` to carry out, so unit tests can drive it
+//! without a process or a pipe.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+
+/// The protocol version we answer with when the client asks for one we do not
+/// know; the MCP lifecycle says the server then proposes its own latest version.
+const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Every dated protocol version whose messages this server handles correctly.
+/// The roots and tools messages we use have not changed shape across them;
+/// older clients simply ignore `structuredContent` in tool results.
+const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    LATEST_PROTOCOL_VERSION,
+];
+
+/// The name reported in `serverInfo` unless `--name` overrides it.
+const DEFAULT_NAME: &str = "rootgate-fixture";
+
+/// The prefix of every stderr line. It stays fixed even when `--name` is given,
+/// so tests and users can always find this server's lines in a shared log.
+const LOG_PREFIX: &str = "rootgate-fixture";
+
+const INSTRUCTIONS: &str = "This server only reports the roots (folders) the client shares with it; \
+it never reads or writes files. Call list_roots to see the roots it last received, \
+or ask_roots to make it request a fresh list from the client.";
+
+const USAGE: &str = "\
+Usage: rootgate-fixture-server [OPTIONS]
+
+A small MCP server that speaks newline-delimited JSON-RPC on stdin/stdout and
+reports the roots its client shares with it. Diagnostics go to stderr.
+
+Options:
+  --no-roots-on-init  Do not ask for roots/list after notifications/initialized.
+  --report FILE       Append one JSON line to FILE for every roots answer.
+  --name NAME         Report NAME as serverInfo.name (default: rootgate-fixture).
+  --ask-delay-ms N    Wait N milliseconds before sending each roots/list request.
+  --help              Print this help and exit.";
+
+// Standard JSON-RPC 2.0 error codes; MCP uses them unchanged.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+/// What the command line asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Config {
+    /// Whether to ask for roots as soon as the client sends `notifications/initialized`.
+    roots_on_init: bool,
+    /// Where to append one JSON line per roots answer, if anywhere.
+    report: Option<PathBuf>,
+    /// The name to report in `serverInfo`.
+    name: String,
+    /// How long to wait before sending each `roots/list` request: makes the
+    /// server slow to ask, as real servers with busy event loops are, so tests
+    /// can see how the client behaves while a request is still to come.
+    ask_delay: std::time::Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            roots_on_init: true,
+            report: None,
+            name: DEFAULT_NAME.to_owned(),
+            ask_delay: std::time::Duration::ZERO,
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Run(Config),
+    Help,
+}
+
+/// Parses the arguments after the program name.
+///
+/// This is done by hand because the crate keeps to a single dependency. Values
+/// are taken as `OsString` so that a report path which is not valid UTF-8 still
+/// works; only the server name has to be text, because it goes into JSON.
+fn parse_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, String> {
+    let mut config = Config::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_str();
+        match text {
+            Some("--help" | "-h") => return Ok(Command::Help),
+            Some("--no-roots-on-init") => config.roots_on_init = false,
+            Some("--report") => {
+                let path = args.next().ok_or("--report needs a FILE argument")?;
+                config.report = Some(PathBuf::from(path));
+            }
+            Some("--ask-delay-ms") => {
+                let value = args.next().ok_or("--ask-delay-ms needs a number")?;
+                let ms: u64 = value
+                    .to_str()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--ask-delay-ms needs a number of milliseconds")?;
+                config.ask_delay = std::time::Duration::from_millis(ms);
+            }
+            Some("--name") => {
+                let name = args.next().ok_or("--name needs a NAME argument")?;
+                config.name = name
+                    .into_string()
+                    .map_err(|_| "--name must be valid UTF-8")?;
+            }
+            Some(other) if other.starts_with("--report=") => {
+                config.report = Some(PathBuf::from(&other["--report=".len()..]));
+            }
+            Some(other) if other.starts_with("--name=") => {
+                config.name = other["--name=".len()..].to_owned();
+            }
+            _ => return Err(format!("unknown argument: {}", arg.to_string_lossy())),
+        }
+    }
+    Ok(Command::Run(config))
+}
+
+/// One root as the client described it. Only `uri` and `name` are kept because
+/// those are the only fields MCP defines for a root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Root {
+    uri: String,
+    name: Option<String>,
+}
+
+impl Root {
+    /// Serializes the root in MCP's own shape, which leaves `name` out rather
+    /// than setting it to null when the client gave none.
+    fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("uri".to_owned(), Value::String(self.uri.clone()));
+        if let Some(name) = &self.name {
+            object.insert("name".to_owned(), Value::String(name.clone()));
+        }
+        Value::Object(object)
+    }
+}
+
+/// A side effect that handling a line asked for, apart from protocol output.
+///
+/// These are queued instead of performed so that [`Server::handle`] stays free
+/// of I/O and tests can assert on them.
+#[derive(Debug, Clone, PartialEq)]
+enum Effect {
+    /// A line for stderr, without the prefix.
+    Diagnostic(String),
+    /// A line for the report file; written only when `--report` was given.
+    Report(Value),
+}
+
+/// The protocol state of one connection.
+struct Server {
+    name: String,
+    roots_on_init: bool,
+    /// Whether the client declared `capabilities.roots` in `initialize`.
+    client_has_roots: bool,
+    /// The id of the next request we send to the client.
+    next_request_id: u64,
+    /// Every `roots/list` we sent that the client has not answered yet, mapped
+    /// to the id of the `tools/call` (an `ask_roots` call) that waits for it,
+    /// or to `None` when nobody waits.
+    outstanding: HashMap<u64, Option<Value>>,
+    /// The roots from the last well-formed answer.
+    roots: Vec<Root>,
+    /// How many well-formed roots answers arrived, so tests can tell a fresh
+    /// answer from an old one even when the roots themselves did not change.
+    answers: u64,
+    effects: Vec<Effect>,
+}
+
+impl Server {
+    fn new(config: &Config) -> Self {
+        Server {
+            name: config.name.clone(),
+            roots_on_init: config.roots_on_init,
+            client_has_roots: false,
+            next_request_id: 0,
+            outstanding: HashMap::new(),
+            roots: Vec::new(),
+            answers: 0,
+            effects: Vec::new(),
+        }
+    }
+
+    /// Handles one input line and returns the messages to send, in order.
+    ///
+    /// The line may still carry its trailing newline. Side effects are queued
+    /// and must be collected with [`Server::take_effects`].
+    fn handle(&mut self, line: &[u8]) -> Vec<Value> {
+        // Blank lines carry no message; answering them with parse errors would
+        // only confuse a client that pads its output.
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Vec::new();
+        }
+        // `from_slice` rejects invalid UTF-8 as well as invalid JSON, which is
+        // exactly the set of lines that deserve a parse error.
+        let message: Value = match serde_json::from_slice(line) {
+            Ok(message) => message,
+            Err(err) => {
+                self.diagnose(format!("cannot parse an input line as JSON: {err}"));
+                return vec![error_response(
+                    Value::Null,
+                    PARSE_ERROR,
+                    format!("Parse error: {err}"),
+                )];
+            }
+        };
+        let mut out = Vec::new();
+        self.dispatch(message, &mut out);
+        out
+    }
+
+    /// Hands over the side effects queued since the last call.
+    fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    fn diagnose(&mut self, line: String) {
+        self.effects.push(Effect::Diagnostic(line));
+    }
+
+    /// Sorts a parsed message into request, notification or response.
+    fn dispatch(&mut self, message: Value, out: &mut Vec<Value>) {
+        let Value::Object(mut object) = message else {
+            // MCP removed JSON-RPC batches in 2025-06-18 and no client we test
+            // against sends them, so an array is as invalid as a bare string.
+            out.push(error_response(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid Request: expected a JSON-RPC message object".to_owned(),
+            ));
+            return;
+        };
+        let id = object.remove("id");
+        // JSON-RPC only allows strings and numbers as ids (and MCP rules out
+        // null), so any other id cannot be echoed back as if it were valid.
+        let usable_id = id.clone().filter(|id| id.is_string() || id.is_number());
+        let version_ok = object.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+        let params = object.remove("params").unwrap_or(Value::Null);
+
+        match object.remove("method") {
+            Some(Value::String(method)) if version_ok => match (id, usable_id) {
+                (None, _) => self.notification(&method, &params, out),
+                (Some(_), Some(id)) => self.request(id, &method, &params, out),
+                (Some(_), None) => out.push(error_response(
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "Invalid Request: id must be a string or a number".to_owned(),
+                )),
+            },
+            None if object.contains_key("result") || object.contains_key("error") => {
+                self.response(id.as_ref(), &object, out);
+            }
+            _ => {
+                // A notification cannot be answered, so a broken one is only
+                // logged; anything that looks like a request gets an error.
+                if id.is_some() {
+                    out.push(error_response(
+                        usable_id.unwrap_or(Value::Null),
+                        INVALID_REQUEST,
+                        "Invalid Request: expected jsonrpc \"2.0\" and a string method".to_owned(),
+                    ));
+                } else {
+                    self.diagnose("ignoring a message that is not valid JSON-RPC 2.0".to_owned());
+                }
+            }
+        }
+    }
+
+    fn request(&mut self, id: Value, method: &str, params: &Value, out: &mut Vec<Value>) {
+        match method {
+            "initialize" => {
+                let result = self.initialize(params);
+                out.push(result_response(id, result));
+            }
+            "ping" => out.push(result_response(id, json!({}))),
+            "tools/list" => out.push(result_response(id, tools_list())),
+            "tools/call" => self.tools_call(id, params, out),
+            _ => out.push(error_response(
+                id,
+                METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+            )),
+        }
+    }
+
+    fn notification(&mut self, method: &str, params: &Value, out: &mut Vec<Value>) {
+        match method {
+            // Asking is only allowed once the client declared roots, and
+            // `--no-roots-on-init` lets tests see what happens when we wait.
+            "notifications/initialized" if self.client_has_roots && self.roots_on_init => {
+                out.push(self.roots_list_request(None));
+            }
+            // The client only sends this if it supports roots, so there is no
+            // need to check the declared capability first.
+            "notifications/roots/list_changed" => out.push(self.roots_list_request(None)),
+            "notifications/cancelled" => self.cancel(params),
+            // JSON-RPC says unknown notifications are ignored, and MCP adds new
+            // ones over time (progress, message, and so on).
+            _ => {}
+        }
+    }
+
+    /// Answers `initialize` and records what the client can do.
+    ///
+    /// Missing or malformed params are tolerated rather than rejected, because
+    /// this server exists to be easy to talk to while debugging a client.
+    fn initialize(&mut self, params: &Value) -> Value {
+        let protocol_version = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .filter(|requested| SUPPORTED_PROTOCOL_VERSIONS.contains(requested))
+            .unwrap_or(LATEST_PROTOCOL_VERSION);
+        self.client_has_roots = params
+            .get("capabilities")
+            .and_then(|capabilities| capabilities.get("roots"))
+            .is_some_and(|roots| !roots.is_null());
+        json!({
+            "protocolVersion": protocol_version,
+            "capabilities": { "tools": {} },
+            "serverInfo": { "name": self.name, "version": env!("CARGO_PKG_VERSION") },
+            "instructions": INSTRUCTIONS,
+        })
+    }
+
+    fn tools_call(&mut self, id: Value, params: &Value, out: &mut Vec<Value>) {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            out.push(error_response(
+                id,
+                INVALID_PARAMS,
+                "Invalid params: tools/call needs a string \"name\"".to_owned(),
+            ));
+            return;
+        };
+        match name {
+            "list_roots" => out.push(result_response(id, self.roots_tool_result())),
+            // The answer to this call is sent later, from `response`, once the
+            // client has answered the roots/list request sent here.
+            "ask_roots" => out.push(self.roots_list_request(Some(id))),
+            unknown => out.push(error_response(
+                id,
+                INVALID_PARAMS,
+                format!("Unknown tool: {unknown}"),
+            )),
+        }
+    }
+
+    /// Builds a `roots/list` request to the client and remembers who waits for it.
+    fn roots_list_request(&mut self, waiting_call: Option<Value>) -> Value {
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        self.outstanding.insert(id, waiting_call);
+        json!({ "jsonrpc": "2.0", "id": id, "method": "roots/list" })
+    }
+
+    /// Drops the pending `ask_roots` call the client cancelled.
+    ///
+    /// MCP says a cancelled request gets no response. The roots/list request
+    /// stays outstanding so that its answer, if it still comes, is recorded.
+    fn cancel(&mut self, params: &Value) {
+        let Some(request_id) = params.get("requestId") else {
+            return;
+        };
+        let mut cancelled = false;
+        for waiting in self.outstanding.values_mut() {
+            if waiting.as_ref() == Some(request_id) {
+                *waiting = None;
+                cancelled = true;
+            }
+        }
+        if cancelled {
+            self.diagnose(format!(
+                "the client cancelled tools/call {request_id}; it will not be answered"
+            ));
+        }
+    }
+
+    /// Handles the client's answer to one of our requests.
+    ///
+    /// Every request we send is a `roots/list`, so the only question is whether
+    /// the id is one we are still waiting for.
+    fn response(&mut self, id: Option<&Value>, object: &Map<String, Value>, out: &mut Vec<Value>) {
+        let Some(request_id) = id.and_then(Value::as_u64) else {
+            self.diagnose(format!(
+                "ignoring a response with id {} that we never sent",
+                display_id(id)
+            ));
+            return;
+        };
+        let Some(waiting_call) = self.outstanding.remove(&request_id) else {
+            self.diagnose(format!(
+                "ignoring a response to request {request_id}, which is not outstanding"
+            ));
+            return;
+        };
+        let outcome = match object.get("error") {
+            Some(error) => Err(format!(
+                "the client answered roots/list request {request_id} with an error: {error}"
+            )),
+            None => parse_roots(object.get("result")).map_err(|why| {
+                format!(
+                    "the client's answer to roots/list request {request_id} is malformed: {why}"
+                )
+            }),
+        };
+        match outcome {
+            Ok(roots) => {
+                self.accept_roots(roots);
+                if let Some(call) = waiting_call {
+                    out.push(result_response(call, self.roots_tool_result()));
+                }
+            }
+            Err(why) => {
+                self.diagnose(format!("{why}; keeping the previous roots"));
+                // A failed lookup is a tool execution error, which MCP reports
+                // inside the result so the model can see it, not as a JSON-RPC error.
+                if let Some(call) = waiting_call {
+                    out.push(result_response(call, tool_error(&why)));
+                }
+            }
+        }
+    }
+
+    fn accept_roots(&mut self, roots: Vec<Root>) {
+        self.roots = roots;
+        self.answers += 1;
+        let uris: String = self
+            .roots
+            .iter()
+            .map(|root| format!(" {}", root.uri))
+            .collect();
+        self.diagnose(format!("received {} roots:{uris}", self.roots.len()));
+        self.effects.push(Effect::Report(json!({
+            "event": "roots",
+            "count": self.roots.len(),
+            "roots": self.roots_json(),
+            "answers": self.answers,
+        })));
+    }
+
+    fn roots_json(&self) -> Vec<Value> {
+        self.roots.iter().map(Root::to_json).collect()
+    }
+
+    /// The result of `list_roots` and of a successful `ask_roots`.
+    fn roots_tool_result(&self) -> Value {
+        let structured = json!({ "roots": self.roots_json(), "answers": self.answers });
+        json!({
+            "content": [{ "type": "text", "text": structured.to_string() }],
+            "structuredContent": structured,
+            "isError": false,
+        })
+    }
+}
+
+/// Pulls the roots out of a `roots/list` result.
+///
+/// A malformed entry rejects the whole answer rather than being skipped, so a
+/// test that sends a broken answer sees it refused instead of half-applied.
+fn parse_roots(result: Option<&Value>) -> Result<Vec<Root>, String> {
+    let Some(entries) = result
+        .and_then(|result| result.get("roots"))
+        .and_then(Value::as_array)
+    else {
+        return Err("result.roots is not an array".to_owned());
+    };
+    entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            let uri = entry
+                .get("uri")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("root {index} has no string uri"))?;
+            let name = match entry.get("name") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(name)) => Some(name.clone()),
+                Some(_) => return Err(format!("root {index} has a name that is not a string")),
+            };
+            Ok(Root {
+                uri: uri.to_owned(),
+                name,
+            })
+        })
+        .collect()
+}
+
+fn tools_list() -> Value {
+    // Both tools only report state, so they carry the read-only hint; clients
+    // that predate tool annotations ignore the field.
+    let annotations = json!({ "readOnlyHint": true, "openWorldHint": false });
+    json!({
+        "tools": [
+            {
+                "name": "list_roots",
+                "description": "Returns the roots (folders) this server last received from the client, \
+    without asking the client again, and how many roots answers it has received.",
+                "inputSchema": { "type": "object", "properties": {} },
+                "annotations": annotations,
+            },
+            {
+                "name": "ask_roots",
+                "description": "Asks the client for its current roots with a fresh roots/list request \
+    and returns them once the client answers.",
+                "inputSchema": { "type": "object", "properties": {} },
+                "annotations": annotations,
+            },
+        ]
+    })
+}
+
+fn tool_error(text: &str) -> Value {
+    json!({ "content": [{ "type": "text", "text": text }], "isError": true })
+}
+
+fn result_response(id: Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+fn error_response(id: Value, code: i64, message: String) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+}
+
+fn display_id(id: Option<&Value>) -> String {
+    id.map_or_else(|| "(none)".to_owned(), Value::to_string)
+}
+
+/// Writes one line to stderr.
+///
+/// Write errors are ignored on purpose: a parent that stopped reading stderr
+/// must not bring the server down, and there is nowhere else to report them.
+fn log(line: &str) {
+    let _ = writeln!(io::stderr().lock(), "{LOG_PREFIX}: {line}");
+}
+
+/// Sends one message as one line with a single `write_all`, then flushes, so
+/// the client never sees a partial message and never waits for a buffer to fill.
+fn write_message(out: &mut impl Write, message: &Value) -> io::Result<()> {
+    let mut bytes = message.to_string().into_bytes();
+    bytes.push(b'\n');
+    out.write_all(&bytes)?;
+    out.flush()
+}
+
+/// Appends one report line. The file is unbuffered and opened for appending,
+/// so a single `write_all` lands as one line even if a test reads concurrently.
+fn append_report(file: &mut File, event: &Value) -> io::Result<()> {
+    let mut bytes = event.to_string().into_bytes();
+    bytes.push(b'\n');
+    file.write_all(&bytes)?;
+    file.flush()
+}
+
+/// Runs the read–handle–write loop until stdin ends.
+fn run(config: &Config) -> Result<(), String> {
+    // Opening the report file up front turns a bad path into a startup error
+    // instead of a silent gap in the report later.
+    let mut report = match &config.report {
+        Some(path) => Some(
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|err| format!("cannot open report file {}: {err}", path.display()))?,
+        ),
+        None => None,
+    };
+
+    let mut server = Server::new(config);
+    let mut input = io::stdin().lock();
+    let mut output = io::stdout().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        // Reading bytes rather than `String`s lets a line that is not UTF-8 be
+        // answered with a parse error instead of ending the loop.
+        let read = input
+            .read_until(b'\n', &mut line)
+            .map_err(|err| format!("cannot read stdin: {err}"))?;
+        if read == 0 {
+            return Ok(());
+        }
+        let messages = server.handle(&line);
+        // Side effects go out before the messages, so that a test which reads
+        // the report after receiving a tool result always finds the line there.
+        for effect in server.take_effects() {
+            match effect {
+                Effect::Diagnostic(text) => log(&text),
+                Effect::Report(event) => {
+                    if let Some(file) = report.as_mut()
+                        && let Err(err) = append_report(file, &event)
+                    {
+                        log(&format!("cannot append to the report file: {err}"));
+                    }
+                }
+            }
+        }
+        let asks = messages
+            .iter()
+            .any(|m| m.get("method").and_then(Value::as_str) == Some("roots/list"));
+        if asks && !config.ask_delay.is_zero() {
+            std::thread::sleep(config.ask_delay);
+        }
+        for message in &messages {
+            // A failed write means the client is gone, so there is no one left
+            // to serve.
+            write_message(&mut output, message)
+                .map_err(|err| format!("cannot write to stdout: {err}"))?;
+        }
+    }
+}
+
+/// Runs the server with these command-line arguments (without the program
+/// name) until stdin ends. The `rootgate-fixture-server` binary calls this,
+/// and so does the Rootgate app when started as its own built-in example
+/// server, so the example needs no second executable.
+pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let config = match parse_args(args) {
+        Ok(Command::Run(config)) => config,
+        Ok(Command::Help) => {
+            // Help is the one thing printed to stdout, because with --help the
+            // process is not acting as a server and nobody parses its output.
+            let _ = writeln!(io::stdout().lock(), "{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            log(&message);
+            let _ = writeln!(io::stderr().lock(), "{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            log(&message);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> Server {
+        Server::new(&Config::default())
+    }
+
+    fn send(server: &mut Server, message: Value) -> Vec<Value> {
+        server.handle(format!("{message}\n").as_bytes())
+    }
+
+    fn initialize(server: &mut Server, version: &str, roots: bool) -> Value {
+        let capabilities = if roots {
+            json!({ "roots": { "listChanged": true } })
+        } else {
+            json!({})
+        };
+        let out = send(
+            server,
+            json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {
+                    "protocolVersion": version,
+                    "capabilities": capabilities,
+                    "clientInfo": { "name": "test", "version": "0" },
+                },
+            }),
+        );
+        assert_eq!(out.len(), 1);
+        out[0].clone()
+    }
+
+    fn initialized(server: &mut Server) -> Vec<Value> {
+        send(
+            server,
+            json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        )
+    }
+
+    fn list_changed(server: &mut Server) -> Vec<Value> {
+        send(
+            server,
+            json!({ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }),
+        )
+    }
+
+    fn roots_answer(id: &Value, uris: &[(&str, &str)]) -> Value {
+        let roots: Vec<Value> = uris
+            .iter()
+            .map(|(uri, name)| json!({ "uri": uri, "name": name }))
+            .collect();
+        json!({ "jsonrpc": "2.0", "id": id, "result": { "roots": roots } })
+    }
+
+    fn call_tool(server: &mut Server, id: Value, name: &str) -> Vec<Value> {
+        send(
+            server,
+            json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": name, "arguments": {} } }),
+        )
+    }
+
+    fn assert_roots_request(message: &Value, id: u64) {
+        assert_eq!(
+            message,
+            &json!({ "jsonrpc": "2.0", "id": id, "method": "roots/list" })
+        );
+    }
+
+    #[test]
+    fn initialize_echoes_every_supported_version() {
+        for version in SUPPORTED_PROTOCOL_VERSIONS {
+            let mut server = server();
+            let reply = initialize(&mut server, version, false);
+            assert_eq!(reply["id"], 1);
+            assert_eq!(reply["result"]["protocolVersion"], version);
+        }
+    }
+
+    #[test]
+    fn initialize_falls_back_for_unknown_or_missing_versions() {
+        let mut server = server();
+        let reply = initialize(&mut server, "1999-01-01", false);
+        assert_eq!(reply["result"]["protocolVersion"], LATEST_PROTOCOL_VERSION);
+
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": 2, "method": "initialize" }),
+        );
+        assert_eq!(out[0]["result"]["protocolVersion"], LATEST_PROTOCOL_VERSION);
+    }
+
+    #[test]
+    fn initialize_reports_tools_server_info_and_instructions() {
+        let mut server = Server::new(&Config {
+            name: "custom".to_owned(),
+            ..Config::default()
+        });
+        let result = initialize(&mut server, "2025-11-25", true)["result"].clone();
+        assert_eq!(result["capabilities"], json!({ "tools": {} }));
+        assert_eq!(
+            result["serverInfo"],
+            json!({ "name": "custom", "version": env!("CARGO_PKG_VERSION") })
+        );
+        assert!(
+            result["instructions"]
+                .as_str()
+                .is_some_and(|text| !text.is_empty())
+        );
+    }
+
+    #[test]
+    fn initialized_asks_for_roots_only_when_the_client_declared_them() {
+        let mut with_roots = server();
+        initialize(&mut with_roots, "2025-11-25", true);
+        let out = initialized(&mut with_roots);
+        assert_eq!(out.len(), 1);
+        assert_roots_request(&out[0], 0);
+
+        let mut without_roots = server();
+        initialize(&mut without_roots, "2025-11-25", false);
+        assert!(initialized(&mut without_roots).is_empty());
+
+        let mut opted_out = Server::new(&Config {
+            roots_on_init: false,
+            ..Config::default()
+        });
+        initialize(&mut opted_out, "2025-11-25", true);
+        assert!(initialized(&mut opted_out).is_empty());
+    }
+
+    #[test]
+    fn list_changed_asks_for_roots_with_increasing_ids() {
+        let mut server = server();
+        initialize(&mut server, "2025-11-25", true);
+        assert_roots_request(&initialized(&mut server)[0], 0);
+        for expected in 1..4 {
+            let out = list_changed(&mut server);
+            assert_eq!(out.len(), 1);
+            assert_roots_request(&out[0], expected);
+        }
+    }
+
+    #[test]
+    fn roots_answer_is_stored_logged_reported_and_listed() {
+        let mut server = server();
+        initialize(&mut server, "2025-11-25", true);
+        let request = initialized(&mut server).remove(0);
+        server.take_effects();
+
+        let out = send(
+            &mut server,
+            roots_answer(&request["id"], &[("file:///a", "A"), ("file:///b", "B")]),
+        );
+        assert!(out.is_empty(), "a roots answer needs no reply: {out:?}");
+        let expected_roots =
+            json!([{ "uri": "file:///a", "name": "A" }, { "uri": "file:///b", "name": "B" }]);
+        assert_eq!(
+            server.take_effects(),
+            vec![
+                Effect::Diagnostic("received 2 roots: file:///a file:///b".to_owned()),
+                Effect::Report(
+                    json!({ "event": "roots", "count": 2, "roots": expected_roots, "answers": 1 })
+                ),
+            ]
+        );
+
+        let out = call_tool(&mut server, json!("call-1"), "list_roots");
+        assert_eq!(out.len(), 1, "list_roots must not ask the client: {out:?}");
+        let result = &out[0]["result"];
+        assert_eq!(out[0]["id"], "call-1");
+        let structured = json!({ "roots": expected_roots, "answers": 1 });
+        assert_eq!(result["structuredContent"], structured);
+        assert_eq!(result["isError"], false);
+        assert_eq!(result["content"][0]["type"], "text");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert_eq!(serde_json::from_str::<Value>(text).unwrap(), structured);
+    }
+
+    #[test]
+    fn list_roots_before_any_answer_is_empty() {
+        let mut server = server();
+        let out = call_tool(&mut server, json!(5), "list_roots");
+        assert_eq!(
+            out[0]["result"]["structuredContent"],
+            json!({ "roots": [], "answers": 0 })
+        );
+    }
+
+    #[test]
+    fn roots_without_a_name_leave_it_out() {
+        let mut server = server();
+        let request = list_changed(&mut server).remove(0);
+        send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": request["id"], "result": { "roots": [{ "uri": "file:///x" }] } }),
+        );
+        let out = call_tool(&mut server, json!(1), "list_roots");
+        assert_eq!(
+            out[0]["result"]["structuredContent"]["roots"],
+            json!([{ "uri": "file:///x" }])
+        );
+    }
+
+    #[test]
+    fn error_and_malformed_answers_keep_the_previous_roots() {
+        let mut server = server();
+        let first = list_changed(&mut server).remove(0);
+        send(
+            &mut server,
+            roots_answer(&first["id"], &[("file:///kept", "kept")]),
+        );
+        server.take_effects();
+
+        let second = list_changed(&mut server).remove(0);
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": second["id"], "error": { "code": -32601, "message": "nope" } }),
+        );
+        assert!(out.is_empty());
+        let third = list_changed(&mut server).remove(0);
+        send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": third["id"], "result": { "roots": "not a list" } }),
+        );
+        let fourth = list_changed(&mut server).remove(0);
+        send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": fourth["id"], "result": { "roots": [{ "name": "no uri" }] } }),
+        );
+
+        let effects = server.take_effects();
+        assert_eq!(effects.len(), 3, "{effects:?}");
+        assert!(effects.iter().all(|effect| matches!(effect, Effect::Diagnostic(text) if text.contains("keeping the previous roots"))));
+
+        let out = call_tool(&mut server, json!(1), "list_roots");
+        assert_eq!(
+            out[0]["result"]["structuredContent"],
+            json!({ "roots": [{ "uri": "file:///kept", "name": "kept" }], "answers": 1 })
+        );
+    }
+
+    #[test]
+    fn ask_roots_answers_only_after_the_roots_response() {
+        let mut server = server();
+        initialize(&mut server, "2025-11-25", true);
+        let init_request = initialized(&mut server).remove(0);
+
+        let out = call_tool(&mut server, json!("ask"), "ask_roots");
+        assert_eq!(out.len(), 1, "ask_roots must not answer yet: {out:?}");
+        assert_roots_request(&out[0], 1);
+
+        // Other traffic keeps flowing while the tool call waits.
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" }),
+        );
+        assert_eq!(
+            out,
+            vec![json!({ "jsonrpc": "2.0", "id": 7, "result": {} })]
+        );
+        // The answer to the earlier, unrelated request does not release the call.
+        let out = send(
+            &mut server,
+            roots_answer(&init_request["id"], &[("file:///old", "old")]),
+        );
+        assert!(out.is_empty(), "{out:?}");
+
+        let out = send(
+            &mut server,
+            roots_answer(&json!(1), &[("file:///new", "new")]),
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0]["id"], "ask");
+        assert_eq!(
+            out[0]["result"]["structuredContent"],
+            json!({ "roots": [{ "uri": "file:///new", "name": "new" }], "answers": 2 })
+        );
+        assert_eq!(out[0]["result"]["isError"], false);
+
+        // A repeated answer for the same id is no longer outstanding.
+        let out = send(
+            &mut server,
+            roots_answer(&json!(1), &[("file:///again", "again")]),
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn ask_roots_reports_a_client_error_as_a_tool_error() {
+        let mut server = server();
+        let request = call_tool(&mut server, json!(3), "ask_roots").remove(0);
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": request["id"], "error": { "code": -32601, "message": "no roots" } }),
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0]["id"], 3);
+        assert_eq!(out[0]["result"]["isError"], true);
+        assert!(
+            out[0]["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("no roots")
+        );
+    }
+
+    #[test]
+    fn cancelled_ask_roots_is_not_answered_but_roots_are_still_stored() {
+        let mut server = server();
+        let request = call_tool(&mut server, json!(4), "ask_roots").remove(0);
+        send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 4 } }),
+        );
+        let out = send(
+            &mut server,
+            roots_answer(&request["id"], &[("file:///c", "c")]),
+        );
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(server.answers, 1);
+    }
+
+    #[test]
+    fn tools_list_offers_both_tools_with_schemas() {
+        let mut server = server();
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }),
+        );
+        let tools = out[0]["result"]["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools
+            .iter()
+            .filter_map(|tool| tool["name"].as_str())
+            .collect();
+        assert_eq!(names, ["list_roots", "ask_roots"]);
+        for tool in tools {
+            assert_eq!(
+                tool["inputSchema"],
+                json!({ "type": "object", "properties": {} })
+            );
+            assert!(
+                tool["description"]
+                    .as_str()
+                    .is_some_and(|text| !text.is_empty())
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_tool_is_invalid_params_naming_it() {
+        let mut server = server();
+        let out = call_tool(&mut server, json!(9), "delete_everything");
+        assert_eq!(out[0]["id"], 9);
+        assert_eq!(out[0]["error"]["code"], INVALID_PARAMS);
+        assert!(
+            out[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("delete_everything")
+        );
+    }
+
+    #[test]
+    fn garbage_yields_a_parse_error_with_null_id() {
+        let mut server = server();
+        for line in [
+            &b"this is not json\n"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi\xffng\"}\n",
+            b"\xc3\x28\n",
+        ] {
+            let out = server.handle(line);
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0]["id"], Value::Null);
+            assert_eq!(out[0]["error"]["code"], PARSE_ERROR);
+        }
+        // The server keeps working afterwards.
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }),
+        );
+        assert_eq!(out[0]["result"], json!({}));
+    }
+
+    #[test]
+    fn blank_lines_are_skipped() {
+        let mut server = server();
+        assert!(server.handle(b"\n").is_empty());
+        assert!(server.handle(b"  \r\n").is_empty());
+    }
+
+    #[test]
+    fn unknown_method_is_method_not_found_and_unknown_notification_is_ignored() {
+        let mut server = server();
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": "x", "method": "resources/list" }),
+        );
+        assert_eq!(
+            out,
+            vec![json!({
+                "jsonrpc": "2.0", "id": "x",
+                "error": { "code": METHOD_NOT_FOUND, "message": "Method not found: resources/list" },
+            })]
+        );
+        assert!(
+            send(
+                &mut server,
+                json!({ "jsonrpc": "2.0", "method": "notifications/whatever" })
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn invalid_messages_get_invalid_request() {
+        let mut server = server();
+        let out = send(
+            &mut server,
+            json!([{ "jsonrpc": "2.0", "id": 1, "method": "ping" }]),
+        );
+        assert_eq!(out[0]["error"]["code"], INVALID_REQUEST);
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "1.0", "id": 1, "method": "ping" }),
+        );
+        assert_eq!(out[0]["id"], 1);
+        assert_eq!(out[0]["error"]["code"], INVALID_REQUEST);
+        let out = send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": null, "method": "ping" }),
+        );
+        assert_eq!(out[0]["id"], Value::Null);
+        assert_eq!(out[0]["error"]["code"], INVALID_REQUEST);
+    }
+
+    #[test]
+    fn responses_to_unknown_ids_are_ignored() {
+        let mut server = server();
+        assert!(send(&mut server, roots_answer(&json!(42), &[("file:///z", "z")])).is_empty());
+        assert!(
+            send(
+                &mut server,
+                roots_answer(&json!("abc"), &[("file:///z", "z")])
+            )
+            .is_empty()
+        );
+        assert_eq!(server.answers, 0);
+    }
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parse_args_reads_every_flag() {
+        assert_eq!(parse_args(args(&[])), Ok(Command::Run(Config::default())));
+        assert_eq!(parse_args(args(&["--help"])), Ok(Command::Help));
+        assert_eq!(
+            parse_args(args(&[
+                "--no-roots-on-init",
+                "--report",
+                "/tmp/r.jsonl",
+                "--name",
+                "demo",
+                "--ask-delay-ms",
+                "250"
+            ])),
+            Ok(Command::Run(Config {
+                roots_on_init: false,
+                report: Some(PathBuf::from("/tmp/r.jsonl")),
+                name: "demo".to_owned(),
+                ask_delay: std::time::Duration::from_millis(250),
+            }))
+        );
+        assert_eq!(
+            parse_args(args(&["--report=/tmp/x", "--name=n"])),
+            Ok(Command::Run(Config {
+                report: Some(PathBuf::from("/tmp/x")),
+                name: "n".to_owned(),
+                ..Config::default()
+            }))
+        );
+        assert!(parse_args(args(&["--report"])).is_err());
+        assert!(parse_args(args(&["--name"])).is_err());
+        assert!(parse_args(args(&["--bogus"])).is_err());
+    }
+}

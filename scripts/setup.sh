@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs what Rootgate needs to build, run and test, and nothing globally
+# that a package manager would not: Debian packages through apt, the test
+# peers (real MCP servers from npm and PyPI) into tests/peers/. Safe to rerun:
+# each step checks first and skips what is already there.
+#
+#   scripts/setup.sh app    what building and running the app needs
+#   scripts/setup.sh test   that, plus what the test suite needs
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+what=${1:-test}
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+die() { printf 'setup: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else die "need root to run: $* (install sudo or run as root)"
+  fi
+}
+
+# Debian packages: building the app (WebKitGTK for Tauri's webview), then
+# what the tests drive (a virtual X display, WebKit's WebDriver, xdotool for
+# the real GTK folder dialog, ImageMagick for screenshots).
+APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
+  libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
+TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv)
+pkgs=("${APP_PKGS[@]}")
+[ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
+command -v node >/dev/null || pkgs+=(nodejs npm)
+command -v python3 >/dev/null || pkgs+=(python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing Debian packages: ${missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v cargo >/dev/null || die "Rust is not installed: install it with rustup (https://rustup.rs), version 1.88 or newer, then rerun"
+if [ "$what" = test ] && ! command -v cargo-nextest >/dev/null; then
+  say "installing cargo-nextest"
+  cargo install --locked cargo-nextest >/dev/null
+fi
+
+[ "$what" = test ] || exit 0
+
+# Test peers, locked: npm packages by package-lock.json, Python packages by a
+# full pin list. A stamp of the lock files' digest makes a rerun a no-op.
+digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
+peers=tests/peers
+want=$(digest "$peers/package.json" "$peers/package-lock.json")
+if [ "$(cat "$peers/node_modules/.rootgate-stamp" 2>/dev/null)" != "$want" ]; then
+  say "installing npm test peers into $peers/node_modules"
+  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" > "$peers/node_modules/.rootgate-stamp"
+fi
+py=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
+want="$(digest "$peers/requirements.txt") $py"
+if [ "$(cat "$peers/.venv/.rootgate-stamp" 2>/dev/null)" != "$want" ]; then
+  say "installing Python test peers into $peers/.venv"
+  rm -rf "$peers/.venv"
+  "$py" -m venv "$peers/.venv"
+  "$peers/.venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$peers/requirements.txt"
+  echo "$want" > "$peers/.venv/.rootgate-stamp"
+fi
+say "ready"
