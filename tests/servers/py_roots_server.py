@@ -7,7 +7,8 @@ on the Python SDK receives. It does not ask for roots on its own at start
 Tools:
   get_roots     asks the client (`roots/list`) now and returns what it got
   cached_roots  returns the list fetched after the last `list_changed`
-Every list received is also printed to stderr as `py-roots: <uris>`.
+Every list received is also printed to stderr as `py-roots: <uris>` and, with
+`--report FILE`, appended to FILE as one JSON line `{"roots": [{"uri", "name"}]}`.
 """
 import json
 import sys
@@ -28,8 +29,14 @@ def _as_list(result: types.ListRootsResult) -> list[dict]:
     return [{"uri": str(r.uri), "name": r.name} for r in result.roots]
 
 
+_report = sys.argv[sys.argv.index("--report") + 1] if "--report" in sys.argv else None
+
+
 def _log(roots: list[dict]) -> None:
     print("py-roots: " + " ".join(r["uri"] for r in roots), file=sys.stderr, flush=True)
+    if _report:
+        with open(_report, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"roots": roots}) + "\n")
 
 
 @server.tool()

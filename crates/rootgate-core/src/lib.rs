@@ -19,5 +19,6 @@ pub mod session;
 pub mod settings;
 pub mod store;
 pub mod supervisor;
+pub mod templates;
 pub mod timeline;
 pub mod uri;

@@ -139,6 +139,7 @@ pub enum Change {
 struct PendingPrompt {
     folder: CheckedFolder,
     root: Option<RootId>,
+    shown: ConsentPrompt,
 }
 
 /// Everything Rootgate is doing, behind the app's commands.
@@ -355,7 +356,14 @@ impl Supervisor {
             servers,
             note: ROOTS_ARE_ADVICE.to_owned(),
         };
-        prompts.1.insert(id, PendingPrompt { folder, root });
+        prompts.1.insert(
+            id,
+            PendingPrompt {
+                folder,
+                root,
+                shown: prompt.clone(),
+            },
+        );
         prompt
     }
 
@@ -391,6 +399,18 @@ impl Supervisor {
         self.store.set_grants(&root, servers)?;
         let _ = self.store.set_available(&root, true);
         self.folder(&root)
+    }
+
+    /// Prompts opened and not yet answered, oldest first (a window that
+    /// opens after a drop or a command-line folder shows them).
+    pub fn open_prompts(&self) -> Vec<ConsentPrompt> {
+        let mut open: Vec<ConsentPrompt> = lock(&self.prompts)
+            .1
+            .values()
+            .map(|p| p.shown.clone())
+            .collect();
+        open.sort_by_key(|p| p.id);
+        open
     }
 
     /// Closes a prompt without sharing anything.

@@ -1,0 +1,95 @@
+//! Ready-made server drafts the app offers on first run and in "Add
+//! server": our built-in example server, the npm filesystem server, and a
+//! Python server started with `uvx`. A template only fills in a draft; the
+//! person still reviews and approves the exact command before it runs.
+//!
+//! This module knows nothing about whether the commands are installed.
+
+use serde::Serialize;
+
+use crate::servers::ServerDraft;
+
+/// A server draft with words that explain it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTemplate {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    pub draft: ServerDraft,
+}
+
+/// The templates, with the built-in example server run as `example_command`
+/// with `example_args` (the app passes its own executable and the flag that
+/// makes it act as the example server).
+pub fn templates(example_command: &str, example_args: &[&str]) -> Vec<ServerTemplate> {
+    vec![
+        ServerTemplate {
+            id: "example".into(),
+            title: "Rootgate example server".into(),
+            description: "Built in: needs no Node or Python. It shows exactly which folders \
+                          it was told about, so you can watch sharing work."
+                .into(),
+            draft: ServerDraft {
+                name: "Example server".into(),
+                command: example_command.into(),
+                args: example_args.iter().map(|a| (*a).to_owned()).collect(),
+                enabled: true,
+                ..Default::default()
+            },
+        },
+        ServerTemplate {
+            id: "filesystem".into(),
+            title: "Filesystem server (npm)".into(),
+            description: "@modelcontextprotocol/server-filesystem: reads and writes files in \
+                          the folders you share with it. Needs Node.js."
+                .into(),
+            draft: ServerDraft {
+                name: "Filesystem".into(),
+                command: "npx".into(),
+                args: vec![
+                    "-y".into(),
+                    "@modelcontextprotocol/server-filesystem".into(),
+                ],
+                enabled: true,
+                ..Default::default()
+            },
+        },
+        ServerTemplate {
+            id: "python-uvx".into(),
+            title: "Python server (uvx)".into(),
+            description: "A server published on PyPI, started with uv's uvx. Replace the \
+                          package name with the server you want. Needs uv."
+                .into(),
+            draft: ServerDraft {
+                name: "Python server".into(),
+                command: "uvx".into(),
+                args: vec!["mcp-server-git".into()],
+                enabled: true,
+                ..Default::default()
+            },
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ServerId;
+
+    #[test]
+    fn every_template_is_a_valid_draft_and_names_differ() {
+        let all = templates("/opt/rootgate", &["--example-server"]);
+        let mut names = Vec::new();
+        for t in all {
+            let spec = t
+                .draft
+                .validate(ServerId::generate(), names.iter().map(String::as_str));
+            let spec = spec.unwrap_or_else(|e| panic!("{}: {e}", t.id));
+            assert!(!spec.is_approved(), "a template is never pre-approved");
+            names.push(spec.name);
+        }
+        assert_eq!(names.len(), 3);
+    }
+}

@@ -1,0 +1,230 @@
+//! The supervisor, headless, as the app's commands use it: consent prompts
+//! from chosen paths, exact grants from answers, command approval before a
+//! server runs, persistence across a restart, and recovery from a damaged
+//! settings file. Servers here are our fixture binary as a real process.
+
+#[path = "support/harness.rs"]
+mod harness;
+
+use std::sync::Arc;
+
+use harness::*;
+use rootgate_core::servers::ServerDraft;
+use rootgate_core::session::{SessionConfig, Status};
+use rootgate_core::settings::SettingsFile;
+use rootgate_core::supervisor::{Supervisor, SupervisorError};
+
+fn open(dir: &tempfile::TempDir) -> Arc<Supervisor> {
+    Supervisor::open(
+        SettingsFile::at(dir.path().join("config/settings.json")),
+        SessionConfig::default(),
+    )
+    .expect("open supervisor")
+}
+
+fn fixture_draft(name: &str) -> ServerDraft {
+    ServerDraft {
+        name: name.into(),
+        command: fixture_server().to_str().expect("utf-8 path").into(),
+        enabled: true,
+        ..Default::default()
+    }
+}
+
+fn make_folder(dir: &tempfile::TempDir, name: &str) -> std::path::PathBuf {
+    let path = dir.path().join("folders").join(name);
+    std::fs::create_dir_all(&path).expect("create folder");
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_shares_exactly_the_ticked_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let a = sup.add_server(fixture_draft("a")).unwrap();
+    let b = sup.add_server(fixture_draft("b")).unwrap();
+    let path = make_folder(&dir, "project");
+    let prompt = sup.prompt_for_path(&path).unwrap();
+    assert_eq!(prompt.real_path, path.canonicalize().unwrap());
+    assert!(
+        prompt.servers.iter().all(|s| !s.granted),
+        "none ticked by default"
+    );
+    assert_eq!(prompt.servers.len(), 2);
+    assert!(prompt.note.contains("does not lock the server in"));
+    assert_eq!(sup.open_prompts(), vec![prompt.clone()]);
+
+    let folder = sup
+        .answer_prompt(prompt.id, std::slice::from_ref(&a.spec.id), None)
+        .unwrap();
+    assert_eq!(folder.servers, vec![a.spec.id.clone()]);
+    assert_eq!(
+        sup.store().shared_with(&a.spec.id).unwrap().roots().len(),
+        1
+    );
+    assert!(sup.store().shared_with(&b.spec.id).unwrap().is_empty());
+    assert!(sup.open_prompts().is_empty());
+
+    // Changing access shows the current grants ticked; answering with none
+    // withdraws it from everyone but keeps the folder.
+    let again = sup.prompt_for_root(&folder.root.id).unwrap();
+    let ticked: Vec<_> = again
+        .servers
+        .iter()
+        .filter(|s| s.granted)
+        .map(|s| &s.id)
+        .collect();
+    assert_eq!(ticked, vec![&a.spec.id]);
+    sup.answer_prompt(again.id, &[], None).unwrap();
+    assert!(sup.store().shared_with(&a.spec.id).unwrap().is_empty());
+    assert_eq!(sup.folders().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_prompt_keeps_and_shares_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let a = sup.add_server(fixture_draft("a")).unwrap();
+    let prompt = sup.prompt_for_path(&make_folder(&dir, "p")).unwrap();
+    sup.cancel_prompt(prompt.id);
+    assert!(matches!(
+        sup.answer_prompt(prompt.id, std::slice::from_ref(&a.spec.id), None),
+        Err(SupervisorError::UnknownPrompt)
+    ));
+    assert!(sup.folders().is_empty());
+    assert!(sup.store().snapshot().grants.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_that_moved_after_the_prompt_is_not_shared() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let a = sup.add_server(fixture_draft("a")).unwrap();
+    let first = make_folder(&dir, "first");
+    let second = make_folder(&dir, "second");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&first, &link).unwrap();
+    let prompt = sup.prompt_for_path(&link).unwrap();
+    assert_eq!(prompt.chosen_path.as_deref(), Some(link.as_path()));
+    assert!(
+        prompt
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("is a link"))
+    );
+    // The link is re-pointed while the prompt is open.
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&second, &link).unwrap();
+    let err = sup
+        .answer_prompt(prompt.id, std::slice::from_ref(&a.spec.id), None)
+        .unwrap_err();
+    assert!(matches!(err, SupervisorError::FolderMoved { .. }), "{err}");
+    assert!(sup.folders().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_runs_only_after_its_command_is_approved() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let view = sup.add_server(fixture_draft("a")).unwrap();
+    assert!(!view.approved);
+    let err = sup.start(&view.spec.id).unwrap_err();
+    let SupervisorError::NeedsApproval { command_line } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(command_line, &view.command_line);
+    sup.approve_command(&view.spec.id, &view.command_line)
+        .unwrap();
+    sup.start(&view.spec.id).unwrap();
+    running(&sup.session_of(&view.spec.id).unwrap()).await;
+
+    // Editing the arguments stops it until the new command is approved.
+    let mut draft = view.spec.to_draft();
+    draft.args.push("--no-roots-on-init".into());
+    let edited = sup.update_server(&view.spec.id, draft).await.unwrap();
+    assert!(!edited.approved);
+    assert!(
+        matches!(edited.status, Status::Stopped { .. }),
+        "{:?}",
+        edited.status
+    );
+    assert!(matches!(
+        sup.start(&view.spec.id),
+        Err(SupervisorError::NeedsApproval { .. })
+    ));
+    sup.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_persists_and_enabled_servers_start_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = make_folder(&dir, "kept");
+    let (server, root) = {
+        let sup = open(&dir);
+        let view = sup.add_server(fixture_draft("kept server")).unwrap();
+        sup.approve_command(&view.spec.id, &view.command_line)
+            .unwrap();
+        let prompt = sup.prompt_for_path(&path).unwrap();
+        let folder = sup
+            .answer_prompt(
+                prompt.id,
+                std::slice::from_ref(&view.spec.id),
+                Some("Kept".into()),
+            )
+            .unwrap();
+        sup.shutdown().await;
+        (view.spec.id, folder.root.id)
+    };
+    let sup = open(&dir);
+    let servers = sup.servers();
+    assert_eq!(servers.len(), 1);
+    assert!(servers[0].approved, "the approval persisted");
+    let folders = sup.folders();
+    assert_eq!(folders[0].root.id, root);
+    assert_eq!(folders[0].root.name, "Kept");
+    assert_eq!(folders[0].servers, vec![server.clone()]);
+    assert!(folders[0].available);
+    sup.start_enabled();
+    let session = sup.session_of(&server).unwrap();
+    running(&session).await;
+    sup.shutdown().await;
+    assert!(matches!(session.status(), Status::Stopped { .. }));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vanished_folder_is_unavailable_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = make_folder(&dir, "will vanish");
+    {
+        let sup = open(&dir);
+        let view = sup.add_server(fixture_draft("s")).unwrap();
+        let prompt = sup.prompt_for_path(&path).unwrap();
+        sup.answer_prompt(prompt.id, &[view.spec.id], None).unwrap();
+    }
+    std::fs::remove_dir(&path).unwrap();
+    let sup = open(&dir);
+    let folder = &sup.folders()[0];
+    assert!(!folder.available);
+    assert_eq!(folder.servers.len(), 1, "the grant is kept");
+    let server = &sup.servers()[0].spec.id;
+    assert!(sup.store().shared_with(server).unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_settings_file_is_reported_with_where_it_went() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\"version\": 1, \"roots\": [").unwrap();
+    let sup = open(&dir);
+    let recovery = sup.recovery().expect("a recovery");
+    assert!(
+        recovery.message().contains("unreadable"),
+        "{}",
+        recovery.message()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&recovery.moved_to).unwrap(),
+        "{\"version\": 1, \"roots\": ["
+    );
+}

@@ -1,0 +1,38 @@
+//! Build script: Tauri's code generation, with an app manifest that lists
+//! every command, so each one gets its own `allow-<command>` permission and
+//! the capability file can grant exactly these and nothing else.
+
+/// Every command the webview may call. A command missing here cannot be
+/// granted; a command granted but missing fails the build.
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "list_folders",
+    "list_servers",
+    "pick_folders",
+    "open_prompts",
+    "answer_prompt",
+    "cancel_prompt",
+    "change_access",
+    "rename_folder",
+    "remove_folder",
+    "revoke",
+    "add_server",
+    "update_server",
+    "remove_server",
+    "approve_command",
+    "start_server",
+    "stop_server",
+    "restart_server",
+    "server_timeline",
+    "server_log",
+    "activity",
+    "templates",
+];
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri build script");
+}

@@ -1,0 +1,84 @@
+//! The TypeScript declarations of every type the webview receives, checked
+//! against the committed `ui/src/lib/bindings.ts`: the test fails when the
+//! Rust types and the committed file drift apart, and
+//! `UPDATE_BINDINGS=1 cargo test -p rootgate bindings` rewrites the file.
+//!
+//! Only declarations live here; no runtime code uses this module.
+
+use rootgate_core::consent::SharedRoot;
+use rootgate_core::folders::Warning;
+use rootgate_core::ids::{RootId, ServerId};
+use rootgate_core::roots::Root;
+use rootgate_core::servers::{ServerDraft, ServerSpec, Withdrawal};
+use rootgate_core::session::{LogLine, RunningInfo, Status};
+use rootgate_core::supervisor::{
+    Change, ConsentPrompt, FolderView, ServerChoice, ServerView, WarningView,
+};
+use rootgate_core::templates::ServerTemplate;
+use rootgate_core::timeline::{Entry, Event};
+use ts_rs::{Config, TS};
+
+use crate::AppInfo;
+use crate::bridge::Notice;
+use crate::error::{CommandError, ErrorCode};
+
+fn declarations() -> String {
+    // JSON numbers: the UI never sees integers beyond 2^53 (ids, counts,
+    // milliseconds), so `number` rather than ts-rs's default `bigint`.
+    let cfg = Config::new().with_large_int("number");
+    let decls = [
+        RootId::decl(&cfg),
+        ServerId::decl(&cfg),
+        Root::decl(&cfg),
+        SharedRoot::decl(&cfg),
+        Warning::decl(&cfg),
+        WarningView::decl(&cfg),
+        ServerChoice::decl(&cfg),
+        ConsentPrompt::decl(&cfg),
+        FolderView::decl(&cfg),
+        Withdrawal::decl(&cfg),
+        ServerDraft::decl(&cfg),
+        ServerSpec::decl(&cfg),
+        RunningInfo::decl(&cfg),
+        Status::decl(&cfg),
+        ServerView::decl(&cfg),
+        LogLine::decl(&cfg),
+        Event::decl(&cfg),
+        Entry::decl(&cfg),
+        Change::decl(&cfg),
+        ServerTemplate::decl(&cfg),
+        AppInfo::decl(&cfg),
+        Notice::decl(&cfg),
+        ErrorCode::decl(&cfg),
+        CommandError::decl(&cfg),
+        <serde_json::Value as TS>::decl(&cfg),
+    ];
+    let mut out = String::from(
+        "// Generated from the Rust types by src-tauri/src/bindings.rs; do not edit.\n\
+         // Regenerate with: UPDATE_BINDINGS=1 cargo test -p rootgate bindings\n\n",
+    );
+    for decl in decls {
+        out.push_str("export ");
+        out.push_str(&decl);
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+#[test]
+fn bindings_match_the_committed_file() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/bindings.ts");
+    let want = declarations();
+    if std::env::var_os("UPDATE_BINDINGS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "ui/src/lib/bindings.ts is out of date with the Rust types; regenerate it with \
+         UPDATE_BINDINGS=1 cargo test -p rootgate bindings"
+    );
+}

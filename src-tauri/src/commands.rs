@@ -1,0 +1,167 @@
+//! The commands the webview may call: each one line into the supervisor,
+//! traced with its error. Their permissions are listed in `build.rs` and
+//! granted in `capabilities/main.json`; none of them takes a path.
+//!
+//! What is not here: any logic. A command that needs more than one call
+//! into the core is a sign that the core lacks a method.
+
+use std::sync::Arc;
+
+use rootgate_core::ids::{RootId, ServerId};
+use rootgate_core::servers::ServerDraft;
+use rootgate_core::session::LogLine;
+use rootgate_core::supervisor::{ConsentPrompt, FolderView, ServerView, Supervisor};
+use rootgate_core::templates::ServerTemplate;
+use rootgate_core::timeline::Entry;
+use tauri::{AppHandle, State, WebviewWindow};
+use tracing::instrument;
+
+use crate::error::CommandError;
+use crate::{AppInfo, Shell};
+
+type Sup<'a> = State<'a, Arc<Supervisor>>;
+type Result<T> = std::result::Result<T, CommandError>;
+
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn app_info(shell: State<'_, Shell>) -> Result<AppInfo> {
+    Ok(shell.info())
+}
+
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn list_folders(sup: Sup<'_>) -> Result<Vec<FolderView>> {
+    Ok(sup.folders())
+}
+
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn list_servers(sup: Sup<'_>) -> Result<Vec<ServerView>> {
+    Ok(sup.servers())
+}
+
+/// Opens the native folder picker; returns one consent prompt per folder
+/// chosen (none when the picker was cancelled).
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub async fn pick_folders(
+    app: AppHandle,
+    window: WebviewWindow,
+    sup: Sup<'_>,
+) -> Result<Vec<ConsentPrompt>> {
+    crate::prompts_for(&sup, crate::picker::pick(&app, &window).await?)
+}
+
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn open_prompts(sup: Sup<'_>) -> Result<Vec<ConsentPrompt>> {
+    Ok(sup.open_prompts())
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn answer_prompt(
+    sup: Sup<'_>,
+    prompt: u64,
+    servers: Vec<ServerId>,
+    name: Option<String>,
+) -> Result<FolderView> {
+    Ok(sup.answer_prompt(prompt, &servers, name)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn cancel_prompt(sup: Sup<'_>, prompt: u64) -> Result<()> {
+    sup.cancel_prompt(prompt);
+    Ok(())
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn change_access(sup: Sup<'_>, root: RootId) -> Result<ConsentPrompt> {
+    Ok(sup.prompt_for_root(&root)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn rename_folder(sup: Sup<'_>, root: RootId, name: String) -> Result<FolderView> {
+    Ok(sup.rename_folder(&root, &name)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn remove_folder(sup: Sup<'_>, root: RootId) -> Result<()> {
+    Ok(sup.remove_folder(&root)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn revoke(sup: Sup<'_>, server: ServerId, root: RootId) -> Result<()> {
+    Ok(sup.revoke(&server, &root)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn add_server(sup: Sup<'_>, draft: ServerDraft) -> Result<ServerView> {
+    Ok(sup.add_server(draft)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn update_server(sup: Sup<'_>, id: ServerId, draft: ServerDraft) -> Result<ServerView> {
+    Ok(sup.update_server(&id, draft).await?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn remove_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
+    Ok(sup.remove_server(&id).await?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn approve_command(sup: Sup<'_>, id: ServerId, command_line: String) -> Result<ServerView> {
+    Ok(sup.approve_command(&id, &command_line)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn start_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
+    Ok(sup.start(&id)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn stop_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
+    Ok(sup.stop(&id).await?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn restart_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
+    Ok(sup.restart(&id)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn server_timeline(sup: Sup<'_>, id: ServerId) -> Result<Vec<Entry>> {
+    Ok(sup.timeline_of(&id))
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn server_log(sup: Sup<'_>, id: ServerId) -> Result<Vec<LogLine>> {
+    Ok(sup.log_of(&id)?)
+}
+
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn activity(sup: Sup<'_>) -> Result<Vec<Entry>> {
+    Ok(sup.activity())
+}
+
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn templates(shell: State<'_, Shell>) -> Result<Vec<ServerTemplate>> {
+    Ok(shell.templates())
+}

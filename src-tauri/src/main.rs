@@ -1,0 +1,239 @@
+//! Rootgate's desktop app: a thin Tauri shell over `rootgate-core`.
+//!
+//! The shell opens the window, the native folder picker and the tray of
+//! events; everything Rootgate decides is in the core's `Supervisor`, which
+//! each command calls in one line. Paths enter only through the picker, a
+//! drop on the window or the command line. Started as
+//! `rootgate --example-server`, the binary is instead the built-in example
+//! MCP server (our fixture server), so the example needs no second program.
+//!
+//! Not here: consent rules, settings, sessions (core); the UI (`ui/`).
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+#[cfg(test)]
+mod bindings;
+mod bridge;
+mod commands;
+mod error;
+mod picker;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use rootgate_core::session::SessionConfig;
+use rootgate_core::settings::SettingsFile;
+use rootgate_core::supervisor::{ConsentPrompt, ROOTS_ARE_ADVICE, Supervisor};
+use rootgate_core::templates::{ServerTemplate, templates};
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, Manager, RunEvent, Runtime, WindowEvent};
+
+use crate::error::{CommandError, ErrorCode};
+
+/// The flag that makes this binary the built-in example server.
+pub const EXAMPLE_SERVER_FLAG: &str = "--example-server";
+
+/// What the window shows about the app itself.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct AppInfo {
+    pub version: String,
+    pub settings_path: String,
+    /// Set when the settings file could not be trusted: where it went and
+    /// what was kept.
+    pub recovery: Option<String>,
+    pub roots_note: String,
+    /// Problems with folders given on the command line.
+    pub notices: Vec<String>,
+}
+
+/// The shell's own state: what `app_info` and `templates` return.
+pub struct Shell {
+    info: AppInfo,
+    example_command: String,
+}
+
+impl Shell {
+    pub fn info(&self) -> AppInfo {
+        self.info.clone()
+    }
+
+    pub fn templates(&self) -> Vec<ServerTemplate> {
+        templates(&self.example_command, &[EXAMPLE_SERVER_FLAG])
+    }
+}
+
+/// The picks file of the end-to-end tests' picker (see `picker`).
+#[cfg(feature = "e2e-picker")]
+pub struct E2ePicks(pub PathBuf);
+
+/// The command line: folders to offer for sharing, and test-only flags.
+#[derive(Default)]
+struct Cli {
+    folders: Vec<PathBuf>,
+    #[cfg(feature = "e2e-picker")]
+    e2e_picks: Option<PathBuf>,
+}
+
+fn parse_cli(args: Vec<OsString>) -> Result<Cli, String> {
+    let mut cli = Cli::default();
+    let mut args = args.into_iter();
+    // Not a `for` loop: an option's value is taken from the same iterator.
+    #[allow(clippy::while_let_on_iterator)]
+    while let Some(arg) = args.next() {
+        match arg.to_str() {
+            Some("--help" | "-h") => {
+                return Err("Usage: rootgate [FOLDER...]\n\nOpens Rootgate; each FOLDER is offered for sharing with a consent prompt.".into());
+            }
+            #[cfg(feature = "e2e-picker")]
+            Some("--e2e-picks") => {
+                cli.e2e_picks = Some(args.next().ok_or("--e2e-picks needs a FILE")?.into());
+            }
+            Some(flag) if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            _ => cli.folders.push(PathBuf::from(arg)),
+        }
+    }
+    Ok(cli)
+}
+
+/// Consent prompts for folders the person chose; folders that cannot be
+/// shared become an error when nothing else could be offered, and a notice
+/// otherwise, so one bad folder does not lose the good ones.
+pub fn prompts_for(
+    supervisor: &Supervisor,
+    paths: Vec<PathBuf>,
+) -> Result<Vec<ConsentPrompt>, CommandError> {
+    let (prompts, errors) = prompt_all(supervisor, paths);
+    match (prompts.is_empty(), errors.into_iter().next()) {
+        (true, Some(first)) => Err(CommandError::new(ErrorCode::Folder, first)),
+        _ => Ok(prompts),
+    }
+}
+
+fn prompt_all(supervisor: &Supervisor, paths: Vec<PathBuf>) -> (Vec<ConsentPrompt>, Vec<String>) {
+    let mut prompts = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        match supervisor.prompt_for_path(&path) {
+            Ok(prompt) => prompts.push(prompt),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    (prompts, errors)
+}
+
+/// Folders dropped on the window: each becomes a consent prompt.
+fn on_drop<R: Runtime>(app: &AppHandle<R>, paths: Vec<PathBuf>) {
+    let Some(supervisor) = app.try_state::<Arc<Supervisor>>() else {
+        return;
+    };
+    let (prompts, errors) = prompt_all(&supervisor, paths);
+    for error in errors {
+        bridge::notice(app, error);
+    }
+    if !prompts.is_empty() {
+        let _ = app.emit(bridge::PROMPTS, prompts);
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if args.first().and_then(|a| a.to_str()) == Some(EXAMPLE_SERVER_FLAG) {
+        return rootgate_fixture_server::main_with_args(args.into_iter().skip(1));
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = match parse_cli(args) {
+        Ok(cli) => cli,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rootgate: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    let example_command = std::env::current_exe()?.to_string_lossy().into_owned();
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .setup(move |app| {
+            let file = SettingsFile::default_location()?;
+            let supervisor = tauri::async_runtime::block_on(async {
+                Supervisor::open(file, SessionConfig::default())
+            })?;
+            let (_, notices) = prompt_all(&supervisor, cli.folders.clone());
+            let info = AppInfo {
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                settings_path: supervisor.settings_path().display().to_string(),
+                recovery: supervisor.recovery().map(|r| r.message()),
+                roots_note: ROOTS_ARE_ADVICE.to_owned(),
+                notices,
+            };
+            app.manage(Shell {
+                info,
+                example_command: example_command.clone(),
+            });
+            #[cfg(feature = "e2e-picker")]
+            if let Some(picks) = cli.e2e_picks.clone() {
+                app.manage(E2ePicks(picks));
+            }
+            bridge::forward(app.handle().clone(), &supervisor);
+            // Servers start in the background; the window does not wait.
+            supervisor.start_enabled();
+            app.manage(supervisor);
+            Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+                on_drop(window.app_handle(), paths.clone());
+            }
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::list_folders,
+            commands::list_servers,
+            commands::pick_folders,
+            commands::open_prompts,
+            commands::answer_prompt,
+            commands::cancel_prompt,
+            commands::change_access,
+            commands::rename_folder,
+            commands::remove_folder,
+            commands::revoke,
+            commands::add_server,
+            commands::update_server,
+            commands::remove_server,
+            commands::approve_command,
+            commands::start_server,
+            commands::stop_server,
+            commands::restart_server,
+            commands::server_timeline,
+            commands::server_log,
+            commands::activity,
+            commands::templates,
+        ])
+        .build(tauri::generate_context!())?;
+    app.run(|app, event| {
+        if let RunEvent::Exit = event
+            && let Some(supervisor) = app.try_state::<Arc<Supervisor>>()
+        {
+            // No server outlives the app: stop them all before exiting.
+            tauri::async_runtime::block_on(supervisor.shutdown());
+        }
+    });
+    Ok(())
+}

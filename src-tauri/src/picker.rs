@@ -1,0 +1,66 @@
+//! The folder picker: the native dialog, opened from Rust, so that a path
+//! enters Rootgate only by the person's own choice and never from the
+//! webview.
+//!
+//! With the `e2e-picker` cargo feature (end-to-end tests only; release
+//! builds never enable it) the picker instead answers with the next line of
+//! the file named by `--e2e-picks FILE`. This module does not check or
+//! share anything it returns: the supervisor does.
+
+use std::path::PathBuf;
+
+use tauri::{AppHandle, Runtime, WebviewWindow};
+
+use crate::error::{CommandError, ErrorCode};
+
+/// Opens the native folder picker over `window` and returns the folders
+/// chosen; an empty list when the person cancelled.
+#[cfg(not(feature = "e2e-picker"))]
+pub async fn pick<R: Runtime>(
+    _app: &AppHandle<R>,
+    window: &WebviewWindow<R>,
+) -> Result<Vec<PathBuf>, CommandError> {
+    use tauri_plugin_dialog::DialogExt;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    window
+        .dialog()
+        .file()
+        .set_parent(window)
+        .set_title("Choose folders to share")
+        .pick_folders(move |chosen| {
+            let _ = tx.send(chosen);
+        });
+    let chosen = rx.await.map_err(|_| {
+        CommandError::new(ErrorCode::Picker, "the folder picker closed unexpectedly")
+    })?;
+    Ok(chosen
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| p.into_path().ok())
+        .collect())
+}
+
+/// The end-to-end tests' picker: pops the first line of the picks file.
+/// An empty line or an empty file is a cancelled picker.
+#[cfg(feature = "e2e-picker")]
+pub async fn pick<R: Runtime>(
+    app: &AppHandle<R>,
+    _window: &WebviewWindow<R>,
+) -> Result<Vec<PathBuf>, CommandError> {
+    use tauri::Manager;
+    let file = app
+        .try_state::<crate::E2ePicks>()
+        .map(|s| s.0.clone())
+        .ok_or_else(|| CommandError::new(ErrorCode::Picker, "no --e2e-picks file was given"))?;
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default().to_owned();
+    let rest: Vec<&str> = lines.collect();
+    std::fs::write(&file, rest.join("\n"))
+        .map_err(|e| CommandError::new(ErrorCode::Picker, e.to_string()))?;
+    Ok(first
+        .split('\t')
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .collect())
+}
