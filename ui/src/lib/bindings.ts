@@ -1,0 +1,125 @@
+// Generated from the Rust types by src-tauri/src/bindings.rs; do not edit.
+// Regenerate with: UPDATE_BINDINGS=1 cargo test -p rootgate bindings
+
+export type RootId = string;
+
+export type ServerId = string;
+
+export type Root = { id: RootId, 
+/**
+ * The name servers are shown (the folder's name unless renamed).
+ */
+name: string, 
+/**
+ * The path as the person chose it.
+ */
+chosenPath: string, 
+/**
+ * The canonical real path it resolved to when it was added.
+ */
+realPath: string, addedAtMs: number, };
+
+export type SharedRoot = { root: RootId, 
+/**
+ * The RFC 8089 `file://` URI of the real path.
+ */
+uri: string, name: string, };
+
+export type Warning = { "kind": "filesystemRoot" } | { "kind": "homeFolder" } | { "kind": "insideSecrets", secret: string, } | { "kind": "holdsSecrets", names: Array<string>, } | { "kind": "symlink", chosen: string, real: string, } | { "kind": "nestedIn", root: string, } | { "kind": "contains", root: string, };
+
+export type WarningView = { message: string, } & ({ "kind": "filesystemRoot" } | { "kind": "homeFolder" } | { "kind": "insideSecrets", secret: string, } | { "kind": "holdsSecrets", names: Array<string>, } | { "kind": "symlink", chosen: string, real: string, } | { "kind": "nestedIn", root: string, } | { "kind": "contains", root: string, });
+
+export type ServerChoice = { id: ServerId, name: string, 
+/**
+ * Whether this server sees the folder now (always false for a new one).
+ */
+granted: boolean, };
+
+export type ConsentPrompt = { id: number, 
+/**
+ * Set when the prompt changes access to a folder already kept.
+ */
+root: RootId | null, name: string, 
+/**
+ * The canonical real path: what would be shared.
+ */
+realPath: string, 
+/**
+ * The path as chosen, when a symlink or `..` led elsewhere.
+ */
+chosenPath: string | null, warnings: Array<WarningView>, servers: Array<ServerChoice>, note: string, };
+
+export type FolderView = { available: boolean, 
+/**
+ * The servers that have a grant for it.
+ */
+servers: Array<ServerId>, id: RootId, 
+/**
+ * The name servers are shown (the folder's name unless renamed).
+ */
+name: string, 
+/**
+ * The path as the person chose it.
+ */
+chosenPath: string, 
+/**
+ * The canonical real path it resolved to when it was added.
+ */
+realPath: string, addedAtMs: number, };
+
+export type Withdrawal = "notify" | "restart";
+
+export type ServerDraft = { name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, };
+
+export type ServerSpec = { id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+/**
+ * The exact command line the person approved to run, if any. A server
+ * whose command line differs from it (new, or edited) does not start
+ * until the person approves the new one.
+ */
+approvedCommand: string | null, };
+
+export type RunningInfo = { pid: number, protocolVersion: string, serverName: string, serverVersion: string, capabilities: JsonValue, };
+
+export type Status = { "state": "stopped", lastExit: string | null, } | { "state": "starting" } | { "state": "running" } & RunningInfo | { "state": "stopping" } | { "state": "failed", reason: string, };
+
+export type ServerView = { commandLine: string, approved: boolean, status: Status, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+/**
+ * The exact command line the person approved to run, if any. A server
+ * whose command line differs from it (new, or edited) does not start
+ * until the person approves the new one.
+ */
+approvedCommand: string | null, };
+
+export type LogLine = { seq: number, atMs: number, text: string, };
+
+export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, };
+
+export type Entry = { 
+/**
+ * Grows across all servers: the merge key of the global view.
+ */
+seq: number, atMs: number, server: ServerId, event: Event, };
+
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, };
+
+export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
+
+export type AppInfo = { version: string, settingsPath: string, 
+/**
+ * Set when the settings file could not be trusted: where it went and
+ * what was kept.
+ */
+recovery: string | null, rootsNote: string, 
+/**
+ * Problems with folders given on the command line.
+ */
+notices: Array<string>, };
+
+export type Notice = { message: string, };
+
+export type ErrorCode = "folder" | "notFound" | "invalid" | "needsApproval" | "stale" | "settings" | "server" | "picker";
+
+export type CommandError = { code: ErrorCode, message: string, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
