@@ -46,11 +46,25 @@ if [ "$what" = test ] && ! command -v cargo-nextest >/dev/null; then
   cargo install --locked cargo-nextest >/dev/null
 fi
 
+digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# The UI: npm packages locked by ui/package-lock.json, built into ui/dist,
+# which the app embeds when it is compiled.
+if [ -f ui/package.json ]; then
+  want=$(digest ui/package.json ui/package-lock.json)
+  if [ "$(cat ui/node_modules/.rootgate-stamp 2>/dev/null)" != "$want" ]; then
+    say "installing the UI's npm packages"
+    (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" > ui/node_modules/.rootgate-stamp
+  fi
+  say "building the UI"
+  (cd ui && npm run --silent build)
+fi
+
 [ "$what" = test ] || exit 0
 
 # Test peers, locked: npm packages by package-lock.json, Python packages by a
 # full pin list. A stamp of the lock files' digest makes a rerun a no-op.
-digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
 peers=tests/peers
 want=$(digest "$peers/package.json" "$peers/package-lock.json")
 if [ "$(cat "$peers/node_modules/.rootgate-stamp" 2>/dev/null)" != "$want" ]; then

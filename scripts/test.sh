@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh test) and runs the whole test suite:
-# formatting, lints, and every Rust test (unit, in-memory protocol, and real
-# MCP servers from npm, PyPI and our own fixture as child processes).
+# formatting, lints, every Rust test (unit, in-memory protocol, and real MCP
+# servers from npm, PyPI and our own fixture as child processes), the UI's
+# type check and unit tests, and the end-to-end tests of the built app in a
+# real WebKit window under Xvfb.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh test
@@ -12,3 +14,9 @@ step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo nextest"
 cargo nextest run --workspace --locked --no-fail-fast
+step "UI: type check and unit tests"
+(cd ui && npm run --silent check && npm test --silent)
+if [ -f scripts/e2e.sh ]; then
+  step "end to end"
+  bash scripts/e2e.sh
+fi

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up what the app needs (scripts/setup.sh app: Debian packages, the UI's
+# npm packages) and starts Rootgate. Arguments are passed to the app: folders
+# given here are offered for sharing with a consent prompt.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/setup.sh app
+cargo run --release --locked -p rootgate -- "$@"
