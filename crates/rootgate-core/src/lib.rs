@@ -13,6 +13,7 @@
 pub mod consent;
 pub mod folders;
 pub mod ids;
+pub mod monitor;
 pub mod roots;
 pub mod servers;
 pub mod session;

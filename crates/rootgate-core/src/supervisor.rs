@@ -180,6 +180,11 @@ impl Supervisor {
             changes: broadcast::Sender::new(4096),
         });
         supervisor.check_availability();
+        if let Err(e) = crate::monitor::spawn(Arc::clone(&supervisor.store)) {
+            // Without events, availability is still checked at every start
+            // and when a folder is chosen again; say so in the log.
+            tracing::warn!("folders will not be watched for changes: {e}");
+        }
         for spec in supervisor.store.snapshot().servers {
             supervisor.ensure_session(&spec)?;
         }
@@ -215,10 +220,9 @@ impl Supervisor {
     /// were for the old real path).
     pub fn check_availability(&self) {
         for root in self.store.snapshot().roots {
-            let available = folders::check(&root.real_path)
-                .map(|f| f.real() == root.real_path)
-                .unwrap_or(false);
-            let _ = self.store.set_available(&root.id, available);
+            let _ = self
+                .store
+                .set_available(&root.id, crate::monitor::is_available(&root));
         }
     }
 

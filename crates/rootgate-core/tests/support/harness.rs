@@ -145,42 +145,7 @@ impl Harness {
         from: u64,
         want: impl Fn(&Event) -> bool,
     ) -> Entry {
-        let mut live = self.timeline.subscribe();
-        let found = |e: &Entry| &e.server == server && e.seq >= from && want(&e.event);
-        if let Some(e) = self
-            .timeline
-            .for_server(server)
-            .into_iter()
-            .find(|e| found(e))
-        {
-            return e;
-        }
-        let wait = async {
-            loop {
-                match live.recv().await {
-                    Ok(e) if found(&e) => return e,
-                    Ok(_) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        if let Some(e) = self
-                            .timeline
-                            .for_server(server)
-                            .into_iter()
-                            .find(|e| found(e))
-                        {
-                            return e;
-                        }
-                    }
-                    Err(e) => panic!("timeline closed: {e}"),
-                }
-            }
-        };
-        match tokio::time::timeout(WAIT, wait).await {
-            Ok(e) => e,
-            Err(_) => panic!(
-                "no matching timeline event for {server} within {WAIT:?}; timeline: {:#?}",
-                self.timeline.for_server(server)
-            ),
-        }
+        wait_timeline(&self.timeline, server, from, want).await
     }
 
     /// The sequence number the next timeline entry will get.
@@ -200,6 +165,52 @@ impl Harness {
                 }
                 _ => None,
             })
+    }
+}
+
+/// Waits for a timeline entry of `server`, at or after sequence `from`,
+/// that satisfies `want`; fails with the server's timeline printed.
+pub async fn wait_timeline(
+    timeline: &Timeline,
+    server: &ServerId,
+    from: u64,
+    want: impl Fn(&Event) -> bool,
+) -> Entry {
+    let mut live = timeline.subscribe();
+    let found = |e: &Entry| &e.server == server && e.seq >= from && want(&e.event);
+    if let Some(e) = timeline.for_server(server).into_iter().find(|e| found(e)) {
+        return e;
+    }
+    let wait = async {
+        loop {
+            match live.recv().await {
+                Ok(e) if found(&e) => return e,
+                Ok(_) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    if let Some(e) = timeline.for_server(server).into_iter().find(|e| found(e)) {
+                        return e;
+                    }
+                }
+                Err(e) => panic!("timeline closed: {e}"),
+            }
+        }
+    };
+    match tokio::time::timeout(WAIT, wait).await {
+        Ok(e) => e,
+        Err(_) => panic!(
+            "no matching timeline event for {server} within {WAIT:?}; timeline: {:#?}",
+            timeline.for_server(server)
+        ),
+    }
+}
+
+/// A predicate: a `roots/list` answer with exactly these URIs.
+pub fn answered_exactly(want: Vec<String>) -> impl Fn(&Event) -> bool {
+    move |e| match e {
+        Event::RootsAnswered { roots, .. } => {
+            roots.iter().map(|r| r.uri.clone()).collect::<Vec<_>>() == want
+        }
+        _ => false,
     }
 }
 
