@@ -15,6 +15,8 @@ mod bindings;
 mod bridge;
 mod commands;
 mod error;
+#[cfg(test)]
+mod permissions;
 mod picker;
 
 use std::ffi::OsString;

@@ -4,9 +4,11 @@
 //!
 //! The actor owns the child process and the connection; the [`Session`]
 //! handle is cheap to clone and talks to it over a channel. Status is
-//! published on a `watch`, stderr goes to a bounded [`StderrLog`] and every
-//! protocol step to the shared [`Timeline`]. Failures are seen when the
-//! process exits or the connection closes, never by polling.
+//! published on a `watch`, stderr goes to a bounded [`StderrLog`], every
+//! protocol step to the shared [`Timeline`], and the server's logging
+//! notifications to [`Session::subscribe_server_messages`] (they are not in
+//! the timeline). Failures are seen when the process exits or the connection
+//! closes, never by polling.
 //!
 //! What is not here: which roots a server may see (the store computes that
 //! from consent and hands the actor a `watch::Receiver`), rmcp's deprecated
@@ -27,7 +29,7 @@ use serde::Serialize;
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::consent::{SharedRoot, SharedRoots};
@@ -36,8 +38,13 @@ use crate::servers::{ServerSpec, Withdrawal};
 use crate::timeline::{Event, Timeline};
 use notify::{Decision, NotifyGate};
 use process::ExitWatch;
+pub use protocol::ServerMessage;
 use protocol::{HandlerEvent, RootsClient};
 pub use stderr_log::{LogLine, StderrLog};
+
+/// How many server messages a subscriber may fall behind before it is told
+/// it lagged (and misses the oldest).
+pub const SERVER_MESSAGE_BUFFER: usize = 256;
 
 /// Protocol versions with the `initialize` lifecycle that Rootgate speaks.
 /// A server answering with anything else is disconnected, as the lifecycle
@@ -139,6 +146,7 @@ pub struct Session {
     commands: mpsc::UnboundedSender<Command>,
     status: watch::Receiver<Status>,
     stderr: Arc<StderrLog>,
+    messages: broadcast::Sender<ServerMessage>,
     config: SessionConfig,
 }
 
@@ -155,6 +163,7 @@ impl Session {
         let (commands, rx) = mpsc::unbounded_channel();
         let (status_tx, status) = watch::channel(Status::Stopped { last_exit: None });
         let stderr = Arc::new(StderrLog::default());
+        let messages = broadcast::Sender::new(SERVER_MESSAGE_BUFFER);
         let actor = Actor {
             server: server.clone(),
             commands: rx,
@@ -162,6 +171,7 @@ impl Session {
             roots,
             timeline,
             stderr: Arc::clone(&stderr),
+            messages: messages.clone(),
             config,
         };
         tokio::spawn(actor.run());
@@ -170,6 +180,7 @@ impl Session {
             commands,
             status,
             stderr,
+            messages,
             config,
         }
     }
@@ -225,6 +236,15 @@ impl Session {
         &self.stderr
     }
 
+    /// The server's `notifications/message` (logging) notifications from
+    /// now on, across restarts, in the order the server sent them. A message
+    /// the server sent after receiving a `roots/list` answer arrives after
+    /// the actor has taken note of that answer. A subscriber more than
+    /// [`SERVER_MESSAGE_BUFFER`] messages behind gets `Lagged`.
+    pub fn subscribe_server_messages(&self) -> broadcast::Receiver<ServerMessage> {
+        self.messages.subscribe()
+    }
+
     /// The rmcp peer of the running server, to make requests to it.
     pub async fn peer(&self) -> Option<Peer<RoleClient>> {
         let (tx, rx) = oneshot::channel();
@@ -274,6 +294,7 @@ struct Actor {
     roots: watch::Receiver<SharedRoots>,
     timeline: Arc<Timeline>,
     stderr: Arc<StderrLog>,
+    messages: broadcast::Sender<ServerMessage>,
     config: SessionConfig,
 }
 
@@ -444,14 +465,17 @@ impl Actor {
             .map(|i| i.protocol_version.to_string())
             .unwrap_or_default();
         let cancel = running.cancellation_token();
-        let (quit_tx, mut quit) = oneshot::channel();
+        // A flag rather than a oneshot: both the running phase and the
+        // shutdown wait for the service to end, and either may see it first.
+        let (quit_tx, mut quit) = watch::channel(false);
         tokio::spawn(async move {
-            let _ = quit_tx.send(running.waiting().await);
+            let _ = running.waiting().await;
+            let _ = quit_tx.send(true);
         });
         let close_stdin = |cancel: rmcp::service::RunningServiceCancellationToken,
-                           quit: oneshot::Receiver<_>| async move {
+                           mut quit: watch::Receiver<bool>| async move {
             cancel.cancel();
-            let _ = quit.await;
+            let _ = quit.wait_for(|ended| *ended).await;
         };
 
         if !SUPPORTED_VERSIONS.contains(&protocol_version.as_str()) {
@@ -554,13 +578,17 @@ impl Actor {
         peer: &Peer<RoleClient>,
         events: &mut mpsc::UnboundedReceiver<HandlerEvent>,
         exit: &mut ExitWatch,
-        quit: &mut oneshot::Receiver<Result<rmcp::service::QuitReason, tokio::task::JoinError>>,
+        quit: &mut watch::Receiver<bool>,
     ) -> Ending {
         let mut gate = NotifyGate::after_initialized(self.config.notify_hold, Instant::now());
         let mut hold_until: Option<Instant> = None;
         let mut last_given: Option<Arc<[SharedRoot]>> = None;
         loop {
+            // Biased, in this order: the person's commands are never starved,
+            // and everything the server said before it went away (answers,
+            // messages) is recorded before its exit or closed output is.
             let decision = tokio::select! {
+                biased;
                 command = self.commands.recv() => match command {
                     None => return Ending::Quit(None),
                     Some(Command::Shutdown(done)) => return Ending::Quit(Some(done)),
@@ -599,6 +627,12 @@ impl Actor {
                         self.record(Event::RequestRefused { method: method.to_owned() });
                         Decision::Idle
                     }
+                    HandlerEvent::Message(message) => {
+                        // Nobody listening is normal (the app does not show
+                        // these yet).
+                        let _ = self.messages.send(message);
+                        Decision::Idle
+                    }
                 },
                 _ = sleep_until(hold_until), if hold_until.is_some() => {
                     hold_until = None;
@@ -606,7 +640,7 @@ impl Actor {
                     gate.on_deadline(current, Instant::now())
                 }
                 _ = exit.exited() => return Ending::Exited,
-                _ = &mut *quit => return Ending::Closed,
+                _ = quit.wait_for(|ended| *ended) => return Ending::Closed,
             };
             match decision {
                 Decision::Send => {
@@ -702,6 +736,67 @@ mod tests {
                 name: "n".into(),
             })
             .collect()
+    }
+
+    /// A stdio "server" in plain sh: answers `initialize`, asks
+    /// `roots/list`, and once answered sends one logging notification.
+    const SH_LOGGING_SERVER: &str = r#"
+IFS= read -r line
+id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{}},"serverInfo":{"name":"sh","version":"0"}}}\n' "$id"
+IFS= read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"roots/list"}'
+IFS= read -r line
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"sh","data":{"event":"ack","n":1}}}'
+exec cat >/dev/null
+"#;
+
+    #[tokio::test]
+    async fn server_messages_reach_subscribers_after_the_answer_they_follow() {
+        use crate::servers::ServerDraft;
+        use crate::settings::SettingsFile;
+        use crate::store::Store;
+
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = Store::open(SettingsFile::at(dir.path().join("settings.json"))).unwrap();
+        let spec = store
+            .add_server(ServerDraft {
+                name: "sh".into(),
+                command: "/bin/sh".into(),
+                args: vec!["-c".into(), SH_LOGGING_SERVER.into()],
+                ..Default::default()
+            })
+            .unwrap();
+        let timeline = Arc::new(Timeline::default());
+        let session = Session::spawn(
+            spec.id.clone(),
+            store.subscribe(&spec.id).unwrap(),
+            Arc::clone(&timeline),
+            SessionConfig::default(),
+        );
+        let mut messages = session.subscribe_server_messages();
+        session.start(spec.clone());
+        let message = tokio::time::timeout(Duration::from_secs(20), messages.recv())
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "no server message in time: {:#?}",
+                    timeline.for_server(&spec.id)
+                )
+            })
+            .unwrap();
+        assert_eq!(message.level, "warning");
+        assert_eq!(message.logger.as_deref(), Some("sh"));
+        assert_eq!(message.data, serde_json::json!({"event": "ack", "n": 1}));
+        assert!(session.status().is_running());
+        assert!(
+            timeline
+                .for_server(&spec.id)
+                .iter()
+                .any(|e| matches!(e.event, Event::RootsAnswered { .. })),
+            "the answer the message follows is recorded first"
+        );
+        session.shutdown().await;
     }
 
     #[test]

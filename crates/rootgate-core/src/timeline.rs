@@ -56,6 +56,15 @@ pub enum Event {
     Exited { status: String, expected: bool },
     /// The session failed; `reason` says what a person can do.
     Failed { reason: String },
+    /// The server stopped unexpectedly and will be started again after
+    /// `delay_ms` (attempt `attempt` of `of`).
+    RestartScheduled {
+        attempt: u32,
+        of: u32,
+        delay_ms: u64,
+    },
+    /// The server kept failing; Rootgate stopped restarting it.
+    GaveUp { attempts: u32 },
 }
 
 /// One timeline entry.

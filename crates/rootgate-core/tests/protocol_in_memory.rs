@@ -347,3 +347,49 @@ async fn notify_list_changed_sends_the_bare_notification() {
         "unexpected members in {message}"
     );
 }
+
+#[tokio::test]
+async fn logging_messages_are_passed_on_after_the_answer_they_follow() {
+    let h = Harness::new();
+    let server = store_with_server(&h);
+    let (mut fake, _client, mut events) = connect(&h, &server).await;
+
+    // A bench server acknowledges each list it receives with a logging
+    // notification; the answer must reach the actor before the message.
+    fake.ask(0, "roots/list").await;
+    let data = json!({"event": "roots_ack", "seq": 1, "count": 0, "first_uri": null});
+    fake.send(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "logger": "bench", "data": data}
+    }))
+    .await;
+    assert!(matches!(
+        next_event(&mut events).await,
+        HandlerEvent::Answered { .. }
+    ));
+    match next_event(&mut events).await {
+        HandlerEvent::Message(message) => {
+            assert_eq!(message.level, "info");
+            assert_eq!(message.logger.as_deref(), Some("bench"));
+            assert_eq!(message.data, data);
+        }
+        other => panic!("expected Message, got {other:?}"),
+    }
+
+    // `data` may be any JSON value and `logger` may be missing.
+    fake.send(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "emergency", "data": "disk on fire"}
+    }))
+    .await;
+    match next_event(&mut events).await {
+        HandlerEvent::Message(message) => {
+            assert_eq!(message.level, "emergency");
+            assert_eq!(message.logger, None);
+            assert_eq!(message.data, json!("disk on fire"));
+        }
+        other => panic!("expected Message, got {other:?}"),
+    }
+}

@@ -93,7 +93,7 @@ approvedCommand: string | null, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 
-export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, };
+export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
 
 export type Entry = { 
 /**

@@ -1,9 +1,11 @@
 //! The MCP side of a session: the client rmcp runs for one server, which
-//! declares roots, answers `roots/list` from the server's shared list, and
-//! sends `notifications/roots/list_changed`.
+//! declares roots, answers `roots/list` from the server's shared list,
+//! sends `notifications/roots/list_changed`, and passes the server's
+//! `notifications/message` (logging) notifications on to the actor.
 //!
-//! This is the one module that touches rmcp's roots API, which rmcp marks
-//! deprecated because the 2026-07-28 revision deprecates roots (SEP-2577).
+//! This is the one module that touches rmcp's roots and logging API, which
+//! rmcp marks deprecated because the 2026-07-28 revision deprecates both
+//! (SEP-2577).
 //! Rootgate speaks the legacy lifecycle on purpose: almost every server in
 //! the wild does, and roots stay in force until at least mid-2027. So the
 //! protocol version is pinned to 2025-11-25 here, not left to rmcp's default
@@ -15,9 +17,9 @@
 //! It does not decide when to notify or restart (that is the actor).
 #![expect(
     deprecated,
-    reason = "roots are deprecated by SEP-2577 but remain the way legacy-era \
-              servers learn their folders; every use of the deprecated rmcp API \
-              is kept in this one module"
+    reason = "roots and logging are deprecated by SEP-2577 but remain the way \
+              legacy-era servers learn their folders and report what they did; \
+              every use of the deprecated rmcp API is kept in this one module"
 )]
 
 use std::sync::Arc;
@@ -26,9 +28,11 @@ use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestMethod, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCreateRequestMethod,
-    ErrorData, Implementation, ListRootsResult, ProtocolVersion, Root, RootsCapabilities,
+    ErrorData, Implementation, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    ProtocolVersion, Root, RootsCapabilities,
 };
-use rmcp::service::{Peer, RequestContext, RoleClient, ServiceError};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, ServiceError};
+use serde::Serialize;
 use tokio::sync::{mpsc, watch};
 
 use crate::consent::{SharedRoot, SharedRoots};
@@ -49,6 +53,42 @@ pub enum HandlerEvent {
     /// The server sent a request this client does not offer; it got the
     /// JSON-RPC "method not found" error.
     Refused { method: &'static str },
+    /// The server sent a `notifications/message` (logging) notification.
+    Message(ServerMessage),
+}
+
+/// A `notifications/message` (logging) notification from a server, without
+/// rmcp's types: what the session hands its subscribers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerMessage {
+    /// The severity as the protocol spells it: "debug", "info", "notice",
+    /// "warning", "error", "critical", "alert" or "emergency".
+    pub level: &'static str,
+    /// The logger name the server gave, if any.
+    pub logger: Option<String>,
+    /// The message's `data`, as the server sent it (any JSON value).
+    pub data: serde_json::Value,
+}
+
+impl From<LoggingMessageNotificationParam> for ServerMessage {
+    fn from(params: LoggingMessageNotificationParam) -> Self {
+        let level = match params.level {
+            LoggingLevel::Debug => "debug",
+            LoggingLevel::Info => "info",
+            LoggingLevel::Notice => "notice",
+            LoggingLevel::Warning => "warning",
+            LoggingLevel::Error => "error",
+            LoggingLevel::Critical => "critical",
+            LoggingLevel::Alert => "alert",
+            LoggingLevel::Emergency => "emergency",
+        };
+        ServerMessage {
+            level,
+            logger: params.logger,
+            data: params.data,
+        }
+    }
 }
 
 /// The rmcp client handler of one session.
@@ -126,6 +166,16 @@ impl ClientHandler for RootsClient {
         // person was asked, so the honest answer is that we do not offer it.
         self.refuse("elicitation/create");
         Err(ErrorData::method_not_found::<ElicitationCreateRequestMethod>())
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        // Passed on through the same channel as the answers, so a message a
+        // server sends after receiving an answer reaches the actor after it.
+        let _ = self.events.send(HandlerEvent::Message(params.into()));
     }
 }
 

@@ -217,7 +217,7 @@ pub fn answered_exactly(want: Vec<String>) -> impl Fn(&Event) -> bool {
 pub async fn running(session: &Session) -> Status {
     let status = session
         .wait_for(WAIT, |s| {
-            !matches!(s, Status::Starting | Status::Stopped { .. })
+            matches!(s, Status::Running(_) | Status::Failed { .. })
         })
         .await;
     assert!(status.is_running(), "server did not start: {status:?}");
