@@ -12,7 +12,7 @@
 //! This module does not persist grants (that is `settings`) and does not ask
 //! the person anything (that is the app's consent prompt).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -106,7 +106,10 @@ impl SharedRoots {
 pub struct ConsentIndex<'a> {
     roots: &'a [Root],
     uris: Vec<Option<String>>,
-    by_server: HashMap<&'a ServerId, HashSet<(&'a RootId, &'a Path)>>,
+    /// Per server, the real path each granted root was granted for. Keyed
+    /// by id only: hashing paths component by component cost more than
+    /// everything else in a change with many roots.
+    by_server: HashMap<&'a ServerId, HashMap<&'a RootId, &'a Path>>,
 }
 
 impl<'a> ConsentIndex<'a> {
@@ -115,12 +118,12 @@ impl<'a> ConsentIndex<'a> {
             .iter()
             .map(|root| uri::path_to_uri(&root.real_path).ok().map(String::from))
             .collect();
-        let mut by_server: HashMap<&ServerId, HashSet<(&RootId, &Path)>> = HashMap::new();
+        let mut by_server: HashMap<&ServerId, HashMap<&RootId, &Path>> = HashMap::new();
         for g in grants {
             by_server
                 .entry(&g.server)
                 .or_default()
-                .insert((&g.root, g.real_path.as_path()));
+                .insert(&g.root, g.real_path.as_path());
         }
         ConsentIndex {
             roots,
@@ -143,7 +146,7 @@ impl<'a> ConsentIndex<'a> {
         self.roots
             .iter()
             .zip(&self.uris)
-            .filter(|(root, _)| granted.contains(&(&root.id, root.real_path.as_path())))
+            .filter(|(root, _)| granted.get(&root.id) == Some(&root.real_path.as_path()))
             .filter(|(root, _)| is_available(&root.id))
             .filter_map(|(root, uri)| {
                 Some(SharedRoot {

@@ -58,11 +58,10 @@ impl Settings {
     /// Drops grants whose server or root no longer exists, so the file never
     /// carries consent for something the person cannot see in the app.
     pub fn prune_dangling_grants(&mut self) {
-        let roots = &self.roots;
-        let servers = &self.servers;
-        self.grants.retain(|g| {
-            roots.iter().any(|r| r.id == g.root) && servers.iter().any(|s| s.id == g.server)
-        });
+        let roots: std::collections::HashSet<_> = self.roots.iter().map(|r| &r.id).collect();
+        let servers: std::collections::HashSet<_> = self.servers.iter().map(|s| &s.id).collect();
+        self.grants
+            .retain(|g| roots.contains(&g.root) && servers.contains(&g.server));
     }
 }
 
