@@ -196,6 +196,16 @@ impl ServerSpec {
         parts.extend(self.args.iter().map(|a| shell_quote(a)));
         parts.join(" ")
     }
+
+    /// The command line with environment values hidden, for places that
+    /// keep or show it beyond the approval prompt (the timeline, the
+    /// activity view): environment variables are where API keys live.
+    pub fn masked_command_line(&self) -> String {
+        let mut parts: Vec<String> = self.env.keys().map(|k| format!("{k}=…")).collect();
+        parts.push(shell_quote(&self.command));
+        parts.extend(self.args.iter().map(|a| shell_quote(a)));
+        parts.join(" ")
+    }
 }
 
 /// Quotes a word for a POSIX shell only when it needs it.
@@ -273,5 +283,9 @@ mod tests {
         let mut spec = draft().validate(ServerId::generate(), []).unwrap();
         spec.env.insert("TOKEN".into(), "a b".into());
         assert_eq!(spec.command_line(), "TOKEN='a b' node server.js '/my dir'");
+        assert_eq!(
+            spec.masked_command_line(),
+            "TOKEN=… node server.js '/my dir'"
+        );
     }
 }

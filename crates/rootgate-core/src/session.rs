@@ -376,7 +376,7 @@ impl Actor {
     async fn run_connection(&mut self, spec: &ServerSpec) -> Next {
         self.status.send_replace(Status::Starting);
         self.record(Event::Starting {
-            command_line: spec.command_line(),
+            command_line: spec.masked_command_line(),
         });
         let spawned = match process::spawn(spec) {
             Ok(spawned) => spawned,

@@ -203,6 +203,10 @@ struct PendingPrompt {
 /// Everything Rootgate is doing, behind the app's commands.
 pub struct Supervisor {
     me: Weak<Supervisor>,
+    /// The runtime the supervisor was opened on: sessions and timers are
+    /// spawned there even when a method is called from a thread outside it
+    /// (the app's synchronous commands run on the UI thread).
+    runtime: tokio::runtime::Handle,
     store: Arc<Store>,
     timeline: Arc<Timeline>,
     config: SessionConfig,
@@ -239,8 +243,10 @@ impl Supervisor {
     ) -> Result<Arc<Supervisor>, SupervisorError> {
         let (store, recovery) = Store::open(file)?;
         let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
+        let runtime = tokio::runtime::Handle::current();
         let supervisor = Arc::new_cyclic(|me| Supervisor {
             me: me.clone(),
+            runtime,
             store: Arc::new(store),
             timeline: Arc::new(Timeline::default()),
             config,
@@ -313,6 +319,7 @@ impl Supervisor {
     /// The session of `spec`, made (idle) if it does not exist yet, with
     /// its status and stderr forwarded as changes.
     fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError> {
+        let _runtime = self.runtime.enter();
         let mut sessions = lock(&self.sessions);
         if let Some(session) = sessions.get(&spec.id) {
             return Ok(session.clone());
@@ -354,6 +361,7 @@ impl Supervisor {
     /// Restart bookkeeping on every status change: note when a run began,
     /// and schedule a restart of an enabled, approved server that failed.
     fn on_status(&self, id: &ServerId, status: &Status) {
+        let _runtime = self.runtime.enter();
         let mut restarts = lock(&self.restarts);
         let entry = restarts.entry(id.clone()).or_default();
         match status {
@@ -534,18 +542,37 @@ impl Supervisor {
         servers: &[ServerId],
         name: Option<String>,
     ) -> Result<FolderView, SupervisorError> {
-        let pending = lock(&self.prompts)
-            .1
-            .remove(&prompt)
-            .ok_or(SupervisorError::UnknownPrompt)?;
-        let now = folders::check(pending.folder.chosen())?;
-        if now.real() != pending.folder.real() {
-            return Err(SupervisorError::FolderMoved {
-                shown: pending.folder.real().to_path_buf(),
-                now: now.real().to_path_buf(),
-            });
-        }
-        let root = match &pending.root {
+        let (chosen, shown_real, kept) = {
+            let prompts = lock(&self.prompts);
+            let pending = prompts
+                .1
+                .get(&prompt)
+                .ok_or(SupervisorError::UnknownPrompt)?;
+            (
+                pending.folder.chosen().to_path_buf(),
+                pending.folder.real().to_path_buf(),
+                pending.root.clone(),
+            )
+        };
+        // The folder is checked again: what is shared must be what was
+        // shown. If it now fails or leads elsewhere, the prompt closes and
+        // the person chooses again; if saving fails, the prompt stays open
+        // so the answer can be given again.
+        let now = match folders::check(&chosen) {
+            Ok(now) if now.real() == shown_real => now,
+            Ok(now) => {
+                self.cancel_prompt(prompt);
+                return Err(SupervisorError::FolderMoved {
+                    shown: shown_real,
+                    now: now.real().to_path_buf(),
+                });
+            }
+            Err(e) => {
+                self.cancel_prompt(prompt);
+                return Err(e.into());
+            }
+        };
+        let root = match &kept {
             Some(id) => {
                 if let Some(name) = name.filter(|n| !n.trim().is_empty()) {
                     self.store.rename_root(id, &name)?;
@@ -556,6 +583,7 @@ impl Supervisor {
         };
         self.store.set_grants(&root, servers)?;
         let _ = self.store.set_available(&root, true);
+        self.cancel_prompt(prompt);
         self.folder(&root)
     }
 

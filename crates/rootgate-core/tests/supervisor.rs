@@ -228,3 +228,41 @@ async fn a_damaged_settings_file_is_reported_with_where_it_went() {
         "{\"version\": 1, \"roots\": ["
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn methods_work_from_a_thread_outside_the_runtime() {
+    // The app's synchronous commands run on the UI thread, which is not a
+    // runtime thread; adding and starting a server there must still work.
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let from_ui_thread = Arc::clone(&sup);
+    let id = std::thread::spawn(move || {
+        let view = from_ui_thread.add_server(fixture_draft("ui")).unwrap();
+        from_ui_thread
+            .approve_command(&view.spec.id, &view.command_line)
+            .unwrap();
+        from_ui_thread.start(&view.spec.id).unwrap();
+        view.spec.id
+    })
+    .join()
+    .expect("no panic outside the runtime");
+    running(&sup.session_of(&id).unwrap()).await;
+    sup.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_stays_open_when_saving_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let prompt = sup.prompt_for_path(&make_folder(&dir, "p")).unwrap();
+    // Put a file where the settings folder is, so the save fails.
+    let cfg = dir.path().join("config");
+    std::fs::remove_dir_all(&cfg).ok();
+    std::fs::write(&cfg, "in the way").unwrap();
+    assert!(sup.answer_prompt(prompt.id, &[], None).is_err());
+    assert_eq!(sup.open_prompts().len(), 1, "the person can answer again");
+    std::fs::remove_file(&cfg).unwrap();
+    sup.answer_prompt(prompt.id, &[], None).unwrap();
+    assert!(sup.open_prompts().is_empty());
+    assert_eq!(sup.folders().len(), 1);
+}

@@ -1,0 +1,210 @@
+import { createRawSnippet, flushSync, mount, unmount } from "svelte";
+import { afterEach, describe, expect, it } from "vitest";
+import App from "../App.svelte";
+import { AppState } from "../lib/app.svelte";
+import { fakeBackend, folder, prompt, server, settle } from "../lib/testing";
+import VirtualList from "./VirtualList.svelte";
+
+let mounted: Record<string, unknown>[] = [];
+afterEach(() => {
+  for (const m of mounted) unmount(m);
+  mounted = [];
+  document.body.innerHTML = "";
+});
+
+function q(testid: string): HTMLElement | null {
+  return document.querySelector(`[data-testid="${testid}"]`);
+}
+function all(testid: string): HTMLElement[] {
+  return [...document.querySelectorAll<HTMLElement>(`[data-testid="${testid}"]`)];
+}
+
+describe("VirtualList", () => {
+  it("renders only the rows in view plus overscan", () => {
+    const items = Array.from({ length: 10_000 }, (_, i) => i);
+    const row = createRawSnippet((item: () => number) => ({
+      render: () => `<span data-testid="row">${item()}</span>`,
+    }));
+    mounted.push(
+      mount(VirtualList<number>, {
+        target: document.body,
+        props: { items, rowHeight: 20, overscan: 5, label: "numbers", row },
+      }),
+    );
+    flushSync();
+    const rows = all("row");
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.length).toBeLessThan(60);
+    expect(rows[0].textContent).toBe("0");
+  });
+});
+
+async function startApp(setup: (b: ReturnType<typeof fakeBackend>) => void = () => {}) {
+  const b = fakeBackend();
+  setup(b);
+  const app = new AppState(b.api, b.events);
+  mounted.push(mount(App, { target: document.body, props: { app, autostart: false } }));
+  await app.start();
+  flushSync();
+  return { app, ...b };
+}
+
+describe("the window", () => {
+  it("shows the first run and the empty folder list", async () => {
+    await startApp();
+    expect(q("first-run")).not.toBeNull();
+    expect(q("first-run-example")).not.toBeNull();
+    expect(q("empty-folders")).not.toBeNull();
+  });
+
+  it("lists folders with the servers that see them", async () => {
+    await startApp((b) => {
+      b.api.listServers.mockResolvedValue([server("s1", { name: "Files" })]);
+      b.api.listFolders.mockResolvedValue([
+        folder("r1", { name: "Photos", servers: ["s1"] }),
+        folder("r2", { name: "Notes", available: false }),
+      ]);
+    });
+    const rows = all("folder-row");
+    expect(rows.map((r) => r.dataset.rootId)).toEqual(["r1", "r2"]);
+    expect(rows[0].querySelector('[data-testid="folder-servers"]')?.textContent).toContain("Files");
+    expect(rows[1].querySelector('[data-testid="folder-servers"]')?.textContent).toContain("shared with no one");
+    expect(rows[1].textContent).toContain("unavailable");
+    expect(rows[0].querySelector('[data-testid="folder-path"]')?.textContent).toBe("/home/me/r1");
+    expect(q("first-run")).toBeNull();
+  });
+
+  it("asks consent with no server ticked, and shares with exactly the ticked one", async () => {
+    const { api } = await startApp((b) => {
+      b.api.openPrompts.mockResolvedValue([
+        prompt(7, {
+          name: "proj",
+          chosenPath: "/home/me/link",
+          warnings: [{ kind: "homeFolder", message: "This is your home folder." }],
+          servers: [
+            { id: "a", name: "A", granted: false },
+            { id: "b", name: "B", granted: false },
+          ],
+        }),
+      ]);
+      b.api.answerPrompt.mockResolvedValue(folder("r7"));
+    });
+    const dialog = q("consent-dialog");
+    expect(dialog?.getAttribute("role")).toBe("dialog");
+    expect(dialog?.getAttribute("aria-modal")).toBe("true");
+    expect(dialog?.textContent).toContain("Share “proj”?");
+    expect(q("consent-real-path")?.textContent).toBe("/home/me/folder7");
+    expect(q("consent-chosen-path")?.textContent).toContain("/home/me/link");
+    expect(all("consent-warning").map((w) => w.textContent?.trim())).toEqual(["This is your home folder."]);
+    expect(q("consent-note")?.textContent).toContain("tells a server where to work");
+    const boxes = all("consent-server") as HTMLInputElement[];
+    expect(boxes.map((b) => b.checked)).toEqual([false, false]);
+    expect(q("consent-share")?.textContent?.trim()).toBe("Keep without sharing");
+    boxes[1].click();
+    flushSync();
+    expect(q("consent-share")?.textContent?.trim()).toBe("Share");
+    q("consent-share")?.click();
+    await settle();
+    flushSync();
+    expect(api.answerPrompt).toHaveBeenCalledWith(7, ["b"], null);
+    expect(q("consent-dialog")).toBeNull();
+  });
+
+  it("ticks the current grants when changing access", async () => {
+    await startApp((b) => {
+      b.api.openPrompts.mockResolvedValue([
+        prompt(8, {
+          root: "r1",
+          servers: [
+            { id: "a", name: "A", granted: true },
+            { id: "b", name: "B", granted: false },
+          ],
+        }),
+      ]);
+    });
+    expect((all("consent-server") as HTMLInputElement[]).map((b) => b.checked)).toEqual([true, false]);
+  });
+
+  it("cancels consent with Escape", async () => {
+    const { api } = await startApp((b) => b.api.openPrompts.mockResolvedValue([prompt(9)]));
+    window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    await settle();
+    flushSync();
+    expect(api.cancelPrompt).toHaveBeenCalledWith(9);
+    expect(q("consent-dialog")).toBeNull();
+  });
+
+  it("shows a form error for an environment line without '='", async () => {
+    const { app, api } = await startApp();
+    app.show("servers");
+    flushSync();
+    q("add-server")?.click();
+    flushSync();
+    const set = (id: string, v: string) => {
+      const el = q(id) as HTMLInputElement | HTMLTextAreaElement;
+      el.value = v;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    set("server-name", "Mine");
+    set("server-command", "mine");
+    set("server-env", "TOKEN");
+    flushSync();
+    (q("server-form") as HTMLFormElement).requestSubmit();
+    flushSync();
+    expect(q("server-form-error")?.textContent).toContain("KEY=VALUE");
+    expect(api.addServer).not.toHaveBeenCalled();
+  });
+
+  it("shows server rows with their status", async () => {
+    const { app } = await startApp((b) =>
+      b.api.listServers.mockResolvedValue([
+        server("a", {
+          name: "Alpha",
+          status: {
+            state: "running",
+            pid: 3,
+            protocolVersion: "2025-11-25",
+            serverName: "alpha",
+            serverVersion: "1",
+            capabilities: {},
+          },
+        }),
+        server("b", { name: "Beta", approved: false, status: { state: "failed", reason: "no such file" } }),
+      ]),
+    );
+    app.show("servers");
+    flushSync();
+    const rows = all("server-row");
+    expect(rows.map((r) => r.dataset.serverId)).toEqual(["a", "b"]);
+    const status = (r: HTMLElement) => r.querySelector<HTMLElement>('[data-testid="server-status"]');
+    expect(status(rows[0])?.dataset.state).toBe("running");
+    expect(status(rows[0])?.textContent).toContain("running · alpha · protocol 2025-11-25");
+    expect(status(rows[1])?.textContent).toContain("no such file");
+    expect(rows[1].textContent).toContain("Needs approval");
+    const btn = (r: HTMLElement, id: string) => r.querySelector<HTMLButtonElement>(`[data-testid="${id}"]`);
+    expect(btn(rows[0], "server-start")?.disabled).toBe(true);
+    expect(btn(rows[0], "server-stop")?.disabled).toBe(false);
+    expect(btn(rows[1], "server-start")?.disabled).toBe(false);
+    btn(rows[1], "server-start")?.click();
+    flushSync();
+    expect(q("approval-command")?.textContent).toBe("/bin/srv");
+  });
+});
+
+describe("queued consent prompts", () => {
+  it("shows the next prompt, usable, after the first is cancelled", async () => {
+    const { api } = await startApp((b) => {
+      b.api.openPrompts.mockResolvedValue([prompt(1), prompt(2)]);
+      b.api.answerPrompt.mockResolvedValue(folder("r2"));
+    });
+    expect(q("consent-dialog")?.textContent).toContain("Folder 1 of 2");
+    q("consent-cancel")?.click();
+    await settle();
+    flushSync();
+    expect(q("consent-real-path")?.textContent).toBe("/home/me/folder2");
+    expect(q("consent-dialog")?.closest("[inert]")).toBeNull();
+    q("consent-share")?.click();
+    await settle();
+    expect(api.answerPrompt).toHaveBeenCalledWith(2, [], null);
+  });
+});

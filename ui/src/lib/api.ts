@@ -1,0 +1,117 @@
+// The only place that talks to the Rust side: one typed function per
+// command and one per event. Components import these, never `invoke`.
+// Argument names are camelCase; Tauri maps them to the commands' snake_case.
+
+import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
+import type {
+  AppInfo,
+  Change,
+  CommandError,
+  ConsentPrompt,
+  Entry,
+  ErrorCode,
+  FolderView,
+  LogLine,
+  Notice,
+  RootId,
+  ServerDraft,
+  ServerId,
+  ServerTemplate,
+  ServerView,
+} from "./bindings";
+
+export type { UnlistenFn };
+
+const CODES: readonly ErrorCode[] = [
+  "folder",
+  "notFound",
+  "invalid",
+  "needsApproval",
+  "stale",
+  "settings",
+  "server",
+  "picker",
+];
+
+/** Whatever a command rejected with, as a CommandError with plain words. */
+export function toCommandError(e: unknown): CommandError {
+  if (typeof e === "object" && e !== null && "message" in e) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    const text = typeof message === "string" && message.trim() !== "" ? message : "Something went wrong.";
+    const known = CODES.find((c) => c === code);
+    return { code: known ?? "server", message: text };
+  }
+  if (typeof e === "string" && e.trim() !== "") return { code: "server", message: e };
+  return { code: "server", message: "Something went wrong." };
+}
+
+/** A message fit to show: the first letter capitalised, a full stop at the end. */
+export function plainMessage(e: unknown): string {
+  const m = toCommandError(e).message.trim();
+  const capital = m.charAt(0).toUpperCase() + m.slice(1);
+  return /[.!?)]$/.test(capital) ? capital : `${capital}.`;
+}
+
+export function isCode(e: unknown, code: ErrorCode): boolean {
+  return toCommandError(e).code === code;
+}
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (e) {
+    throw toCommandError(e);
+  }
+}
+
+export const api = {
+  appInfo: () => call<AppInfo>("app_info"),
+  listFolders: () => call<FolderView[]>("list_folders"),
+  listServers: () => call<ServerView[]>("list_servers"),
+  /** Opens the native picker; an empty list means it was cancelled. */
+  pickFolders: () => call<ConsentPrompt[]>("pick_folders"),
+  openPrompts: () => call<ConsentPrompt[]>("open_prompts"),
+  answerPrompt: (prompt: number, servers: ServerId[], name: string | null) =>
+    call<FolderView>("answer_prompt", { prompt, servers, name }),
+  cancelPrompt: (prompt: number) => call<void>("cancel_prompt", { prompt }),
+  changeAccess: (root: RootId) => call<ConsentPrompt>("change_access", { root }),
+  renameFolder: (root: RootId, name: string) => call<FolderView>("rename_folder", { root, name }),
+  removeFolder: (root: RootId) => call<void>("remove_folder", { root }),
+  revoke: (server: ServerId, root: RootId) => call<void>("revoke", { server, root }),
+  addServer: (draft: ServerDraft) => call<ServerView>("add_server", { draft }),
+  updateServer: (id: ServerId, draft: ServerDraft) => call<ServerView>("update_server", { id, draft }),
+  removeServer: (id: ServerId) => call<void>("remove_server", { id }),
+  approveCommand: (id: ServerId, commandLine: string) =>
+    call<ServerView>("approve_command", { id, commandLine }),
+  startServer: (id: ServerId) => call<void>("start_server", { id }),
+  stopServer: (id: ServerId) => call<void>("stop_server", { id }),
+  restartServer: (id: ServerId) => call<void>("restart_server", { id }),
+  serverTimeline: (id: ServerId) => call<Entry[]>("server_timeline", { id }),
+  serverLog: (id: ServerId) => call<LogLine[]>("server_log", { id }),
+  activity: () => call<Entry[]>("activity"),
+  templates: () => call<ServerTemplate[]>("templates"),
+};
+
+export type Api = typeof api;
+
+export const EVENTS = {
+  changes: "rootgate://changes",
+  timeline: "rootgate://timeline",
+  prompts: "rootgate://prompts",
+  notice: "rootgate://notice",
+} as const;
+
+export const events = {
+  onChanges: (f: (changes: Change[]) => void) => listen<Change[]>(EVENTS.changes, (e) => f(e.payload)),
+  onTimeline: (f: (entries: Entry[]) => void) => listen<Entry[]>(EVENTS.timeline, (e) => f(e.payload)),
+  onPrompts: (f: (prompts: ConsentPrompt[]) => void) =>
+    listen<ConsentPrompt[]>(EVENTS.prompts, (e) => f(e.payload)),
+  onNotice: (f: (notice: Notice) => void) => listen<Notice>(EVENTS.notice, (e) => f(e.payload)),
+  /** Files dragged over the window (the drop itself is handled in Rust). */
+  onDragHover: (f: (hovering: boolean) => void) =>
+    getCurrentWebview().onDragDropEvent((e) => f(e.payload.type === "enter" || e.payload.type === "over")),
+};
+
+export type Events = typeof events;

@@ -1,0 +1,543 @@
+// The window's state and everything a person can do in it. Components read
+// the fields and call the methods; this is the only caller of `api`. State
+// changes arrive as events (no polling): a settings revision reloads the
+// lists, a status change updates one badge, log lines and timeline entries
+// are appended.
+
+import { getContext, setContext } from "svelte";
+import type {
+  AppInfo,
+  Change,
+  ConsentPrompt,
+  Entry,
+  FolderView,
+  LogLine,
+  RootId,
+  ServerDraft,
+  ServerId,
+  ServerTemplate,
+  ServerView,
+  Status,
+} from "./bindings";
+import { isCode, plainMessage, type Api, type Events, type UnlistenFn } from "./api";
+import { draftToForm, emptyForm, uniqueName, type ServerForm } from "./draft";
+import { appendNewer, mergeBySeq } from "./merge";
+
+export type View = "folders" | "servers" | "activity";
+
+export const MAX_LOG_LINES = 5_000;
+export const MAX_ACTIVITY = 20_000;
+export const MAX_TIMELINE = 20_000;
+
+export interface Toast {
+  id: number;
+  message: string;
+  tone: "error" | "info";
+}
+
+export interface ConfirmRequest {
+  title: string;
+  body: string;
+  ok: string;
+  danger: boolean;
+  resolve: (ok: boolean) => void;
+}
+
+export interface FormRequest {
+  /** The server being edited; null when adding one. */
+  id: ServerId | null;
+  initial: ServerForm;
+}
+
+const KEY = Symbol("rootgate-app");
+
+function replaceAt<T>(items: readonly T[], at: number, item: T): T[] {
+  const copy = [...items];
+  copy[at] = item;
+  return copy;
+}
+
+export function provideApp(app: AppState): void {
+  setContext(KEY, app);
+}
+
+export function useApp(): AppState {
+  return getContext<AppState>(KEY);
+}
+
+export class AppState {
+  view = $state<View>("folders");
+  /** The server whose detail is open in the Servers view. */
+  detail = $state<ServerId | null>(null);
+
+  info = $state.raw<AppInfo | null>(null);
+  recovery = $state<string | null>(null);
+  loaded = $state(false);
+
+  folders = $state.raw<FolderView[]>([]);
+  servers = $state.raw<ServerView[]>([]);
+  templates = $state.raw<ServerTemplate[]>([]);
+
+  /** Consent prompts waiting to be answered, shown one after another. */
+  prompts = $state.raw<ConsentPrompt[]>([]);
+  toasts = $state.raw<Toast[]>([]);
+
+  activity = $state.raw<Entry[]>([]);
+  /** The open server's timeline and stderr. */
+  timeline = $state.raw<Entry[]>([]);
+  log = $state.raw<LogLine[]>([]);
+  detailLoading = $state(false);
+
+  picking = $state(false);
+  dragHover = $state(false);
+
+  approval = $state.raw<ServerView | null>(null);
+  form = $state.raw<FormRequest | null>(null);
+  confirmRequest = $state.raw<ConfirmRequest | null>(null);
+  /** Servers with a start, stop or restart under way. */
+  busy = $state.raw<ReadonlySet<ServerId>>(new Set());
+
+  serverNames = $derived(new Map(this.servers.map((s) => [s.id, s.name])));
+  firstRun = $derived(this.loaded && this.servers.length === 0 && this.folders.length === 0);
+  detailServer = $derived(this.servers.find((s) => s.id === this.detail) ?? null);
+  dialogOpen = $derived(
+    this.prompts.length > 0 || this.approval !== null || this.form !== null || this.confirmRequest !== null,
+  );
+
+  private nextToast = 1;
+  private reloading = false;
+  private reloadAgain = false;
+  /** Counts status events, so a list fetched earlier does not undo a newer status. */
+  private statusEvents = 0;
+  private latestStatus = new Map<ServerId, { n: number; status: Status }>();
+  private unlisten: UnlistenFn[] = [];
+  private detailToken = 0;
+
+  constructor(
+    private api: Api,
+    private events: Events,
+  ) {}
+
+  // ----- startup -------------------------------------------------------
+
+  async start(): Promise<void> {
+    try {
+      await this.load();
+    } finally {
+      this.loaded = true;
+    }
+  }
+
+  private async load(): Promise<void> {
+    // Listen first, so nothing that happens while loading is missed.
+    const subscribe = (f: () => Promise<UnlistenFn>) => Promise.resolve().then(f);
+    const subscriptions = [
+      subscribe(() => this.events.onChanges((c) => this.onChanges(c))),
+      subscribe(() => this.events.onTimeline((e) => this.onTimeline(e))),
+      subscribe(() => this.events.onPrompts((p) => this.enqueuePrompts(p))),
+      subscribe(() => this.events.onNotice((n) => this.notify(n.message))),
+      subscribe(() => this.events.onDragHover((h) => (this.dragHover = h))),
+    ];
+    const settled = await Promise.allSettled(subscriptions);
+    for (const [i, s] of settled.entries()) {
+      if (s.status === "fulfilled") this.unlisten.push(s.value);
+      // The drop highlight is a nicety; the others are not.
+      else if (i < 4) this.notify(`Rootgate cannot follow changes as they happen: ${plainMessage(s.reason)}`);
+    }
+
+    const [info, , templates, activity, prompts] = await Promise.allSettled([
+      this.api.appInfo(),
+      // The lists are what the window shows first; the rest may follow.
+      this.reload().then(() => (this.loaded = true)),
+      this.api.templates(),
+      this.api.activity(),
+      this.api.openPrompts(),
+    ]);
+    if (info.status === "fulfilled") {
+      this.info = info.value;
+      this.recovery = info.value.recovery;
+      // Folders given on the command line that could not be offered.
+      for (const n of info.value.notices) this.notify(n);
+    } else {
+      this.notify(plainMessage(info.reason));
+    }
+    if (templates.status === "fulfilled") this.templates = templates.value;
+    if (activity.status === "fulfilled") this.activity = mergeBySeq(activity.value, this.activity, MAX_ACTIVITY);
+    if (prompts.status === "fulfilled") this.enqueuePrompts(prompts.value);
+    for (const r of [templates, activity, prompts]) {
+      if (r.status === "rejected") this.notify(plainMessage(r.reason));
+    }
+  }
+
+  stop(): void {
+    for (const u of this.unlisten) u();
+    this.unlisten = [];
+  }
+
+  /** Fetches folders and servers again; calls that overlap run once more, not twice. */
+  async reload(): Promise<void> {
+    if (this.reloading) {
+      this.reloadAgain = true;
+      return;
+    }
+    this.reloading = true;
+    try {
+      do {
+        this.reloadAgain = false;
+        const mark = this.statusEvents;
+        const [folders, servers] = await Promise.all([this.api.listFolders(), this.api.listServers()]);
+        this.folders = folders;
+        this.servers = servers.map((s) => {
+          const newer = this.latestStatus.get(s.id);
+          return newer && newer.n > mark ? { ...s, status: newer.status } : s;
+        });
+        if (this.detail !== null && !servers.some((s) => s.id === this.detail)) this.closeDetail();
+        if (this.approval && !servers.some((s) => s.id === this.approval?.id)) this.approval = null;
+      } while (this.reloadAgain);
+    } catch (e) {
+      this.notify(plainMessage(e));
+    } finally {
+      this.reloading = false;
+    }
+  }
+
+  // ----- events --------------------------------------------------------
+
+  onChanges(changes: Change[]): void {
+    let settings = false;
+    const statuses = new Map<ServerId, Status>();
+    const lines: LogLine[] = [];
+    for (const c of changes) {
+      switch (c.kind) {
+        case "settings":
+          settings = true;
+          break;
+        case "status":
+          this.statusEvents += 1;
+          this.latestStatus.set(c.server, { n: this.statusEvents, status: c.status });
+          statuses.set(c.server, c.status);
+          break;
+        case "log":
+          if (c.server === this.detail) lines.push(c.line);
+          break;
+      }
+    }
+    if (statuses.size > 0) {
+      this.servers = this.servers.map((s) => {
+        const status = statuses.get(s.id);
+        return status ? { ...s, status } : s;
+      });
+    }
+    if (lines.length > 0) this.log = appendNewer(this.log, lines, MAX_LOG_LINES);
+    if (settings) void this.reload();
+  }
+
+  onTimeline(entries: Entry[]): void {
+    if (entries.length === 0) return;
+    this.activity = appendNewer(this.activity, entries, MAX_ACTIVITY);
+    if (this.detail !== null) {
+      const mine = entries.filter((e) => e.server === this.detail);
+      if (mine.length > 0) this.timeline = appendNewer(this.timeline, mine, MAX_TIMELINE);
+    }
+  }
+
+  enqueuePrompts(prompts: ConsentPrompt[]): void {
+    const have = new Set(this.prompts.map((p) => p.id));
+    const fresh = prompts.filter((p) => !have.has(p.id));
+    if (fresh.length > 0) this.prompts = [...this.prompts, ...fresh];
+  }
+
+  // ----- toasts and confirmations ----------------------------------------
+
+  notify(message: string, tone: Toast["tone"] = "error"): void {
+    const text = message.trim();
+    if (text === "" || this.toasts.some((t) => t.message === text)) return;
+    this.toasts = [...this.toasts, { id: this.nextToast++, message: text, tone }].slice(-5);
+  }
+
+  dismiss(id: number): void {
+    this.toasts = this.toasts.filter((t) => t.id !== id);
+  }
+
+  confirm(request: Omit<ConfirmRequest, "resolve">): Promise<boolean> {
+    this.confirmRequest?.resolve(false);
+    return new Promise((resolve) => {
+      this.confirmRequest = {
+        ...request,
+        resolve: (ok) => {
+          this.confirmRequest = null;
+          resolve(ok);
+        },
+      };
+    });
+  }
+
+  // ----- navigation ----------------------------------------------------
+
+  show(view: View): void {
+    this.view = view;
+    if (view !== "servers") this.closeDetail();
+  }
+
+  async openDetail(id: ServerId): Promise<void> {
+    this.view = "servers";
+    this.detail = id;
+    this.timeline = [];
+    this.log = [];
+    this.detailLoading = true;
+    const token = ++this.detailToken;
+    const [timeline, log] = await Promise.allSettled([this.api.serverTimeline(id), this.api.serverLog(id)]);
+    if (token !== this.detailToken) return;
+    if (timeline.status === "fulfilled") this.timeline = mergeBySeq(timeline.value, this.timeline, MAX_TIMELINE);
+    else this.notify(plainMessage(timeline.reason));
+    if (log.status === "fulfilled") this.log = mergeBySeq(log.value, this.log, MAX_LOG_LINES);
+    else this.notify(plainMessage(log.reason));
+    this.detailLoading = false;
+  }
+
+  closeDetail(): void {
+    this.detailToken++;
+    this.detail = null;
+    this.timeline = [];
+    this.log = [];
+    this.detailLoading = false;
+  }
+
+  // ----- folders -------------------------------------------------------
+
+  async addFolder(): Promise<void> {
+    if (this.picking) return;
+    this.picking = true;
+    try {
+      // An empty answer is a cancelled picker: nothing changes.
+      this.enqueuePrompts(await this.api.pickFolders());
+    } catch (e) {
+      this.notify(plainMessage(e));
+    } finally {
+      this.picking = false;
+    }
+  }
+
+  async changeAccess(root: RootId): Promise<void> {
+    try {
+      this.enqueuePrompts([await this.api.changeAccess(root)]);
+    } catch (e) {
+      this.notify(plainMessage(e));
+    }
+  }
+
+  /** Answers the first prompt; whatever happens, the prompt is then closed. */
+  async answerPrompt(prompt: ConsentPrompt, servers: ServerId[], name: string | null): Promise<void> {
+    try {
+      const folder = await this.api.answerPrompt(prompt.id, servers, name);
+      this.upsertFolder(folder);
+    } catch (e) {
+      this.notify(plainMessage(e));
+    } finally {
+      this.prompts = this.prompts.filter((p) => p.id !== prompt.id);
+    }
+  }
+
+  async cancelPrompt(prompt: ConsentPrompt): Promise<void> {
+    this.prompts = this.prompts.filter((p) => p.id !== prompt.id);
+    try {
+      await this.api.cancelPrompt(prompt.id);
+    } catch {
+      // The prompt is gone either way.
+    }
+  }
+
+  /** Renames a folder; returns whether it worked. */
+  async renameFolder(root: RootId, name: string): Promise<boolean> {
+    try {
+      this.upsertFolder(await this.api.renameFolder(root, name));
+      return true;
+    } catch (e) {
+      this.notify(plainMessage(e));
+      return false;
+    }
+  }
+
+  async removeFolder(folder: FolderView): Promise<void> {
+    const ok = await this.confirm({
+      title: `Remove “${folder.name}”?`,
+      body:
+        folder.servers.length > 0
+          ? `It is withdrawn from every server at once (${folder.servers.length === 1 ? "1 server sees it" : `${folder.servers.length} servers see it`} now). The folder itself stays on your disk.`
+          : "It is withdrawn from every server at once. No server sees it now. The folder itself stays on your disk.",
+      ok: "Remove folder",
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await this.api.removeFolder(folder.id);
+      this.folders = this.folders.filter((f) => f.id !== folder.id);
+    } catch (e) {
+      this.notify(plainMessage(e));
+    }
+  }
+
+  async revoke(server: ServerId, root: RootId): Promise<void> {
+    try {
+      await this.api.revoke(server, root);
+      this.folders = this.folders.map((f) =>
+        f.id === root ? { ...f, servers: f.servers.filter((s) => s !== server) } : f,
+      );
+    } catch (e) {
+      this.notify(plainMessage(e));
+    }
+  }
+
+  private upsertFolder(folder: FolderView): void {
+    const at = this.folders.findIndex((f) => f.id === folder.id);
+    this.folders = at < 0 ? [...this.folders, folder] : replaceAt(this.folders, at, folder);
+  }
+
+  // ----- servers -------------------------------------------------------
+
+  private upsertServer(server: ServerView): ServerView {
+    // A status event newer than this answer wins.
+    const newer = this.latestStatus.get(server.id);
+    const view = newer ? { ...server, status: newer.status } : server;
+    const at = this.servers.findIndex((s) => s.id === server.id);
+    this.servers = at < 0 ? [...this.servers, view] : replaceAt(this.servers, at, view);
+    return view;
+  }
+
+  openAddForm(): void {
+    this.form = { id: null, initial: emptyForm() };
+  }
+
+  openTemplate(template: ServerTemplate): void {
+    const name = uniqueName(
+      template.draft.name,
+      this.servers.map((s) => s.name),
+    );
+    this.form = { id: null, initial: draftToForm({ ...template.draft, name }) };
+  }
+
+  openEditForm(server: ServerView): void {
+    this.form = { id: server.id, initial: draftToForm(server) };
+  }
+
+  closeForm(): void {
+    this.form = null;
+  }
+
+  /** Saves the form's draft; returns the error to show next to the form, or null. */
+  async saveServer(id: ServerId | null, draft: ServerDraft): Promise<string | null> {
+    try {
+      const saved = this.upsertServer(
+        id === null ? await this.api.addServer(draft) : await this.api.updateServer(id, draft),
+      );
+      this.form = null;
+      if (!saved.approved) this.approval = saved;
+      return null;
+    } catch (e) {
+      return plainMessage(e);
+    }
+  }
+
+  /** First run: adds the built-in example server and asks to approve it. */
+  async tryExample(): Promise<void> {
+    const example = this.templates.find((t) => t.id === "example");
+    if (!example) {
+      this.notify("The example server is not available in this build.");
+      return;
+    }
+    try {
+      const name = uniqueName(
+        example.draft.name,
+        this.servers.map((s) => s.name),
+      );
+      const added = this.upsertServer(await this.api.addServer({ ...example.draft, name }));
+      this.show("servers");
+      this.approval = added;
+    } catch (e) {
+      this.notify(plainMessage(e));
+    }
+  }
+
+  async removeServer(server: ServerView): Promise<void> {
+    const shared = this.folders.filter((f) => f.servers.includes(server.id)).length;
+    const ok = await this.confirm({
+      title: `Remove “${server.name}”?`,
+      body:
+        (server.status.state === "stopped" || server.status.state === "failed" ? "" : "It is stopped first. ") +
+        (shared === 0
+          ? "No folders are shared with it."
+          : shared === 1
+            ? "The folder shared with it is withdrawn from it; the folder stays in Rootgate for other servers."
+            : `The ${shared} folders shared with it are withdrawn from it; they stay in Rootgate for other servers.`),
+      ok: "Remove server",
+      danger: true,
+    });
+    if (!ok) return;
+    await this.withBusy(server.id, async () => {
+      await this.api.removeServer(server.id);
+      this.servers = this.servers.filter((s) => s.id !== server.id);
+      if (this.detail === server.id) this.closeDetail();
+    });
+  }
+
+  async startServer(server: ServerView): Promise<void> {
+    if (!server.approved) {
+      this.approval = server;
+      return;
+    }
+    await this.withBusy(server.id, () => this.api.startServer(server.id));
+  }
+
+  async stopServer(server: ServerView): Promise<void> {
+    await this.withBusy(server.id, () => this.api.stopServer(server.id));
+  }
+
+  async restartServer(server: ServerView): Promise<void> {
+    if (!server.approved) {
+      this.approval = server;
+      return;
+    }
+    await this.withBusy(server.id, () => this.api.restartServer(server.id));
+  }
+
+  /** Approves exactly the command line shown, then starts the server. */
+  async approveAndStart(server: ServerView): Promise<boolean> {
+    try {
+      this.upsertServer(await this.api.approveCommand(server.id, server.commandLine));
+    } catch (e) {
+      this.notify(plainMessage(e));
+      if (isCode(e, "stale") || isCode(e, "notFound")) {
+        this.approval = null;
+        void this.reload();
+      }
+      return false;
+    }
+    this.approval = null;
+    await this.withBusy(server.id, () => this.api.startServer(server.id));
+    return true;
+  }
+
+  cancelApproval(): void {
+    this.approval = null;
+  }
+
+  private async withBusy(id: ServerId, f: () => Promise<unknown>): Promise<void> {
+    this.busy = new Set([...this.busy, id]);
+    try {
+      await f();
+    } catch (e) {
+      if (isCode(e, "needsApproval")) {
+        // The command changed since the list was fetched: show the current one.
+        await this.reload();
+        this.approval = this.servers.find((s) => s.id === id) ?? null;
+        if (this.approval === null) this.notify(plainMessage(e));
+      } else {
+        this.notify(plainMessage(e));
+      }
+    } finally {
+      const rest = new Set(this.busy);
+      rest.delete(id);
+      this.busy = rest;
+    }
+  }
+}

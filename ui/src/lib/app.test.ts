@@ -1,0 +1,271 @@
+import { describe, expect, it } from "vitest";
+import { AppState, MAX_LOG_LINES } from "./app.svelte";
+import { entry, fakeBackend, folder, prompt, server, settle } from "./testing";
+
+async function started() {
+  const b = fakeBackend();
+  const app = new AppState(b.api, b.events);
+  await app.start();
+  return { app, ...b };
+}
+
+describe("startup", () => {
+  it("loads everything, shows the recovery banner and notices, and opens waiting prompts", async () => {
+    const b = fakeBackend();
+    b.api.appInfo.mockResolvedValue({
+      version: "1",
+      settingsPath: "/s",
+      recovery: "moved to /s.unreadable-1",
+      rootsNote: "n",
+      notices: ["/nope does not exist"],
+    });
+    b.api.openPrompts.mockResolvedValue([prompt(1), prompt(2)]);
+    b.api.listServers.mockResolvedValue([server("a")]);
+    const app = new AppState(b.api, b.events);
+    await app.start();
+    expect(app.recovery).toBe("moved to /s.unreadable-1");
+    expect(app.toasts.map((t) => t.message)).toEqual(["/nope does not exist"]);
+    expect(app.prompts.map((p) => p.id)).toEqual([1, 2]);
+    expect(app.servers.map((s) => s.id)).toEqual(["a"]);
+    expect(app.loaded).toBe(true);
+    expect(app.firstRun).toBe(false);
+  });
+
+  it("is a first run with no servers and no folders", async () => {
+    const { app } = await started();
+    expect(app.firstRun).toBe(true);
+  });
+});
+
+describe("events", () => {
+  it("updates one server's status without reloading", async () => {
+    const { app, api, handlers } = await started();
+    api.listServers.mockResolvedValue([server("a"), server("b")]);
+    await app.reload();
+    api.listServers.mockClear();
+    handlers.changes?.([{ kind: "status", server: "b", status: { state: "starting" } }]);
+    expect(app.servers.find((s) => s.id === "b")?.status).toEqual({ state: "starting" });
+    expect(app.servers.find((s) => s.id === "a")?.status.state).toBe("stopped");
+    expect(api.listServers).not.toHaveBeenCalled();
+  });
+
+  it("reloads folders and servers on a settings revision", async () => {
+    const { app, api, handlers } = await started();
+    api.listFolders.mockResolvedValue([folder("r1")]);
+    handlers.changes?.([{ kind: "settings", revision: 2 }]);
+    await settle();
+    expect(app.folders.map((f) => f.id)).toEqual(["r1"]);
+  });
+
+  it("keeps a status that arrived while a reload was under way", async () => {
+    const { app, api, handlers } = await started();
+    let answer: (v: ReturnType<typeof server>[]) => void = () => {};
+    api.listServers.mockReturnValue(new Promise((r) => (answer = r)));
+    const reload = app.reload();
+    handlers.changes?.([{ kind: "status", server: "a", status: { state: "starting" } }]);
+    answer([server("a")]);
+    await reload;
+    expect(app.servers[0].status).toEqual({ state: "starting" });
+  });
+
+  it("appends timeline entries to activity and the open server, once each", async () => {
+    const { app, api, handlers } = await started();
+    api.listServers.mockResolvedValue([server("s1"), server("s2")]);
+    api.serverTimeline.mockResolvedValue([entry(1), entry(2)]);
+    await app.reload();
+    await app.openDetail("s1");
+    handlers.timeline?.([entry(2), entry(3), entry(4, "s2")]);
+    expect(app.timeline.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(app.activity.map((e) => e.seq)).toEqual([2, 3, 4]);
+  });
+
+  it("appends log lines of the open server and keeps the newest 5,000", async () => {
+    const { app, api, handlers } = await started();
+    api.listServers.mockResolvedValue([server("s1")]);
+    await app.reload();
+    await app.openDetail("s1");
+    const lines = Array.from({ length: MAX_LOG_LINES + 10 }, (_, i) => ({
+      kind: "log" as const,
+      server: "s1",
+      line: { seq: i + 1, atMs: 0, text: `line ${i + 1}` },
+    }));
+    handlers.changes?.(lines);
+    handlers.changes?.([{ kind: "log", server: "other", line: { seq: 99_999, atMs: 0, text: "not mine" } }]);
+    expect(app.log.length).toBe(MAX_LOG_LINES);
+    expect(app.log[0].text).toBe("line 11");
+    expect(app.log.at(-1)?.text).toBe(`line ${MAX_LOG_LINES + 10}`);
+  });
+
+  it("queues dropped folders' prompts after the open ones, without repeats", async () => {
+    const { app, handlers } = await started();
+    handlers.prompts?.([prompt(5), prompt(6)]);
+    handlers.prompts?.([prompt(6), prompt(7)]);
+    expect(app.prompts.map((p) => p.id)).toEqual([5, 6, 7]);
+  });
+
+  it("shows a notice as a toast", async () => {
+    const { app, handlers } = await started();
+    handlers.notice?.({ message: "“notes.txt” is not a folder" });
+    expect(app.toasts.at(-1)?.message).toBe("“notes.txt” is not a folder");
+  });
+});
+
+describe("folders", () => {
+  it("changes nothing when the picker is cancelled", async () => {
+    const { app, api } = await started();
+    api.pickFolders.mockResolvedValue([]);
+    await app.addFolder();
+    expect(app.prompts).toEqual([]);
+    expect(app.toasts).toEqual([]);
+    expect(app.picking).toBe(false);
+  });
+
+  it("does not open the picker twice", async () => {
+    const { app, api } = await started();
+    let done: (v: never[]) => void = () => {};
+    api.pickFolders.mockReturnValue(new Promise((r) => (done = r)));
+    const first = app.addFolder();
+    expect(app.picking).toBe(true);
+    await app.addFolder();
+    expect(api.pickFolders).toHaveBeenCalledTimes(1);
+    done([]);
+    await first;
+    expect(app.picking).toBe(false);
+  });
+
+  it("shares with exactly the ticked servers and closes the prompt", async () => {
+    const { app, api } = await started();
+    app.enqueuePrompts([prompt(1), prompt(2)]);
+    api.answerPrompt.mockResolvedValue(folder("r1", { servers: ["a"] }));
+    await app.answerPrompt(app.prompts[0], ["a"], null);
+    expect(api.answerPrompt).toHaveBeenCalledWith(1, ["a"], null);
+    expect(app.prompts.map((p) => p.id)).toEqual([2]);
+    expect(app.folders.map((f) => f.id)).toEqual(["r1"]);
+  });
+
+  it("says why sharing failed, in the backend's words", async () => {
+    const { app, api } = await started();
+    app.enqueuePrompts([prompt(1)]);
+    api.answerPrompt.mockRejectedValue({ code: "stale", message: "the folder now leads elsewhere; choose it again" });
+    await app.answerPrompt(app.prompts[0], [], null);
+    expect(app.prompts).toEqual([]);
+    expect(app.toasts[0].message).toBe("The folder now leads elsewhere; choose it again.");
+  });
+
+  it("cancels a prompt", async () => {
+    const { app, api } = await started();
+    app.enqueuePrompts([prompt(3)]);
+    await app.cancelPrompt(app.prompts[0]);
+    expect(api.cancelPrompt).toHaveBeenCalledWith(3);
+    expect(app.prompts).toEqual([]);
+  });
+
+  it("removes a folder only after confirmation", async () => {
+    const { app, api } = await started();
+    api.listFolders.mockResolvedValue([folder("r1")]);
+    await app.reload();
+    const removing = app.removeFolder(app.folders[0]);
+    expect(app.confirmRequest?.body).toContain("withdrawn from every server at once");
+    app.confirmRequest?.resolve(false);
+    await removing;
+    expect(api.removeFolder).not.toHaveBeenCalled();
+    const again = app.removeFolder(app.folders[0]);
+    app.confirmRequest?.resolve(true);
+    await again;
+    expect(api.removeFolder).toHaveBeenCalledWith("r1");
+    expect(app.folders).toEqual([]);
+  });
+});
+
+describe("servers", () => {
+  it("asks for approval instead of starting an unapproved server", async () => {
+    const { app, api } = await started();
+    const s = server("a", { approved: false, approvedCommand: null });
+    await app.startServer(s);
+    expect(api.startServer).not.toHaveBeenCalled();
+    expect(app.approval?.id).toBe("a");
+  });
+
+  it("opens the approval dialog when start says the command needs approval", async () => {
+    const { app, api } = await started();
+    api.listServers.mockResolvedValue([server("a")]);
+    await app.reload();
+    api.startServer.mockRejectedValue({ code: "needsApproval", message: "not approved" });
+    api.listServers.mockResolvedValue([server("a", { approved: false, commandLine: "/bin/srv --new" })]);
+    await app.startServer(app.servers[0]);
+    expect(app.approval?.commandLine).toBe("/bin/srv --new");
+    expect(app.toasts).toEqual([]);
+  });
+
+  it("approves the exact command line shown, then starts", async () => {
+    const { app, api } = await started();
+    const s = server("a", { approved: false, commandLine: "A=1 /bin/srv 'two words'" });
+    api.approveCommand.mockResolvedValue({ ...s, approved: true });
+    app.approval = s;
+    await app.approveAndStart(s);
+    expect(api.approveCommand).toHaveBeenCalledWith("a", "A=1 /bin/srv 'two words'");
+    expect(api.startServer).toHaveBeenCalledWith("a");
+    expect(app.approval).toBeNull();
+  });
+
+  it("offers approval after adding a server", async () => {
+    const { app, api } = await started();
+    api.addServer.mockResolvedValue(server("n", { approved: false }));
+    const error = await app.saveServer(null, {
+      name: "n",
+      command: "x",
+      args: [],
+      env: {},
+      cwd: null,
+      enabled: true,
+      withdrawal: "notify",
+    });
+    expect(error).toBeNull();
+    expect(app.approval?.id).toBe("n");
+    expect(app.form).toBeNull();
+  });
+
+  it("returns the backend's validation error for the form", async () => {
+    const { app, api } = await started();
+    app.openAddForm();
+    api.addServer.mockRejectedValue({ code: "invalid", message: 'a server named "x" already exists; choose another name' });
+    const error = await app.saveServer(null, {
+      name: "x",
+      command: "x",
+      args: [],
+      env: {},
+      cwd: null,
+      enabled: true,
+      withdrawal: "notify",
+    });
+    expect(error).toBe('A server named "x" already exists; choose another name.');
+    expect(app.form).not.toBeNull();
+  });
+
+  it("tries the example: adds its template and asks for approval", async () => {
+    const b = fakeBackend();
+    b.api.templates.mockResolvedValue([
+      {
+        id: "example",
+        title: "Example",
+        description: "d",
+        draft: {
+          name: "Example server",
+          command: "/app/rootgate",
+          args: ["--example-server"],
+          env: {},
+          cwd: null,
+          enabled: true,
+          withdrawal: "notify",
+        },
+      },
+    ] as never);
+    b.api.addServer.mockResolvedValue(server("ex", { approved: false, commandLine: "/app/rootgate --example-server" }));
+    const app = new AppState(b.api, b.events);
+    await app.start();
+    await app.tryExample();
+    expect(b.api.addServer).toHaveBeenCalledWith(expect.objectContaining({ command: "/app/rootgate" }));
+    expect(app.approval?.commandLine).toBe("/app/rootgate --example-server");
+    expect(app.view).toBe("servers");
+  });
+});

@@ -1,0 +1,184 @@
+import { describe, expect, it } from "vitest";
+import type { Event, Status } from "./bindings";
+import {
+  allowedActions,
+  count,
+  describeEvent,
+  eventTone,
+  formatTime,
+  highlightParts,
+  splitForEllipsis,
+  statusBadge,
+  statusText,
+} from "./format";
+
+describe("formatTime", () => {
+  it("is HH:MM:SS.mmm in local time", () => {
+    const ms = new Date(2025, 0, 2, 3, 4, 5, 67).getTime();
+    expect(formatTime(ms)).toBe("03:04:05.067");
+  });
+  it("pads the afternoon and whole seconds", () => {
+    expect(formatTime(new Date(2025, 0, 2, 23, 59, 0, 0).getTime())).toBe("23:59:00.000");
+  });
+});
+
+describe("describeEvent: every timeline kind is a sentence", () => {
+  const root = (n: number) => ({ root: `root-${n}`, uri: `file:///home/me/p${n}`, name: `p${n}` });
+  const cases: [Event, string][] = [
+    [
+      { kind: "starting", commandLine: "npx -y @modelcontextprotocol/server-filesystem" },
+      "Starting: npx -y @modelcontextprotocol/server-filesystem",
+    ],
+    [{ kind: "spawned", pid: 4242 }, "Process started (pid 4242)."],
+    [
+      { kind: "initialized", protocolVersion: "2025-11-25", serverName: "example", serverVersion: "1.2.0" },
+      "Connected to example 1.2.0, protocol 2025-11-25.",
+    ],
+    [
+      { kind: "initialized", protocolVersion: "2025-06-18", serverName: "", serverVersion: "" },
+      "Connected to the server, protocol 2025-06-18.",
+    ],
+    [
+      { kind: "rootsAnswered", requestId: "1", generation: 3, roots: [root(1), root(2)] },
+      "Asked for roots → told 2 folders",
+    ],
+    [{ kind: "rootsAnswered", requestId: "2", generation: 4, roots: [root(1)] }, "Asked for roots → told 1 folder"],
+    [{ kind: "rootsAnswered", requestId: "3", generation: 5, roots: [] }, "Asked for roots → told no folders"],
+    [{ kind: "listChangedSent", generation: 6 }, "Told the server its folders changed."],
+    [
+      { kind: "restartedToWithdraw", reason: "“Photos” was withdrawn" },
+      "Restarted so a withdrawn folder takes effect: “Photos” was withdrawn.",
+    ],
+    [
+      { kind: "requestRefused", method: "sampling/createMessage" },
+      "Refused its request “sampling/createMessage”: Rootgate does not offer it.",
+    ],
+    [{ kind: "stopping", reason: "stopped" }, "Stopping, as asked."],
+    [{ kind: "stopping", reason: "restarting" }, "Stopping to restart."],
+    [{ kind: "stopping", reason: "Rootgate is shutting down" }, "Stopping: Rootgate is shutting down."],
+    [{ kind: "exited", status: "exit code 0", expected: true }, "Exited: exit code 0."],
+    [{ kind: "exited", status: "killed by SIGKILL", expected: false }, "Exited unexpectedly: killed by SIGKILL."],
+    [
+      { kind: "failed", reason: "could not start `nope`: No such file or directory" },
+      "Failed: could not start `nope`: No such file or directory.",
+    ],
+    [{ kind: "failed", reason: "it said no." }, "Failed: it said no."],
+    [
+      { kind: "restartScheduled", attempt: 1, of: 3, delayMs: 2000 },
+      "Stopped unexpectedly; starting it again in 2 s (attempt 1 of 3).",
+    ],
+    [
+      { kind: "restartScheduled", attempt: 2, of: 3, delayMs: 500 },
+      "Stopped unexpectedly; starting it again in 500 ms (attempt 2 of 3).",
+    ],
+    [{ kind: "gaveUp", attempts: 3 }, "Kept failing; Rootgate stopped restarting it after 3 attempts."],
+  ];
+  it.each(cases)("%o", (event, want) => {
+    expect(describeEvent(event)).toBe(want);
+  });
+
+  it("says the name of a kind it does not know instead of failing", () => {
+    expect(describeEvent({ kind: "somethingNew" } as never)).toBe("somethingNew");
+  });
+
+  it("never shows JSON", () => {
+    for (const [event] of cases) expect(describeEvent(event)).not.toMatch(/[{}]|"kind"/);
+  });
+
+  it("gives failures and unexpected exits a bad tone", () => {
+    expect(eventTone({ kind: "failed", reason: "x" })).toBe("bad");
+    expect(eventTone({ kind: "exited", status: "exit code 1", expected: false })).toBe("bad");
+    expect(eventTone({ kind: "exited", status: "exit code 0", expected: true })).toBe("neutral");
+    expect(eventTone({ kind: "initialized", protocolVersion: "p", serverName: "s", serverVersion: "v" })).toBe("good");
+    expect(eventTone({ kind: "gaveUp", attempts: 3 })).toBe("bad");
+    expect(eventTone({ kind: "restartScheduled", attempt: 1, of: 3, delayMs: 1 })).toBe("warn");
+  });
+});
+
+describe("statusBadge", () => {
+  const running: Status = {
+    state: "running",
+    pid: 1,
+    protocolVersion: "2025-11-25",
+    serverName: "rootgate-example",
+    serverVersion: "0.1.0",
+    capabilities: {},
+  };
+
+  it("says what is running and on which protocol", () => {
+    expect(statusBadge(running)).toMatchObject({
+      state: "running",
+      label: "running · rootgate-example · protocol 2025-11-25",
+      tone: "good",
+      busy: false,
+    });
+  });
+
+  it("shows a spinner while starting and stopping", () => {
+    expect(statusBadge({ state: "starting" })).toMatchObject({ label: "starting", busy: true });
+    expect(statusBadge({ state: "stopping" })).toMatchObject({ label: "stopping", busy: true });
+  });
+
+  it("tells how the last run ended when stopped", () => {
+    expect(statusBadge({ state: "stopped", lastExit: null }).label).toBe("stopped");
+    expect(statusBadge({ state: "stopped", lastExit: "exit code 0" }).label).toBe("stopped · exit code 0");
+  });
+
+  it("keeps a failure's reason visible", () => {
+    const b = statusBadge({ state: "failed", reason: "the server stopped on its own" });
+    expect(b).toMatchObject({ label: "failed", detail: "the server stopped on its own", tone: "bad" });
+    expect(statusText({ state: "failed", reason: "boom" })).toBe("failed: boom");
+  });
+
+  it("names an unnamed server", () => {
+    expect(statusBadge({ ...running, serverName: "" }).label).toBe("running · unnamed server · protocol 2025-11-25");
+  });
+});
+
+describe("allowedActions", () => {
+  it("offers only what makes sense", () => {
+    expect(allowedActions({ state: "stopped", lastExit: null })).toEqual({ start: true, stop: false, restart: false });
+    expect(allowedActions({ state: "failed", reason: "x" })).toEqual({ start: true, stop: false, restart: false });
+    expect(allowedActions({ state: "starting" })).toEqual({ start: false, stop: true, restart: true });
+    expect(allowedActions({ state: "stopping" })).toEqual({ start: false, stop: false, restart: false });
+  });
+});
+
+describe("splitForEllipsis", () => {
+  it("keeps the last segment whole", () => {
+    expect(splitForEllipsis("/home/me/projects/rootgate")).toEqual({ head: "/home/me/projects", tail: "/rootgate" });
+  });
+  it("always adds up to the whole path", () => {
+    for (const p of ["/", "/a", "C:\\Users\\me\\x", "/very/" + "long".repeat(30), "relative"]) {
+      const { head, tail } = splitForEllipsis(p);
+      expect(head + tail).toBe(p);
+    }
+  });
+  it("cuts a very long last segment", () => {
+    const p = "/x/" + "a".repeat(100);
+    expect(splitForEllipsis(p, 32).tail.length).toBe(32);
+  });
+});
+
+describe("highlightParts", () => {
+  it("marks every case-insensitive match", () => {
+    expect(highlightParts("Error: error ERROR", "error")).toEqual([
+      { text: "Error", match: true },
+      { text: ": ", match: false },
+      { text: "error", match: true },
+      { text: " ", match: false },
+      { text: "ERROR", match: true },
+    ]);
+  });
+  it("returns the text whole without a query", () => {
+    expect(highlightParts("abc", "")).toEqual([{ text: "abc", match: false }]);
+  });
+});
+
+describe("count", () => {
+  it("pluralises", () => {
+    expect(count(1, "folder")).toBe("1 folder");
+    expect(count(2, "folder")).toBe("2 folders");
+    expect(count(0, "folder", "folders", "no folders")).toBe("no folders");
+  });
+});

@@ -1,0 +1,208 @@
+// Words for what the UI shows: timeline entries as sentences, status as a
+// badge, times, counts. Pure, so every case is unit tested.
+
+import type { Event, Status } from "./bindings";
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, "0");
+}
+
+/** A local time as HH:MM:SS.mmm. */
+export function formatTime(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+/** A local date and time for tooltips, e.g. 2025-03-01 14:02:03. */
+export function formatDateTime(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** "1 folder", "3 folders", "no folders". */
+export function count(n: number, one: string, many = `${one}s`, zero?: string): string {
+  if (n === 0 && zero !== undefined) return zero;
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function sentence(text: string): string {
+  const t = text.trim();
+  if (t === "") return t;
+  return /[.!?)]$/.test(t) ? t : `${t}.`;
+}
+
+/** One timeline event in plain words. */
+export function describeEvent(event: Event): string {
+  switch (event.kind) {
+    case "starting":
+      return `Starting: ${event.commandLine}`;
+    case "spawned":
+      return `Process started (pid ${event.pid}).`;
+    case "initialized": {
+      const who = [event.serverName, event.serverVersion].filter((s) => s.trim() !== "").join(" ");
+      return `Connected to ${who || "the server"}, protocol ${event.protocolVersion}.`;
+    }
+    case "rootsAnswered":
+      return `Asked for roots → told ${count(event.roots.length, "folder", "folders", "no folders")}`;
+    case "listChangedSent":
+      return "Told the server its folders changed.";
+    case "restartedToWithdraw":
+      return sentence(`Restarted so a withdrawn folder takes effect: ${event.reason}`);
+    case "requestRefused":
+      return `Refused its request “${event.method}”: Rootgate does not offer it.`;
+    case "stopping":
+      switch (event.reason) {
+        case "stopped":
+          return "Stopping, as asked.";
+        case "restarting":
+          return "Stopping to restart.";
+        case "stopped while starting":
+          return "Stopping while it was still starting.";
+        default:
+          return sentence(`Stopping: ${event.reason}`);
+      }
+    case "exited":
+      return event.expected
+        ? sentence(`Exited: ${event.status}`)
+        : sentence(`Exited unexpectedly: ${event.status}`);
+    case "failed":
+      return sentence(`Failed: ${event.reason}`);
+    case "restartScheduled":
+      return `Stopped unexpectedly; starting it again in ${formatDelay(event.delayMs)} (attempt ${event.attempt} of ${event.of}).`;
+    case "gaveUp":
+      return `Kept failing; Rootgate stopped restarting it after ${count(event.attempts, "attempt")}.`;
+    default: {
+      // A kind this window does not know yet (newer backend): say its name.
+      const unknown: never = event;
+      return String((unknown as { kind?: unknown }).kind ?? "Something happened.");
+    }
+  }
+}
+
+/** A delay in words: "250 ms", "2 s", "1.5 s". */
+export function formatDelay(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 100) / 10;
+  return `${s} s`;
+}
+
+/** How serious an event is, for its colour. */
+export type Tone = "neutral" | "good" | "info" | "warn" | "bad";
+
+export function eventTone(event: Event): Tone {
+  switch (event.kind) {
+    case "initialized":
+      return "good";
+    case "rootsAnswered":
+    case "listChangedSent":
+      return "info";
+    case "restartedToWithdraw":
+    case "requestRefused":
+    case "restartScheduled":
+      return "warn";
+    case "failed":
+    case "gaveUp":
+      return "bad";
+    case "exited":
+      return event.expected ? "neutral" : "bad";
+    default:
+      return "neutral";
+  }
+}
+
+/** What a status badge says: a short label, and the detail next to it. */
+export interface Badge {
+  state: Status["state"];
+  label: string;
+  detail: string | null;
+  tone: Tone;
+  busy: boolean;
+}
+
+export function statusBadge(status: Status): Badge {
+  switch (status.state) {
+    case "starting":
+      return { state: "starting", label: "starting", detail: null, tone: "info", busy: true };
+    case "running":
+      return {
+        state: "running",
+        label: `running · ${status.serverName || "unnamed server"} · protocol ${status.protocolVersion}`,
+        detail: null,
+        tone: "good",
+        busy: false,
+      };
+    case "stopping":
+      return { state: "stopping", label: "stopping", detail: null, tone: "info", busy: true };
+    case "stopped":
+      return {
+        state: "stopped",
+        label: status.lastExit ? `stopped · ${status.lastExit}` : "stopped",
+        detail: null,
+        tone: "neutral",
+        busy: false,
+      };
+    case "failed":
+      return { state: "failed", label: "failed", detail: status.reason, tone: "bad", busy: false };
+    default: {
+      const unknown: never = status;
+      const state = String((unknown as { state?: unknown }).state);
+      return { state: state as Status["state"], label: state, detail: null, tone: "neutral", busy: false };
+    }
+  }
+}
+
+/** The whole badge as one line of text (for titles and announcements). */
+export function statusText(status: Status): string {
+  const b = statusBadge(status);
+  return b.detail ? `${b.label}: ${b.detail}` : b.label;
+}
+
+/** Which of Start, Stop and Restart make sense in a status. */
+export function allowedActions(status: Status): { start: boolean; stop: boolean; restart: boolean } {
+  switch (status.state) {
+    case "stopped":
+    case "failed":
+      return { start: true, stop: false, restart: false };
+    case "starting":
+      return { start: false, stop: true, restart: true };
+    case "running":
+      return { start: false, stop: true, restart: true };
+    case "stopping":
+      return { start: false, stop: false, restart: false };
+    default:
+      return { start: false, stop: true, restart: false };
+  }
+}
+
+/**
+ * Splits a path so its end stays visible when the middle is cut: the head
+ * shrinks with an ellipsis, the tail (the last segment, or its last
+ * `tailMax` characters) never does. head + tail is always the whole path.
+ */
+export function splitForEllipsis(path: string, tailMax = 32): { head: string; tail: string } {
+  const trimmed = path.replace(/[/\\]+$/, "");
+  const cut = Math.max(trimmed.lastIndexOf("/"), trimmed.lastIndexOf("\\"));
+  let at = cut > 0 ? cut : 0;
+  if (path.length - at > tailMax) at = Math.max(0, path.length - tailMax);
+  return { head: path.slice(0, at), tail: path.slice(at) };
+}
+
+/** Splits `text` around case-insensitive matches of `query`, for highlighting. */
+export function highlightParts(text: string, query: string): { text: string; match: boolean }[] {
+  if (query === "") return [{ text, match: false }];
+  const lower = text.toLowerCase();
+  const q = query.toLowerCase();
+  // Lower-casing that changes lengths would misplace the marks.
+  if (lower.length !== text.length) return [{ text, match: lower.includes(q) }];
+  const parts: { text: string; match: boolean }[] = [];
+  let from = 0;
+  for (;;) {
+    const at = lower.indexOf(q, from);
+    if (at < 0) break;
+    if (at > from) parts.push({ text: text.slice(from, at), match: false });
+    parts.push({ text: text.slice(at, at + q.length), match: true });
+    from = at + q.length;
+  }
+  if (from < text.length) parts.push({ text: text.slice(from), match: false });
+  return parts;
+}

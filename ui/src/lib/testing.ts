@@ -1,0 +1,118 @@
+// Fakes of the backend for unit tests: every command a vi.fn, and events
+// that tests fire by hand.
+import { vi } from "vitest";
+import type { Api, Events } from "./api";
+import type { AppInfo, Change, ConsentPrompt, Entry, FolderView, ServerView } from "./bindings";
+
+export function fakeBackend() {
+  const handlers: {
+    changes?: (c: Change[]) => void;
+    timeline?: (e: Entry[]) => void;
+    prompts?: (p: ConsentPrompt[]) => void;
+    notice?: (n: { message: string }) => void;
+  } = {};
+  const api = {
+    appInfo: vi.fn(async (): Promise<AppInfo> => ({
+      version: "0.1.0",
+      settingsPath: "/tmp/settings.json",
+      recovery: null,
+      rootsNote: "note",
+      notices: [],
+    })),
+    listFolders: vi.fn(async (): Promise<FolderView[]> => []),
+    listServers: vi.fn(async (): Promise<ServerView[]> => []),
+    pickFolders: vi.fn(async (): Promise<ConsentPrompt[]> => []),
+    openPrompts: vi.fn(async (): Promise<ConsentPrompt[]> => []),
+    answerPrompt: vi.fn(),
+    cancelPrompt: vi.fn(async () => undefined),
+    changeAccess: vi.fn(),
+    renameFolder: vi.fn(),
+    removeFolder: vi.fn(async () => undefined),
+    revoke: vi.fn(async () => undefined),
+    addServer: vi.fn(),
+    updateServer: vi.fn(),
+    removeServer: vi.fn(async () => undefined),
+    approveCommand: vi.fn(),
+    startServer: vi.fn(async () => undefined),
+    stopServer: vi.fn(async () => undefined),
+    restartServer: vi.fn(async () => undefined),
+    serverTimeline: vi.fn(async (): Promise<Entry[]> => []),
+    serverLog: vi.fn(async () => []),
+    activity: vi.fn(async (): Promise<Entry[]> => []),
+    templates: vi.fn(async () => []),
+  } satisfies Record<keyof Api, unknown>;
+  const events: Events = {
+    onChanges: async (f) => {
+      handlers.changes = f;
+      return () => {};
+    },
+    onTimeline: async (f) => {
+      handlers.timeline = f;
+      return () => {};
+    },
+    onPrompts: async (f) => {
+      handlers.prompts = f;
+      return () => {};
+    },
+    onNotice: async (f) => {
+      handlers.notice = f;
+      return () => {};
+    },
+    onDragHover: async () => () => {},
+  };
+  return { api: api as unknown as Api & typeof api, events, handlers };
+}
+
+export function server(id: string, over: Partial<ServerView> = {}): ServerView {
+  return {
+    id,
+    name: `Server ${id}`,
+    command: "/bin/srv",
+    args: [],
+    env: {},
+    cwd: null,
+    enabled: true,
+    withdrawal: "notify",
+    approvedCommand: "/bin/srv",
+    commandLine: "/bin/srv",
+    approved: true,
+    status: { state: "stopped", lastExit: null },
+    ...over,
+  };
+}
+
+export function folder(id: string, over: Partial<FolderView> = {}): FolderView {
+  return {
+    id,
+    name: `Folder ${id}`,
+    chosenPath: `/home/me/${id}`,
+    realPath: `/home/me/${id}`,
+    addedAtMs: 0,
+    available: true,
+    servers: [],
+    ...over,
+  };
+}
+
+export function prompt(id: number, over: Partial<ConsentPrompt> = {}): ConsentPrompt {
+  return {
+    id,
+    root: null,
+    name: `folder${id}`,
+    realPath: `/home/me/folder${id}`,
+    chosenPath: null,
+    warnings: [],
+    servers: [],
+    note: "Sharing a folder tells a server where to work.",
+    ...over,
+  };
+}
+
+export function entry(seq: number, server = "s1"): Entry {
+  return { seq, atMs: 1_700_000_000_000 + seq, server, event: { kind: "spawned", pid: seq } };
+}
+
+/** Lets pending promise callbacks run. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+}
