@@ -581,7 +581,10 @@ impl Actor {
         quit: &mut watch::Receiver<bool>,
     ) -> Ending {
         let mut gate = NotifyGate::after_initialized(self.config.notify_hold, Instant::now());
-        let mut hold_until: Option<Instant> = None;
+        // Most servers ask for roots right after `initialized`; one that
+        // does not is told with `list_changed` once the hold has passed, so
+        // folders shared before it started still reach it.
+        let mut hold_until: Option<Instant> = Some(Instant::now() + self.config.notify_hold);
         let mut last_given: Option<Arc<[SharedRoot]>> = None;
         loop {
             // Biased, in this order: the person's commands are never starved,

@@ -188,3 +188,38 @@ async fn a_server_that_dies_at_start_says_why_in_its_own_words() {
     assert!(reason.contains("exit code 3"), "{reason}");
     assert!(reason.contains("missing API key"), "{reason}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_asks_is_told_about_folders_shared_before_it_started() {
+    let h = Harness::new();
+    let report = h.dir.path().join("report.jsonl");
+    let bin = fixture_server();
+    let spec = h
+        .store
+        .add_server(rootgate_core::servers::ServerDraft {
+            name: "quiet".into(),
+            command: bin.to_str().unwrap().into(),
+            args: vec![
+                "--no-roots-on-init".into(),
+                "--report".into(),
+                report.to_str().unwrap().into(),
+            ],
+            ..Default::default()
+        })
+        .unwrap();
+    let (root, path) = h.folder("shared before start");
+    h.store.grant(&spec.id, &root).unwrap();
+    let session = h.session_for(&spec);
+    running(&session).await;
+    h.wait_event(&spec.id, 0, |e| matches!(e, Event::ListChangedSent { .. }))
+        .await;
+    let want = vec![uri(&path)];
+    eventually("the quiet server to report the folder", || async {
+        match reported(&report).last() {
+            Some(last) if *last == want => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    session.shutdown().await;
+}

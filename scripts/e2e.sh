@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Runs Rootgate's end-to-end tests: the real app (a debug build with the
+# test-only `e2e-picker` feature, whose "Add folder…" answers from a file) in
+# a real WebKit window under Xvfb, driven over WebDriver by
+# tests/e2e/*.test.mjs (Node's test runner and selenium-webdriver) through
+# tauri-driver and WebKitWebDriver, with real MCP servers (tests/peers).
+#
+# Safe to rerun; each step checks first and skips what is already there. It
+# installs the Debian packages and test peers (scripts/setup.sh test), a font
+# with Hangul (fonts-nanum, for readable screenshots), tauri-driver into
+# .ci/tools, the npm packages of ui/ and tests/e2e/ (npm ci, skipped while
+# their package-lock.json is unchanged); builds the UI and two binaries in
+# target/debug, each copied to .ci/out/e2e/bin: `--features e2e-picker` and,
+# for the one test that drives the real GTK folder dialog, a plain one. Then
+# each test file runs on its own: a fresh XDG_CONFIG_HOME, its own tauri-driver
+# on free ports (waited for, and killed on exit whatever happens), a
+# `timeout` around the run. Screenshots go to .ci/out/screenshots/ (a failed
+# step adds FAIL-*.png and .html), logs and TAP output to .ci/out/e2e/. The
+# last lines are the summary in the Node test runner's format (`# pass N`,
+# `# fail N`); the exit status is 0 only if every test passed.
+#
+#   scripts/e2e.sh                        every tests/e2e/*.test.mjs
+#   scripts/e2e.sh tests/e2e/main.test.mjs   just these files
+#
+# Environment: E2E_TIMEOUT (seconds per test file, default 300),
+# E2E_SKIP_SETUP=1 (skip installing and building; use what is there),
+# E2E_KEEP=1 (keep temp dirs and configs for a look afterwards).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$PWD
+out=$repo/.ci/out
+tools=$repo/.ci/tools
+bin=$out/e2e/bin
+
+say() { printf '\033[1me2e:\033[0m %s\n' "$*"; }
+die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
+
+# ----- inside Xvfb: run each test file ---------------------------------------
+if [ "${1:-}" = --under-xvfb ]; then
+  shift
+  work=$(mktemp -d "${TMPDIR:-/tmp}/rootgate-e2e.XXXXXX")
+  driver_pid=
+  stop_driver() {
+    if [ -n "$driver_pid" ]; then
+      kill "$driver_pid" 2>/dev/null || true
+      wait "$driver_pid" 2>/dev/null || true
+      driver_pid=
+    fi
+  }
+  finish() {
+    stop_driver
+    [ -n "${E2E_KEEP:-}" ] || rm -rf "$work"
+  }
+  trap finish EXIT
+  trap 'exit 130' INT TERM
+
+  free_port() {
+    node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
+  }
+  port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+  declare -A total=([tests]=0 [suites]=0 [pass]=0 [fail]=0 [cancelled]=0 [skipped]=0 [todo]=0)
+  started=$(date +%s%N)
+  for file in "$@"; do
+    name=$(basename "$file" .test.mjs)
+    config=$work/$name/config
+    # The test's own temp dirs (folders to share, picks and report files)
+    # live under $work too, so that even a run killed by `timeout` leaves
+    # nothing behind.
+    tmp=$work/$name/tmp
+    mkdir -p "$config" "$tmp"
+    port=$(free_port)
+    native=$(free_port)
+    while [ "$native" = "$port" ]; do native=$(free_port); done
+    log=$out/e2e/$name.tauri-driver.log
+    # The app inherits tauri-driver's environment: this file's own settings.
+    XDG_CONFIG_HOME=$config RUST_LOG=${RUST_LOG:-warn,rootgate=info} \
+      "$tools/bin/tauri-driver" --port "$port" --native-port "$native" >"$log" 2>&1 &
+    driver_pid=$!
+    for _ in $(seq 100); do
+      port_open "$port" && break
+      kill -0 "$driver_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if ! port_open "$port"; then
+      cat "$log" >&2
+      say "tauri-driver did not listen on :$port; $file counts as failed"
+      stop_driver
+      total[tests]=$(( ${total[tests]} + 1 ))
+      total[fail]=$(( ${total[fail]} + 1 ))
+      continue
+    fi
+
+    say "running $file"
+    tap=$out/e2e/$name.tap
+    rc=0
+    TMPDIR=$tmp E2E_WEBDRIVER_URL=http://127.0.0.1:$port E2E_CONFIG_HOME=$config \
+      timeout --kill-after=15 "${E2E_TIMEOUT:-300}" \
+      node --test --test-reporter=spec --test-reporter-destination=stdout \
+      --test-reporter=tap --test-reporter-destination="$tap" "$file" || rc=$?
+    stop_driver
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+      say "$file timed out after ${E2E_TIMEOUT:-300} s"
+    fi
+    # Count what the file's run reported; a run that died before its summary is one failure.
+    if grep -q '^# pass ' "$tap" 2>/dev/null; then
+      for key in "${!total[@]}"; do
+        n=$(sed -n "s/^# $key \([0-9]*\)$/\1/p" "$tap" | tail -1)
+        total[$key]=$(( ${total[$key]} + ${n:-0} ))
+      done
+      [ "$rc" = 0 ] || grep -q '^# fail [1-9]' "$tap" || total[fail]=$(( ${total[fail]} + 1 ))
+    else
+      total[tests]=$(( ${total[tests]} + 1 ))
+      total[fail]=$(( ${total[fail]} + 1 ))
+    fi
+  done
+  ms=$(( ($(date +%s%N) - started) / 1000000 ))
+  echo
+  for key in tests suites pass fail cancelled skipped todo; do echo "# $key ${total[$key]}"; done
+  echo "# duration_ms $ms"
+  if [ "${total[fail]}" = 0 ] && [ "${total[cancelled]}" = 0 ]; then exit 0; else exit 1; fi
+fi
+
+# ----- outside: install, build, then run under Xvfb ----------------------------
+if [ $# -gt 0 ]; then files=("$@"); else files=(tests/e2e/*.test.mjs); fi
+for f in "${files[@]}"; do [ -f "$f" ] || die "no such test file: $f"; done
+mkdir -p "$out/e2e" "$out/screenshots" "$bin"
+rm -f "$out"/screenshots/* "$out"/e2e/*.tap
+
+# npm ci in a folder unless its lock file is the one last installed there.
+npm_ci() {
+  local dir=$1 stamp want
+  stamp=$out/e2e/npm-$(basename "$dir").stamp
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ ! -d "$dir/node_modules" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    say "npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$stamp"
+  fi
+}
+
+if [ -z "${E2E_SKIP_SETUP:-}" ]; then
+  bash scripts/setup.sh test
+  # A font with Hangul, so that the Korean folder name in the screenshots is
+  # letters, not boxes (scripts/setup.sh test does not install one).
+  if ! dpkg -s fonts-nanum >/dev/null 2>&1; then
+    say "installing fonts-nanum"
+    sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-nanum >/dev/null
+  fi
+  if [ ! -x "$tools/bin/tauri-driver" ]; then
+    say "installing tauri-driver into .ci/tools"
+    cargo install tauri-driver --locked --version '^2' --root "$tools"
+  fi
+  for cmd in xvfb-run xauth WebKitWebDriver xdotool import; do
+    command -v "$cmd" >/dev/null || die "$cmd is missing: scripts/setup.sh test should have installed it"
+  done
+  npm_ci ui
+  npm_ci tests/e2e
+  say "building the UI"
+  (cd ui && npm run build --silent)
+  # Both builds share target/debug: the feature changes only the rootgate
+  # crate, so the second build costs seconds, not a second cold build of
+  # every dependency (about 11 minutes on 2 cores). Each binary is copied
+  # out at once, so that another build cannot swap it under the tests; the
+  # plain build goes last and stays in target/debug, as a developer expects.
+  say "building the app with the e2e-picker feature"
+  cargo build -p rootgate --features e2e-picker
+  cp target/debug/rootgate "$bin/rootgate-e2e-picker.tmp"
+  mv "$bin/rootgate-e2e-picker.tmp" "$bin/rootgate-e2e-picker"
+  say "building the app without it, for the real GTK dialog"
+  cargo build -p rootgate
+  cp target/debug/rootgate "$bin/rootgate-real.tmp"
+  mv "$bin/rootgate-real.tmp" "$bin/rootgate-real"
+fi
+# The picker build takes --e2e-picks; a plain build calls it an unknown option.
+for app in rootgate-e2e-picker rootgate-real; do
+  [ -x "$bin/$app" ] || die "no build at $bin/$app: run without E2E_SKIP_SETUP"
+done
+usage=$("$bin/rootgate-e2e-picker" --e2e-picks /dev/null --help 2>&1 || true)
+grep -q '^Usage' <<<"$usage" || die "$bin/rootgate-e2e-picker was not built with --features e2e-picker"
+usage=$("$bin/rootgate-real" --e2e-picks /dev/null --help 2>&1 || true)
+grep -q 'unknown option --e2e-picks' <<<"$usage" || die "$bin/rootgate-real was built with --features e2e-picker"
+
+export E2E_REPO=$repo
+export E2E_APP=$bin/rootgate-e2e-picker
+export E2E_APP_REAL=$bin/rootgate-real
+export E2E_SCREENSHOTS=$out/screenshots
+say "running ${#files[@]} test file(s) under Xvfb"
+exec xvfb-run -a -s "-screen 0 1280x800x24" bash "$repo/scripts/e2e.sh" --under-xvfb "${files[@]}"
