@@ -427,23 +427,13 @@ impl Actor {
                 },
             }
         };
+        let handshake = match handshake {
+            Ok(Ok(running)) => Ok(running),
+            Ok(Err(e)) => Err(format!("the MCP handshake failed ({e})")),
+            Err(reason) => Err(reason),
+        };
         let running = match handshake {
-            Ok(Ok(running)) => running,
-            Ok(Err(e)) => {
-                drop(init);
-                let ended = exit.shut_down(async {}, grace).await;
-                let _ = stderr_pump.await;
-                self.record(Event::Exited {
-                    status: ended.describe(),
-                    expected: false,
-                });
-                self.fail(format!(
-                    "the MCP handshake failed ({e}); the process ended with {}.{}",
-                    ended.describe(),
-                    self.stderr_tail(stderr_since)
-                ));
-                return Next::Idle;
-            }
+            Ok(running) => running,
             Err(reason) => {
                 drop(init);
                 let ended = exit.shut_down(async {}, grace).await;
@@ -452,7 +442,11 @@ impl Actor {
                     status: ended.describe(),
                     expected: false,
                 });
-                self.fail(format!("{reason}.{}", self.stderr_tail(stderr_since)));
+                self.fail(format!(
+                    "{reason}; the process ended with {}.{}",
+                    ended.describe(),
+                    self.stderr_tail(stderr_since)
+                ));
                 return Next::Idle;
             }
         };
