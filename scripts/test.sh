@@ -12,6 +12,10 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo build"
+# Tests run our fixture server and the app as real processes; nextest builds
+# only test targets, so the workspace's binaries are built first.
+cargo build --workspace --locked
 step "cargo nextest"
 cargo nextest run --workspace --locked --no-fail-fast
 step "UI: type check and unit tests"
