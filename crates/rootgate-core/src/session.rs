@@ -126,8 +126,8 @@ pub enum SessionError {
     Timeout(Duration),
     #[error("the server answered with an error: {0}")]
     Service(#[from] rmcp::service::ServiceError),
-    #[error("the session has ended")]
-    Ended,
+    #[error("the server's answer could not be read: {0}")]
+    Answer(#[from] serde_json::Error),
 }
 
 enum Command {
@@ -265,7 +265,7 @@ impl Session {
         let result = tokio::time::timeout(timeout, peer.call_tool(params))
             .await
             .map_err(|_| SessionError::Timeout(timeout))??;
-        serde_json::to_value(result).map_err(|_| SessionError::Ended)
+        Ok(serde_json::to_value(result)?)
     }
 }
 

@@ -154,14 +154,7 @@ async fn a_burst_is_one_notification_and_the_last_answer_is_the_newest() {
 async fn a_missing_command_fails_with_the_command_named() {
     let h = Harness::new();
     let (_, session) = h.server("ghost", "/nonexistent/mcp-server", &["--flag"]);
-    let status = session
-        .wait_for(WAIT, |s| {
-            matches!(s, rootgate_core::session::Status::Failed { .. })
-        })
-        .await;
-    let rootgate_core::session::Status::Failed { reason } = status else {
-        panic!("not failed: {status:?}")
-    };
+    let reason = failure_reason(&session).await;
     assert!(
         reason.contains("/nonexistent/mcp-server --flag"),
         "{reason}"
@@ -177,14 +170,7 @@ async fn a_server_that_dies_at_start_says_why_in_its_own_words() {
         "sh",
         &["-c", "echo 'Error: missing API key' >&2; exit 3"],
     );
-    let status = session
-        .wait_for(WAIT, |s| {
-            matches!(s, rootgate_core::session::Status::Failed { .. })
-        })
-        .await;
-    let rootgate_core::session::Status::Failed { reason } = status else {
-        panic!("not failed: {status:?}")
-    };
+    let reason = failure_reason(&session).await;
     assert!(reason.contains("exit code 3"), "{reason}");
     assert!(reason.contains("missing API key"), "{reason}");
 }

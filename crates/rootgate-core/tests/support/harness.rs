@@ -224,6 +224,17 @@ pub async fn running(session: &Session) -> Status {
     status
 }
 
+/// Waits until the session has failed and returns the reason it gives.
+pub async fn failure_reason(session: &Session) -> String {
+    let status = session
+        .wait_for(WAIT, |s| matches!(s, Status::Failed { .. }))
+        .await;
+    match status {
+        Status::Failed { reason } => reason,
+        other => panic!("not failed: {other:?}"),
+    }
+}
+
 /// The text content of a tool result.
 pub fn tool_text(result: &serde_json::Value) -> String {
     result["content"]
