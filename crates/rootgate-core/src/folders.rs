@@ -148,6 +148,10 @@ pub enum Warning {
     NestedIn { root: PathBuf },
     /// The folder contains a folder that is already a root.
     Contains { root: PathBuf },
+    /// A name on the folder's path starts or ends with white space or a
+    /// quote, which some servers strip (the npm filesystem server trims
+    /// each path it is given), so they would look for another folder.
+    EdgeCharacters { name: String },
 }
 
 impl Warning {
@@ -179,6 +183,10 @@ impl Warning {
             Warning::Contains { root } => format!(
                 "This folder contains the shared folder \"{}\".",
                 root.display()
+            ),
+            Warning::EdgeCharacters { name } => format!(
+                "\"{name}\" starts or ends with a space or a quote; some servers (the npm \
+                 filesystem server among them) drop those and will not find this folder."
             ),
         }
     }
@@ -230,6 +238,16 @@ pub fn warnings<'a>(
     if !names.is_empty() {
         names.sort();
         out.push(Warning::HoldsSecrets { names });
+    }
+    if let Some(name) = real.components().find_map(|c| match c {
+        Component::Normal(name) => {
+            let text = name.to_string_lossy();
+            let edge = |c: char| c.is_whitespace() || c == '"' || c == '\'';
+            (text.starts_with(edge) || text.ends_with(edge)).then(|| text.into_owned())
+        }
+        _ => None,
+    }) {
+        out.push(Warning::EdgeCharacters { name });
     }
     if folder.is_redirected() {
         out.push(Warning::Symlink {
@@ -386,5 +404,28 @@ mod tests {
         );
         // A folder is not nested in itself.
         assert!(warnings(&inner, None, [inner.real()]).is_empty());
+    }
+
+    #[test]
+    fn names_a_server_would_trim_are_pointed_out() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [" lead", "trail ", "'quoted'", "\"dq"] {
+            let path = dir.path().join(name);
+            std::fs::create_dir(&path).unwrap();
+            let checked = check(&path).unwrap();
+            assert!(
+                warnings(&checked, None, [])
+                    .contains(&Warning::EdgeCharacters { name: name.into() }),
+                "{name:?}"
+            );
+        }
+        let plain = dir.path().join("in side");
+        std::fs::create_dir(&plain).unwrap();
+        let checked = check(&plain).unwrap();
+        assert!(
+            !warnings(&checked, None, [])
+                .iter()
+                .any(|w| matches!(w, Warning::EdgeCharacters { .. }))
+        );
     }
 }
