@@ -56,9 +56,9 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::Folder(FolderError::Missing(_)) => ErrorCode::Folder,
             SupervisorError::Folder(_) => ErrorCode::Folder,
             SupervisorError::Store(StoreError::Settings(_)) => ErrorCode::Settings,
-            SupervisorError::Store(StoreError::Spec(_) | StoreError::EmptyName) => {
-                ErrorCode::Invalid
-            }
+            SupervisorError::Store(
+                StoreError::Spec(_) | StoreError::EmptyName | StoreError::BadName(_),
+            ) => ErrorCode::Invalid,
             SupervisorError::Store(StoreError::UnknownRoot(_) | StoreError::UnknownServer(_)) => {
                 ErrorCode::NotFound
             }
