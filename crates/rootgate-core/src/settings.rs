@@ -118,14 +118,19 @@ impl Recovery {
     pub fn message(&self) -> String {
         format!(
             "The settings file could not be fully read ({}). It was moved to \"{}\"; \
-             {} folders, {} permissions and {} servers were recovered from it.",
+             {}, {} and {} were recovered from it.",
             self.reason,
             self.moved_to.display(),
-            self.kept_roots,
-            self.kept_grants,
-            self.kept_servers
+            count(self.kept_roots, "folder", "folders"),
+            count(self.kept_grants, "permission", "permissions"),
+            count(self.kept_servers, "server", "servers")
         )
     }
+}
+
+/// "1 folder", "2 folders": a count in words a person reads.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The result of loading: the settings to start with, and what was done if
@@ -348,9 +353,10 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
     let before = settings.grants.len();
     settings.prune_dangling_grants();
     if settings.grants.len() != before {
+        let dropped = before - settings.grants.len();
         problems.push(format!(
-            "{} permissions named a missing folder or server",
-            before - settings.grants.len()
+            "{} named a missing folder or server",
+            count(dropped, "permission", "permissions")
         ));
     }
     let problem = (!problems.is_empty()).then(|| problems.join("; "));
@@ -433,7 +439,8 @@ fn entries<T: DeserializeOwned>(
         }
     }
     if bad > 0 {
-        problems.push(format!("{bad} {what} entries could not be read"));
+        let entries = count(bad, &format!("{what} entry"), &format!("{what} entries"));
+        problems.push(format!("{entries} could not be read"));
     }
     kept
 }
@@ -564,11 +571,18 @@ mod tests {
             (1, 1, 1)
         );
         assert!(
-            recovery.reason.contains("1 server entries"),
+            recovery.reason.contains("1 server entry could not be read"),
             "{}",
             recovery.reason
         );
         assert_eq!(loaded.settings.roots.len(), 1);
+        assert!(
+            recovery
+                .message()
+                .ends_with("1 folder, 1 permission and 1 server were recovered from it."),
+            "{}",
+            recovery.message()
+        );
     }
 
     #[test]
