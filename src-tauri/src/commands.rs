@@ -1,6 +1,8 @@
 //! The commands the webview may call: each one line into the supervisor,
 //! traced with its error. Their permissions are listed in `build.rs` and
-//! granted in `capabilities/main.json`; none of them takes a path.
+//! granted in `capabilities/main.json`; none of them takes a path. Their
+//! arguments are `Arg`s, so one of the wrong shape is refused with the same
+//! `{code, message}` as every other error.
 //!
 //! What is not here: any logic. A command that needs more than one call
 //! into the core is a sign that the core lacks a method.
@@ -13,10 +15,10 @@ use rootgate_core::session::LogLine;
 use rootgate_core::supervisor::{ConsentPrompt, FolderView, ServerView, Supervisor};
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::Entry;
-use tauri::{AppHandle, State, WebviewWindow};
+use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use tracing::instrument;
 
-use crate::error::CommandError;
+use crate::error::{Arg, CommandError};
 use crate::{AppInfo, Shell};
 
 type Sup<'a> = State<'a, Arc<Supervisor>>;
@@ -44,9 +46,9 @@ pub fn list_servers(sup: Sup<'_>) -> Result<Vec<ServerView>> {
 /// chosen (none when the picker was cancelled).
 #[tauri::command]
 #[instrument(skip_all, err)]
-pub async fn pick_folders(
-    app: AppHandle,
-    window: WebviewWindow,
+pub async fn pick_folders<R: Runtime>(
+    app: AppHandle<R>,
+    window: WebviewWindow<R>,
     sup: Sup<'_>,
 ) -> Result<Vec<ConsentPrompt>> {
     crate::prompts_for(&sup, crate::picker::pick(&app, &window).await?)
@@ -62,96 +64,104 @@ pub fn open_prompts(sup: Sup<'_>) -> Result<Vec<ConsentPrompt>> {
 #[instrument(skip(sup), err)]
 pub fn answer_prompt(
     sup: Sup<'_>,
-    prompt: u64,
-    servers: Vec<ServerId>,
-    name: Option<String>,
+    prompt: Arg<u64>,
+    servers: Arg<Vec<ServerId>>,
+    name: Arg<Option<String>>,
 ) -> Result<FolderView> {
-    Ok(sup.answer_prompt(prompt, &servers, name)?)
+    Ok(sup.answer_prompt(prompt.0, &servers.0, name.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn cancel_prompt(sup: Sup<'_>, prompt: u64) -> Result<()> {
-    sup.cancel_prompt(prompt);
+pub fn cancel_prompt(sup: Sup<'_>, prompt: Arg<u64>) -> Result<()> {
+    sup.cancel_prompt(prompt.0);
     Ok(())
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn change_access(sup: Sup<'_>, root: RootId) -> Result<ConsentPrompt> {
-    Ok(sup.prompt_for_root(&root)?)
+pub fn change_access(sup: Sup<'_>, root: Arg<RootId>) -> Result<ConsentPrompt> {
+    Ok(sup.prompt_for_root(&root.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn rename_folder(sup: Sup<'_>, root: RootId, name: String) -> Result<FolderView> {
-    Ok(sup.rename_folder(&root, &name)?)
+pub fn rename_folder(sup: Sup<'_>, root: Arg<RootId>, name: Arg<String>) -> Result<FolderView> {
+    Ok(sup.rename_folder(&root.0, &name.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn remove_folder(sup: Sup<'_>, root: RootId) -> Result<()> {
-    Ok(sup.remove_folder(&root)?)
+pub fn remove_folder(sup: Sup<'_>, root: Arg<RootId>) -> Result<()> {
+    Ok(sup.remove_folder(&root.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn revoke(sup: Sup<'_>, server: ServerId, root: RootId) -> Result<()> {
-    Ok(sup.revoke(&server, &root)?)
+pub fn revoke(sup: Sup<'_>, server: Arg<ServerId>, root: Arg<RootId>) -> Result<()> {
+    Ok(sup.revoke(&server.0, &root.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn add_server(sup: Sup<'_>, draft: ServerDraft) -> Result<ServerView> {
-    Ok(sup.add_server(draft)?)
+pub fn add_server(sup: Sup<'_>, draft: Arg<ServerDraft>) -> Result<ServerView> {
+    Ok(sup.add_server(draft.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub async fn update_server(sup: Sup<'_>, id: ServerId, draft: ServerDraft) -> Result<ServerView> {
-    Ok(sup.update_server(&id, draft).await?)
+pub async fn update_server(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    draft: Arg<ServerDraft>,
+) -> Result<ServerView> {
+    Ok(sup.update_server(&id.0, draft.0).await?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub async fn remove_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
-    Ok(sup.remove_server(&id).await?)
+pub async fn remove_server(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
+    Ok(sup.remove_server(&id.0).await?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn approve_command(sup: Sup<'_>, id: ServerId, command_line: String) -> Result<ServerView> {
-    Ok(sup.approve_command(&id, &command_line)?)
+pub fn approve_command(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    command_line: Arg<String>,
+) -> Result<ServerView> {
+    Ok(sup.approve_command(&id.0, &command_line.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn start_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
-    Ok(sup.start(&id)?)
+pub fn start_server(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
+    Ok(sup.start(&id.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub async fn stop_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
-    Ok(sup.stop(&id).await?)
+pub async fn stop_server(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
+    Ok(sup.stop(&id.0).await?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn restart_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
-    Ok(sup.restart(&id)?)
+pub fn restart_server(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
+    Ok(sup.restart(&id.0)?)
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn server_timeline(sup: Sup<'_>, id: ServerId) -> Result<Vec<Entry>> {
-    Ok(sup.timeline_of(&id))
+pub fn server_timeline(sup: Sup<'_>, id: Arg<ServerId>) -> Result<Vec<Entry>> {
+    Ok(sup.timeline_of(&id.0))
 }
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn server_log(sup: Sup<'_>, id: ServerId) -> Result<Vec<LogLine>> {
-    Ok(sup.log_of(&id)?)
+pub fn server_log(sup: Sup<'_>, id: Arg<ServerId>) -> Result<Vec<LogLine>> {
+    Ok(sup.log_of(&id.0)?)
 }
 
 #[tauri::command]

@@ -2,12 +2,20 @@
 //! with a stable machine-readable code for the UI to branch on and a message
 //! in plain words for the person.
 //!
-//! This module only translates core errors; it decides nothing.
+//! Arguments the webview sends that do not have the shape a command
+//! expects (a number for an id, a missing field) become the same error,
+//! through [`Arg`], instead of Tauri's bare string.
+//!
+//! This module only translates errors; it decides nothing.
 
 use rootgate_core::folders::FolderError;
 use rootgate_core::store::StoreError;
 use rootgate_core::supervisor::SupervisorError;
-use serde::Serialize;
+use serde::de::{Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tauri::Runtime;
+use tauri::ipc::{CommandArg, CommandItem, InvokeBody, InvokeError};
 
 /// What kind of failure, for the UI to choose how to show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -56,9 +64,9 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::Folder(FolderError::Missing(_)) => ErrorCode::Folder,
             SupervisorError::Folder(_) => ErrorCode::Folder,
             SupervisorError::Store(StoreError::Settings(_)) => ErrorCode::Settings,
-            SupervisorError::Store(StoreError::Spec(_) | StoreError::EmptyName) => {
-                ErrorCode::Invalid
-            }
+            SupervisorError::Store(
+                StoreError::Spec(_) | StoreError::EmptyName | StoreError::BadName(_),
+            ) => ErrorCode::Invalid,
             SupervisorError::Store(StoreError::UnknownRoot(_) | StoreError::UnknownServer(_)) => {
                 ErrorCode::NotFound
             }
@@ -69,6 +77,99 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::Session(_) => ErrorCode::Server,
         };
         CommandError::new(code, e.to_string())
+    }
+}
+
+/// A command argument read from the webview's JSON like any other, except
+/// that one of the wrong shape (missing, a number for a string, an object
+/// for a list, a list for an object) is refused as an `invalid`
+/// [`CommandError`] naming the argument and the command, like every other
+/// refusal, rather than as Tauri's bare string.
+#[derive(Debug)]
+pub struct Arg<T>(pub T);
+
+impl<'de, T: Deserialize<'de>, R: Runtime> CommandArg<'de, R> for Arg<T> {
+    fn from_command(item: CommandItem<'de, R>) -> Result<Self, InvokeError> {
+        let (command, key) = (item.name, item.key);
+        let given = match item.message.payload() {
+            InvokeBody::Json(Value::Object(args)) => args.get(key),
+            _ => None,
+        };
+        // A value that is there is read through `ObjectsOnly`; a missing one
+        // (or a body that is not an object) is left to Tauri, which knows
+        // that a missing optional argument is `None`.
+        let (read, why) = match given {
+            Some(value) => (T::deserialize(ObjectsOnly(value)), "is not valid"),
+            None => (T::deserialize(item), "is missing"),
+        };
+        read.map(Arg).map_err(|e| {
+            let message = match given {
+                Some(_) => format!("`{key}` given to `{command}` {why}: {e}"),
+                None => format!("`{key}` {why}: `{command}` needs it as a named argument"),
+            };
+            CommandError::new(ErrorCode::Invalid, message).into()
+        })
+    }
+}
+
+/// Reads a JSON value as serde_json does, except that a struct is read only
+/// from an object: serde would also fill one from an array, field by field
+/// in declaration order, which no caller of ours means.
+struct ObjectsOnly<'de>(&'de Value);
+
+macro_rules! forward {
+    ($($method:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
+                self.0.$method($($arg,)* visitor)
+            }
+        )*
+    };
+}
+
+impl<'de> Deserializer<'de> for ObjectsOnly<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if !self.0.is_object() {
+            return Err(serde::de::Error::invalid_type(
+                unexpected(self.0),
+                &"an object with named fields",
+            ));
+        }
+        self.0.deserialize_struct(name, fields, visitor)
+    }
+
+    forward! {
+        deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(),
+        deserialize_i32(), deserialize_i64(), deserialize_i128(), deserialize_u8(),
+        deserialize_u16(), deserialize_u32(), deserialize_u64(), deserialize_u128(),
+        deserialize_f32(), deserialize_f64(), deserialize_char(), deserialize_str(),
+        deserialize_string(), deserialize_bytes(), deserialize_byte_buf(),
+        deserialize_option(), deserialize_unit(), deserialize_seq(), deserialize_map(),
+        deserialize_identifier(), deserialize_ignored_any(),
+        deserialize_unit_struct(name: &'static str),
+        deserialize_newtype_struct(name: &'static str),
+        deserialize_tuple(len: usize),
+        deserialize_tuple_struct(name: &'static str, len: usize),
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]),
+    }
+}
+
+fn unexpected(value: &Value) -> serde::de::Unexpected<'_> {
+    use serde::de::Unexpected;
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(_) => Unexpected::Other("a number"),
+        Value::String(_) => Unexpected::Other("a string"),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
     }
 }
 

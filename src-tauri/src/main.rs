@@ -16,6 +16,8 @@ mod bridge;
 mod commands;
 mod error;
 #[cfg(test)]
+mod hostile;
+#[cfg(test)]
 mod permissions;
 mod picker;
 
@@ -71,8 +73,9 @@ impl Shell {
     }
 }
 
-/// The picks file of the end-to-end tests' picker (see `picker`).
-#[cfg(feature = "e2e-picker")]
+/// The picks file of the end-to-end tests' picker (see `picker`), which
+/// the unit tests use too: no test can open the GTK dialog.
+#[cfg(any(test, feature = "e2e-picker"))]
 pub struct E2ePicks(pub PathBuf);
 
 /// The command line: folders to offer for sharing, and test-only flags.
@@ -182,15 +185,57 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
-    let example_command = std::env::current_exe()?.to_string_lossy().into_owned();
-    let app = tauri::Builder::default()
+    let launch = Launch {
+        settings: SettingsFile::default_location()?,
+        folders: cli.folders,
+        example_command: std::env::current_exe()?.to_string_lossy().into_owned(),
+        #[cfg(feature = "e2e-picker")]
+        e2e_picks: cli.e2e_picks,
+    };
+    let app = app(tauri::Builder::default(), launch).build(context())?;
+    app.run(|app, event| {
+        if let RunEvent::Exit = event
+            && let Some(supervisor) = app.try_state::<Arc<Supervisor>>()
+        {
+            // No server outlives the app: stop them all before exiting.
+            tauri::async_runtime::block_on(supervisor.shutdown());
+        }
+    });
+    Ok(())
+}
+
+/// What one start of the app is given from outside: where the settings
+/// live, the folders named on the command line, how the built-in example
+/// server is started, and the end-to-end tests' picks file.
+pub struct Launch {
+    pub settings: SettingsFile,
+    pub folders: Vec<PathBuf>,
+    pub example_command: String,
+    #[cfg(feature = "e2e-picker")]
+    pub e2e_picks: Option<PathBuf>,
+}
+
+/// The app's configuration, window and assets from `tauri.conf.json`, with
+/// the capability file that grants the webview its commands. Generic over
+/// the runtime so that the tests build the very same context on Tauri's
+/// mock runtime.
+pub fn context<R: Runtime>() -> tauri::Context<R> {
+    tauri::generate_context!()
+}
+
+/// The whole app on `builder`: the dialog plugin, the state every command
+/// uses (made in `setup`, from `launch`), window drops and the invoke
+/// handler with every command. `run` calls it with the real runtime; the
+/// tests call it with Tauri's mock runtime, so they go through the same
+/// handler, state and permissions as the app.
+pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Builder<R> {
+    builder
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
-            let file = SettingsFile::default_location()?;
             let supervisor = tauri::async_runtime::block_on(async {
-                Supervisor::open(file, SessionConfig::default())
+                Supervisor::open(launch.settings.clone(), SessionConfig::default())
             })?;
-            let (_, notices) = prompt_all(&supervisor, cli.folders.clone());
+            let (_, notices) = prompt_all(&supervisor, launch.folders.clone());
             let info = AppInfo {
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 settings_path: supervisor.settings_path().display().to_string(),
@@ -201,10 +246,10 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             };
             app.manage(Shell {
                 info,
-                example_command: example_command.clone(),
+                example_command: launch.example_command.clone(),
             });
             #[cfg(feature = "e2e-picker")]
-            if let Some(picks) = cli.e2e_picks.clone() {
+            if let Some(picks) = launch.e2e_picks.clone() {
                 app.manage(E2ePicks(picks));
             }
             bridge::forward(app.handle().clone(), &supervisor);
@@ -242,14 +287,4 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             commands::activity,
             commands::templates,
         ])
-        .build(tauri::generate_context!())?;
-    app.run(|app, event| {
-        if let RunEvent::Exit = event
-            && let Some(supervisor) = app.try_state::<Arc<Supervisor>>()
-        {
-            // No server outlives the app: stop them all before exiting.
-            tauri::async_runtime::block_on(supervisor.shutdown());
-        }
-    });
-    Ok(())
 }

@@ -16,7 +16,7 @@ fn read_json(relative: &str) -> serde_json::Value {
 
 /// The command names declared in build.rs, read from its source so the
 /// test cannot drift from the list that generates the permissions.
-fn declared_commands() -> BTreeSet<String> {
+pub(crate) fn declared_commands() -> BTreeSet<String> {
     let build = include_str!("../build.rs");
     let list = build
         .split("const COMMANDS: &[&str] = &[")

@@ -4,7 +4,9 @@
 //!
 //! With the `e2e-picker` cargo feature (end-to-end tests only; release
 //! builds never enable it) the picker instead answers with the next line of
-//! the file named by `--e2e-picks FILE`. This module does not check or
+//! the file named by `--e2e-picks FILE`; the shell's own tests use that
+//! picker too (they run without a display, so the GTK dialog cannot open),
+//! managing the picks file themselves. This module does not check or
 //! share anything it returns: the supervisor does.
 
 use std::path::PathBuf;
@@ -15,7 +17,7 @@ use crate::error::{CommandError, ErrorCode};
 
 /// Opens the native folder picker over `window` and returns the folders
 /// chosen; an empty list when the person cancelled.
-#[cfg(not(feature = "e2e-picker"))]
+#[cfg(not(any(test, feature = "e2e-picker")))]
 pub async fn pick<R: Runtime>(
     _app: &AppHandle<R>,
     window: &WebviewWindow<R>,
@@ -42,7 +44,7 @@ pub async fn pick<R: Runtime>(
 
 /// The end-to-end tests' picker: pops the first line of the picks file.
 /// An empty line or an empty file is a cancelled picker.
-#[cfg(feature = "e2e-picker")]
+#[cfg(any(test, feature = "e2e-picker"))]
 pub async fn pick<R: Runtime>(
     app: &AppHandle<R>,
     _window: &WebviewWindow<R>,

@@ -1,7 +1,7 @@
 //! Rootgate's core: which folders each local MCP server may see, and the
 //! sessions that tell them.
 //!
-//! The crate holds folders and their checks (`folders`, `roots`, `uri`),
+//! The crate holds folders and their checks (`folders`, `roots`, `uri`, `names`),
 //! consent (`consent`), server specifications (`servers`), the settings file
 //! (`settings`), the store that saves and publishes (`store`), and one actor
 //! per running server (`session`), with its timeline and stderr log. It has no
@@ -16,6 +16,7 @@ pub mod folders;
 pub mod ids;
 pub mod launcher;
 pub mod monitor;
+pub mod names;
 pub mod roots;
 pub mod servers;
 pub mod session;

@@ -7,12 +7,14 @@
 //! `settings` and `store`).
 
 use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::ids::ServerId;
+use crate::names::{self, NameError};
 
 /// How a server learns that a folder was withdrawn.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -78,6 +80,8 @@ pub struct ServerSpec {
 pub enum SpecError {
     #[error("the server needs a name")]
     EmptyName,
+    #[error("the server's name cannot be used: {0}")]
+    BadName(NameError),
     #[error("a server named \"{0}\" already exists; choose another name")]
     DuplicateName(String),
     #[error("the server needs a command to run")]
@@ -92,6 +96,8 @@ pub enum SpecError {
     BadEnvValue(String),
     #[error("the working directory \"{0}\" must be an absolute path")]
     RelativeCwd(PathBuf),
+    #[error("the working directory contains a NUL byte")]
+    NulInCwd,
 }
 
 impl ServerDraft {
@@ -102,10 +108,11 @@ impl ServerDraft {
         id: ServerId,
         taken_names: impl IntoIterator<Item = &'a str>,
     ) -> Result<ServerSpec, SpecError> {
-        let name = self.name.trim().to_owned();
-        if name.is_empty() {
-            return Err(SpecError::EmptyName);
-        }
+        let name = match names::check(&self.name) {
+            Ok(name) => name.to_owned(),
+            Err(NameError::Empty) => return Err(SpecError::EmptyName),
+            Err(e) => return Err(SpecError::BadName(e)),
+        };
         if taken_names
             .into_iter()
             .any(|taken| taken.trim().eq_ignore_ascii_case(&name))
@@ -128,10 +135,13 @@ impl ServerDraft {
                 return Err(SpecError::BadEnvValue(key.clone()));
             }
         }
-        if let Some(cwd) = &self.cwd
-            && !cwd.is_absolute()
-        {
-            return Err(SpecError::RelativeCwd(cwd.clone()));
+        if let Some(cwd) = &self.cwd {
+            if cwd.as_os_str().as_bytes().contains(&0) {
+                return Err(SpecError::NulInCwd);
+            }
+            if !cwd.is_absolute() {
+                return Err(SpecError::RelativeCwd(cwd.clone()));
+            }
         }
         Ok(ServerSpec {
             id,
@@ -280,6 +290,21 @@ mod tests {
         assert_eq!(
             d.validate(id(), []),
             Err(SpecError::RelativeCwd("relative".into()))
+        );
+        let mut d = draft();
+        d.cwd = Some("/tmp/a\0b".into());
+        assert_eq!(d.validate(id(), []), Err(SpecError::NulInCwd));
+        let mut d = draft();
+        d.name = "files\0".into();
+        assert_eq!(
+            d.validate(id(), []),
+            Err(SpecError::BadName(NameError::Control))
+        );
+        let mut d = draft();
+        d.name = "x".repeat(256);
+        assert_eq!(
+            d.validate(id(), []).map_err(|e| e.to_string()),
+            Err("the server's name cannot be used: it is 256 characters long, and at most 255 are allowed".into())
         );
     }
 

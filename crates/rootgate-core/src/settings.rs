@@ -118,14 +118,19 @@ impl Recovery {
     pub fn message(&self) -> String {
         format!(
             "The settings file could not be fully read ({}). It was moved to \"{}\"; \
-             {} folders, {} permissions and {} servers were recovered from it.",
+             {}, {} and {} were recovered from it.",
             self.reason,
             self.moved_to.display(),
-            self.kept_roots,
-            self.kept_grants,
-            self.kept_servers
+            count(self.kept_roots, "folder", "folders"),
+            count(self.kept_grants, "permission", "permissions"),
+            count(self.kept_servers, "server", "servers")
         )
     }
+}
+
+/// "1 folder", "2 folders": a count in words a person reads.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The result of loading: the settings to start with, and what was done if
@@ -293,14 +298,30 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return (Settings::default(), Some("the file is empty".into()));
     }
+    let mut problems = Vec::new();
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
-        Err(e) => {
-            return (
-                Settings::default(),
-                Some(format!("it is not valid JSON: {e}")),
-            );
-        }
+        Err(e) => match salvage(bytes, &e) {
+            Some(value) => {
+                problems.push(if e.is_eof() {
+                    format!("it was cut short ({e}); the whole entries before the cut were kept")
+                } else {
+                    format!(
+                        "it is not valid JSON ({e}); the whole entries before the damage were kept"
+                    )
+                });
+                value
+            }
+            None if e.is_eof() => {
+                return (Settings::default(), Some(format!("it was cut short ({e})")));
+            }
+            None => {
+                return (
+                    Settings::default(),
+                    Some(format!("it is not valid JSON: {e}")),
+                );
+            }
+        },
     };
     let Some(object) = value.as_object() else {
         return (
@@ -323,7 +344,6 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
             return (Settings::default(), Some("it has no format version".into()));
         }
     }
-    let mut problems = Vec::new();
     let mut settings = Settings {
         version: SETTINGS_VERSION,
         roots: entries(object.get("roots"), "folder", &mut problems),
@@ -333,13 +353,69 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
     let before = settings.grants.len();
     settings.prune_dangling_grants();
     if settings.grants.len() != before {
+        let dropped = before - settings.grants.len();
         problems.push(format!(
-            "{} permissions named a missing folder or server",
-            before - settings.grants.len()
+            "{} named a missing folder or server",
+            count(dropped, "permission", "permissions")
         ));
     }
     let problem = (!problems.is_empty()).then(|| problems.join("; "));
     (settings, problem)
+}
+
+/// What can still be read from a file that is not valid JSON: the part
+/// before the damage (or before the end, for a file cut short), cut back to
+/// the end of the last whole entry of a top-level list (or the last whole
+/// list) and closed, so that it parses. An entry is kept whole or not at
+/// all: a server cut inside its environment is dropped, not kept without
+/// it. `None` when nothing whole comes before the damage.
+fn salvage(bytes: &[u8], error: &serde_json::Error) -> Option<Value> {
+    // serde_json counts lines from 1 and columns in bytes from 1.
+    let line_start = match error.line().checked_sub(2) {
+        None => 0,
+        Some(newlines_before) => bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(newlines_before)
+            .map_or(bytes.len(), |(i, _)| i + 1),
+    };
+    let damage = (line_start + error.column().saturating_sub(1)).min(bytes.len());
+    let mut open: Vec<u8> = Vec::new();
+    let (mut in_string, mut escaped) = (false, false);
+    let mut cut: Option<(usize, Vec<u8>)> = None;
+    for (i, &b) in bytes[..damage].iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => open.push(b),
+            b'}' | b']' => {
+                open.pop();
+                let entry_closed = b == b'}' && open == [b'{', b'['];
+                let list_closed = b == b']' && open == [b'{'];
+                if entry_closed || list_closed {
+                    cut = Some((i + 1, open.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let (at, open) = cut?;
+    let mut text = bytes[..at].to_vec();
+    text.extend(
+        open.iter()
+            .rev()
+            .map(|b| if *b == b'[' { b']' } else { b'}' }),
+    );
+    serde_json::from_slice(&text).ok()
 }
 
 fn entries<T: DeserializeOwned>(
@@ -363,7 +439,8 @@ fn entries<T: DeserializeOwned>(
         }
     }
     if bad > 0 {
-        problems.push(format!("{bad} {what} entries could not be read"));
+        let entries = count(bad, &format!("{what} entry"), &format!("{what} entries"));
+        problems.push(format!("{entries} could not be read"));
     }
     kept
 }
@@ -447,7 +524,8 @@ mod tests {
         for (contents, reason) in [
             (&b"{not json"[..], "not valid JSON"),
             (&b""[..], "empty"),
-            (&good[..good.len() / 2], "not valid JSON"),
+            (&good[..good.len() / 2], "cut short"),
+            (&good[..10], "cut short"),
             (&b"[1,2]"[..], "settings object"),
         ] {
             let (loaded, _dir, file) = recover(contents);
@@ -493,11 +571,18 @@ mod tests {
             (1, 1, 1)
         );
         assert!(
-            recovery.reason.contains("1 server entries"),
+            recovery.reason.contains("1 server entry could not be read"),
             "{}",
             recovery.reason
         );
         assert_eq!(loaded.settings.roots.len(), 1);
+        assert!(
+            recovery
+                .message()
+                .ends_with("1 folder, 1 permission and 1 server were recovered from it."),
+            "{}",
+            recovery.message()
+        );
     }
 
     #[test]
@@ -513,5 +598,82 @@ mod tests {
                 .reason
                 .contains("missing folder or server")
         );
+    }
+
+    /// A file of two roots, two servers and a grant, pretty-printed as the
+    /// app writes it.
+    fn two_of_each() -> (Settings, Vec<u8>) {
+        let mut s = sample();
+        let mut root = s.roots[0].clone();
+        root.id = RootId::generate();
+        root.name = "second".into();
+        s.roots.push(root);
+        let mut server = s.servers[0].clone();
+        server.id = ServerId::generate();
+        server.name = "t".into();
+        server.env.insert("TOKEN".into(), "}]{[\"".into());
+        s.servers.push(server);
+        let bytes = serde_json::to_vec_pretty(&s).unwrap();
+        (s, bytes)
+    }
+
+    #[test]
+    fn a_file_cut_short_keeps_every_whole_entry_before_the_cut() {
+        let (full, bytes) = two_of_each();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        // Cut inside the second server's environment (whose value holds
+        // brackets and a quote): everything before it is kept whole, the
+        // second server not at all.
+        let cut = text.find("TOKEN").unwrap() + 12;
+        let (loaded, _dir, _file) = recover(&bytes[..cut]);
+        let recovery = loaded.recovery.unwrap();
+        assert!(recovery.reason.contains("cut short"), "{}", recovery.reason);
+        assert_eq!(loaded.settings.roots, full.roots);
+        assert_eq!(loaded.settings.grants, full.grants);
+        assert_eq!(loaded.settings.servers, full.servers[..1]);
+        assert_eq!(fs::read(&recovery.moved_to).unwrap(), &bytes[..cut]);
+
+        // Cut inside the first root: nothing whole, nothing kept.
+        let cut = text.find("\"name\": \"proj").unwrap();
+        let (loaded, _dir, _file) = recover(&bytes[..cut]);
+        assert_eq!(loaded.settings, Settings::default());
+        assert!(loaded.recovery.unwrap().reason.contains("cut short"));
+
+        // Cut at every byte: never a panic, never an entry that was not whole
+        // in the original.
+        for cut in 0..bytes.len() {
+            let loaded = parse_tolerantly(&bytes[..cut]).0;
+            assert!(loaded.roots.iter().all(|r| full.roots.contains(r)), "{cut}");
+            assert!(
+                loaded.servers.iter().all(|s| full.servers.contains(s)),
+                "{cut}"
+            );
+            assert!(
+                loaded.grants.iter().all(|g| full.grants.contains(g)),
+                "{cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn damage_in_the_middle_keeps_the_whole_entries_before_it() {
+        let (full, bytes) = two_of_each();
+        let text = String::from_utf8(bytes).unwrap();
+        let damaged = text.replacen("\"grants\"", "\"grants\" ?? ", 1);
+        let (loaded, _dir, _file) = recover(damaged.as_bytes());
+        let recovery = loaded.recovery.unwrap();
+        assert!(
+            recovery.reason.contains("not valid JSON"),
+            "{}",
+            recovery.reason
+        );
+        assert!(
+            recovery.reason.contains("before the damage"),
+            "{}",
+            recovery.reason
+        );
+        assert_eq!(loaded.settings.roots, full.roots);
+        assert!(loaded.settings.grants.is_empty() && loaded.settings.servers.is_empty());
+        assert_eq!(fs::read_to_string(&recovery.moved_to).unwrap(), damaged);
     }
 }

@@ -21,6 +21,7 @@ use tokio::sync::watch;
 use crate::consent::{ConsentIndex, Grant, SharedRoots};
 use crate::folders::CheckedFolder;
 use crate::ids::{RootId, ServerId, now_ms};
+use crate::names::{self, NameError};
 use crate::roots::Root;
 use crate::servers::{ServerDraft, ServerSpec, SpecError};
 use crate::settings::{Recovery, Settings, SettingsError, SettingsFile};
@@ -39,6 +40,8 @@ pub enum StoreError {
     UnknownServer(ServerId),
     #[error("a folder needs a name")]
     EmptyName,
+    #[error("the folder's name cannot be used: {0}")]
+    BadName(NameError),
     #[error(
         "the command changed since it was shown (shown: `{shown}`, now: `{current}`); review it again"
     )]
@@ -159,37 +162,53 @@ impl Store {
     }
 
     /// Adds a checked folder as a root, or returns the root that already has
-    /// its real path. Adding shares it with no one.
+    /// its real path. Adding shares it with no one. A name that is given
+    /// must be a valid one; none (or a blank one) means the folder's own.
     pub fn add_root(
         &self,
         folder: &CheckedFolder,
         name: Option<String>,
     ) -> Result<Added, StoreError> {
-        self.change(|s| {
-            if let Some(existing) = s.roots.iter().find(|r| r.real_path == folder.real()) {
-                return Ok(Added {
-                    root: existing.clone(),
-                    existed: true,
-                });
-            }
-            let root = Root::new(folder, name);
-            s.roots.push(root.clone());
-            Ok(Added {
-                root,
-                existed: false,
-            })
-        })
+        let name = given_name(name)?;
+        self.change(|s| Ok(add_root_in(s, folder, name)))
     }
 
     pub fn rename_root(&self, id: &RootId, name: &str) -> Result<Root, StoreError> {
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(StoreError::EmptyName);
-        }
+        let name = folder_name(name)?;
         self.change(|s| {
             let root = find_root(s, id)?;
             root.name = name.to_owned();
             Ok(root.clone())
+        })
+    }
+
+    /// A person's answer to a consent prompt, as one change: keeps the
+    /// folder (as the new root for its real path, or as the kept root
+    /// `root`, renamed when a name is given) and shares it with exactly
+    /// `servers`. Nothing is kept when any part is refused (a server that
+    /// does not exist, a name that cannot be used), so a refused answer
+    /// never leaves a folder behind.
+    pub fn keep_and_share(
+        &self,
+        folder: &CheckedFolder,
+        root: Option<&RootId>,
+        name: Option<String>,
+        servers: &[ServerId],
+    ) -> Result<RootId, StoreError> {
+        let name = given_name(name)?;
+        self.change(|s| {
+            let id = match root {
+                Some(id) => {
+                    let kept = find_root(s, id)?;
+                    if let Some(name) = name {
+                        kept.name = name;
+                    }
+                    id.clone()
+                }
+                None => add_root_in(s, folder, name).root.id,
+            };
+            set_grants_in(s, &id, servers)?;
+            Ok(id)
         })
     }
 
@@ -218,15 +237,7 @@ impl Store {
     /// Sets exactly which servers see `root`: grants the listed ones that
     /// lack a grant and revokes every other. The consent prompt's "Share".
     pub fn set_grants(&self, root: &RootId, servers: &[ServerId]) -> Result<(), StoreError> {
-        self.change(|s| {
-            find_root(s, root)?;
-            for server in servers {
-                grant_in(s, server, root)?;
-            }
-            s.grants
-                .retain(|g| &g.root != root || servers.contains(&g.server));
-            Ok(())
-        })
+        self.change(|s| set_grants_in(s, root, servers))
     }
 
     /// Withdraws `root` from `server` at once.
@@ -333,6 +344,47 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// A folder name a person typed, checked and trimmed.
+fn folder_name(name: &str) -> Result<&str, StoreError> {
+    names::check(name).map_err(|e| match e {
+        NameError::Empty => StoreError::EmptyName,
+        e => StoreError::BadName(e),
+    })
+}
+
+/// A name given with a new folder: a blank one means the folder's own.
+fn given_name(name: Option<String>) -> Result<Option<String>, StoreError> {
+    match name {
+        Some(n) if !n.trim().is_empty() => Ok(Some(folder_name(&n)?.to_owned())),
+        _ => Ok(None),
+    }
+}
+
+fn add_root_in(s: &mut Settings, folder: &CheckedFolder, name: Option<String>) -> Added {
+    if let Some(existing) = s.roots.iter().find(|r| r.real_path == folder.real()) {
+        return Added {
+            root: existing.clone(),
+            existed: true,
+        };
+    }
+    let root = Root::new(folder, name);
+    s.roots.push(root.clone());
+    Added {
+        root,
+        existed: false,
+    }
+}
+
+fn set_grants_in(s: &mut Settings, root: &RootId, servers: &[ServerId]) -> Result<(), StoreError> {
+    find_root(s, root)?;
+    for server in servers {
+        grant_in(s, server, root)?;
+    }
+    s.grants
+        .retain(|g| &g.root != root || servers.contains(&g.server));
+    Ok(())
 }
 
 fn find_root<'a>(s: &'a mut Settings, id: &RootId) -> Result<&'a mut Root, StoreError> {
@@ -597,6 +649,21 @@ mod tests {
             fx.store.rename_root(&root.id, "  "),
             Err(StoreError::EmptyName)
         ));
+        for bad in ["a\0b", "two\nlines", &"x".repeat(100 * 1024)] {
+            assert!(
+                matches!(
+                    fx.store.rename_root(&root.id, bad),
+                    Err(StoreError::BadName(_))
+                ),
+                "{:.20} was accepted",
+                bad
+            );
+            assert!(matches!(
+                fx.store.add_root(&folder(&fx, "q"), Some(bad.into())),
+                Err(StoreError::BadName(_))
+            ));
+        }
+        assert_eq!(fx.store.snapshot().roots, vec![root.clone()]);
         assert!(matches!(
             fx.store.add_server(ServerDraft {
                 name: "A".into(),
@@ -605,5 +672,69 @@ mod tests {
             }),
             Err(StoreError::Spec(SpecError::DuplicateName(_)))
         ));
+    }
+
+    #[test]
+    fn a_refused_answer_keeps_no_folder_and_changes_no_grant() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        let kept = fx.store.add_root(&folder(&fx, "kept"), None).unwrap().root;
+        fx.store.grant(&a.id, &kept.id).unwrap();
+        let before = fx.store.snapshot();
+        let ghost = ServerId::generate();
+        let new = folder(&fx, "new");
+        assert!(matches!(
+            fx.store
+                .keep_and_share(&new, None, None, &[a.id.clone(), ghost.clone()]),
+            Err(StoreError::UnknownServer(_))
+        ));
+        assert!(matches!(
+            fx.store
+                .keep_and_share(&new, None, Some("a\0b".into()), std::slice::from_ref(&a.id)),
+            Err(StoreError::BadName(_))
+        ));
+        assert!(matches!(
+            fx.store
+                .keep_and_share(&new, Some(&kept.id), Some("Renamed".into()), &[ghost]),
+            Err(StoreError::UnknownServer(_))
+        ));
+        assert!(matches!(
+            fx.store
+                .keep_and_share(&new, Some(&RootId::generate()), None, &[]),
+            Err(StoreError::UnknownRoot(_))
+        ));
+        assert_eq!(fx.store.snapshot(), before, "nothing changed");
+        assert_eq!(fx.store.file().load().unwrap().settings, before);
+
+        let id = fx
+            .store
+            .keep_and_share(
+                &new,
+                None,
+                Some(" New one ".into()),
+                std::slice::from_ref(&a.id),
+            )
+            .unwrap();
+        let after = fx.store.snapshot();
+        let root = after.roots.iter().find(|r| r.id == id).unwrap();
+        assert_eq!(root.name, "New one");
+        assert_eq!(root.real_path, new.real());
+        assert!(
+            after
+                .grants
+                .iter()
+                .any(|g| g.root == id && g.server == a.id)
+        );
+        fx.store
+            .keep_and_share(
+                &folder(&fx, "kept"),
+                Some(&kept.id),
+                Some("Kept".into()),
+                &[],
+            )
+            .unwrap();
+        let after = fx.store.snapshot();
+        assert_eq!(after.roots[0].name, "Kept");
+        assert!(!after.grants.iter().any(|g| g.root == kept.id));
     }
 }

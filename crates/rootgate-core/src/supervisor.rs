@@ -556,8 +556,8 @@ impl Supervisor {
         };
         // The folder is checked again: what is shared must be what was
         // shown. If it now fails or leads elsewhere, the prompt closes and
-        // the person chooses again; if saving fails, the prompt stays open
-        // so the answer can be given again.
+        // the person chooses again; if the answer is refused or saving
+        // fails, the prompt stays open so the answer can be given again.
         let now = match folders::check(&chosen) {
             Ok(now) if now.real() == shown_real => now,
             Ok(now) => {
@@ -572,16 +572,12 @@ impl Supervisor {
                 return Err(e.into());
             }
         };
-        let root = match &kept {
-            Some(id) => {
-                if let Some(name) = name.filter(|n| !n.trim().is_empty()) {
-                    self.store.rename_root(id, &name)?;
-                }
-                id.clone()
-            }
-            None => self.store.add_root(&now, name)?.root.id,
-        };
-        self.store.set_grants(&root, servers)?;
+        // Keeping the folder and sharing it is one change: an answer that is
+        // refused in part (a server that no longer exists, a name that
+        // cannot be used) keeps nothing.
+        let root = self
+            .store
+            .keep_and_share(&now, kept.as_ref(), name, servers)?;
         let _ = self.store.set_available(&root, true);
         self.cancel_prompt(prompt);
         self.folder(&root)

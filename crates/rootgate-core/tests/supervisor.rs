@@ -251,6 +251,37 @@ async fn methods_work_from_a_thread_outside_the_runtime() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_answer_keeps_no_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let a = sup.add_server(fixture_draft("a")).unwrap();
+    let prompt = sup.prompt_for_path(&make_folder(&dir, "p")).unwrap();
+    let ghost = rootgate_core::ids::ServerId::generate();
+    let refused = sup.answer_prompt(prompt.id, &[a.spec.id.clone(), ghost], None);
+    assert!(
+        matches!(&refused, Err(SupervisorError::Store(e)) if e.to_string().contains("no server")),
+        "{refused:?}"
+    );
+    let refused = sup.answer_prompt(prompt.id, &[], Some("two\nlines".into()));
+    assert!(
+        matches!(&refused, Err(SupervisorError::Store(e)) if e.to_string().contains("control character")),
+        "{refused:?}"
+    );
+    assert!(sup.folders().is_empty(), "a refused answer keeps nothing");
+    assert_eq!(sup.open_prompts().len(), 1, "the person can answer again");
+    let folder = sup
+        .answer_prompt(
+            prompt.id,
+            std::slice::from_ref(&a.spec.id),
+            Some("P".into()),
+        )
+        .unwrap();
+    assert_eq!(folder.root.name, "P");
+    assert_eq!(folder.servers, vec![a.spec.id.clone()]);
+    sup.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_stays_open_when_saving_fails() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);

@@ -1,0 +1,68 @@
+//! What a name a person gives a folder or a server may be: trimmed, not
+//! empty, at most [`MAX_NAME_CHARS`] characters and free of control
+//! characters (NUL, tabs, line breaks). Names are shown in the app and sent
+//! to servers as each root's `name`, so a NUL byte or a hundred kilobytes
+//! there is a mistake or an attack, never a name.
+//!
+//! This module only checks a name; the store and the server drafts decide
+//! which error to give for which kind of name. A folder's default name (the
+//! last part of its path) is not checked here: it is what the file system
+//! holds, and is shown as it is.
+
+use thiserror::Error;
+
+/// The longest name a folder or a server may be given, in characters (the
+/// longest file name most file systems allow).
+pub const MAX_NAME_CHARS: usize = 255;
+
+/// Why a name cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum NameError {
+    #[error("it is empty")]
+    Empty,
+    #[error("it is {0} characters long, and at most {max} are allowed", max = MAX_NAME_CHARS)]
+    TooLong(usize),
+    #[error("it contains a control character (a NUL byte, a tab or a line break); remove it")]
+    Control,
+}
+
+/// The name with spaces around it removed, or why it cannot be a name.
+pub fn check(name: &str) -> Result<&str, NameError> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(NameError::Empty);
+    }
+    if name.chars().any(char::is_control) {
+        return Err(NameError::Control);
+    }
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Err(NameError::TooLong(chars));
+    }
+    Ok(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_trimmed_bounded_and_printable() {
+        assert_eq!(check("  Projects "), Ok("Projects"));
+        assert_eq!(check("../etc"), Ok("../etc"), "an odd name is still a name");
+        assert_eq!(check("프로젝트"), Ok("프로젝트"));
+        assert_eq!(check(" \t "), Err(NameError::Empty));
+        assert_eq!(check("a\0b"), Err(NameError::Control));
+        assert_eq!(check("two\nlines"), Err(NameError::Control));
+        let longest = "é".repeat(MAX_NAME_CHARS);
+        assert_eq!(check(&longest), Ok(longest.as_str()));
+        assert_eq!(
+            check(&"a".repeat(100 * 1024)),
+            Err(NameError::TooLong(100 * 1024))
+        );
+        assert_eq!(
+            NameError::TooLong(300).to_string(),
+            "it is 300 characters long, and at most 255 are allowed"
+        );
+    }
+}
