@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{Peer, RoleClient, ServiceExt};
+use rmcp::service::{ClientInitializeError, Peer, RoleClient, ServiceExt};
 use serde::Serialize;
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -403,9 +403,9 @@ impl Actor {
             tokio::select! {
                 result = &mut init => break Ok(result),
                 _ = &mut deadline => break Err(format!(
-                    "the server did not answer `initialize` within {} s; it may not be an MCP \
+                    "the server did not answer `initialize` within {}; it may not be an MCP \
                      server, or it may be waiting for input of another kind",
-                    self.config.init_timeout.as_secs()
+                    seconds(self.config.init_timeout)
                 )),
                 command = self.commands.recv() => match command {
                     Some(Command::Peer(reply)) => { let _ = reply.send(None); }
@@ -429,7 +429,7 @@ impl Actor {
         };
         let handshake = match handshake {
             Ok(Ok(running)) => Ok(running),
-            Ok(Err(e)) => Err(format!("the MCP handshake failed ({e})")),
+            Ok(Err(e)) => Err(handshake_failure(&e)),
             Err(reason) => Err(reason),
         };
         let running = match handshake {
@@ -655,6 +655,40 @@ impl Actor {
     }
 }
 
+/// A duration in seconds as a person reads it: "30 s", "1.5 s". (Whole
+/// seconds alone would turn a 1.5 s timeout into "1 s", and 500 ms into "0 s".)
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// Why the `initialize` handshake failed, in words a person can act on.
+/// rmcp's own messages name Rust types and transport internals ("Send
+/// message error Transport [rmcp::transport::async_rw::AsyncRwTransport<…>]
+/// error: Broken pipe"), and which of them a server that exits at once
+/// causes depends on a race; to a person both mean the same thing.
+fn handshake_failure(e: &ClientInitializeError) -> String {
+    match e {
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. } => {
+            "the server closed its connection before answering `initialize`".to_owned()
+        }
+        ClientInitializeError::JsonRpcError(error) => format!(
+            "the server refused `initialize` with JSON-RPC error {}: \"{}\"",
+            error.code.0, error.message
+        ),
+        ClientInitializeError::ConflictInitResponseId(_, got)
+        | ClientInitializeError::UncorrelatedErrorResponse { received: got, .. } => format!(
+            "the server answered a request Rootgate never made (id {got}) instead of `initialize`"
+        ),
+        ClientInitializeError::ExpectedInitResponse(_)
+        | ClientInitializeError::ExpectedInitResult(_) => {
+            "the server answered `initialize` with something that is not an `initialize` result"
+                .to_owned()
+        }
+        other => format!("the MCP handshake failed ({other})"),
+    }
+}
+
 async fn sleep_until(until: Option<Instant>) {
     match until {
         Some(until) => tokio::time::sleep_until(until).await,
@@ -794,6 +828,30 @@ exec cat >/dev/null
             "the answer the message follows is recorded first"
         );
         session.shutdown().await;
+    }
+
+    #[test]
+    fn timeouts_are_said_in_seconds_with_their_fraction() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(seconds(Duration::from_millis(250)), "0.25 s");
+    }
+
+    #[test]
+    fn handshake_failures_are_said_without_rust_internals() {
+        let closed = handshake_failure(&ClientInitializeError::ConnectionClosed(
+            "initialize response".into(),
+        ));
+        assert_eq!(
+            closed,
+            "the server closed its connection before answering `initialize`"
+        );
+        let refused = handshake_failure(&ClientInitializeError::JsonRpcError(
+            rmcp::model::ErrorData::invalid_params("unsupported client", None),
+        ));
+        assert!(refused.contains("refused `initialize`"), "{refused}");
+        assert!(refused.contains("-32602"), "{refused}");
+        assert!(refused.contains("unsupported client"), "{refused}");
     }
 
     #[test]
