@@ -466,10 +466,14 @@ impl Actor {
             let _ = running.waiting().await;
             let _ = quit_tx.send(true);
         });
+        // Closing stdin is cancelling the service and waiting until it has
+        // dropped its writer. A server that stopped reading its input holds
+        // that writer in a write blocked on a full pipe, so the wait is
+        // bounded: the shutdown then goes on to SIGTERM, which unblocks it.
         let close_stdin = |cancel: rmcp::service::RunningServiceCancellationToken,
                            mut quit: watch::Receiver<bool>| async move {
             cancel.cancel();
-            let _ = quit.wait_for(|ended| *ended).await;
+            let _ = tokio::time::timeout(grace, quit.wait_for(|ended| *ended)).await;
         };
 
         if !SUPPORTED_VERSIONS.contains(&protocol_version.as_str()) {
@@ -640,14 +644,23 @@ impl Actor {
                 _ = quit.wait_for(|ended| *ended) => return Ending::Closed,
             };
             match decision {
-                Decision::Send => {
+                Decision::Send if !peer.is_transport_closed() => {
                     let generation = self.roots.borrow().generation();
-                    // A failed send means the connection is closing; the exit
-                    // or close branch reports that on the next turn.
-                    if protocol::notify_list_changed(peer).await.is_ok() {
-                        self.record(Event::ListChangedSent { generation });
-                    }
+                    // Sent from a task of its own: a server that stopped
+                    // reading its input leaves the write blocked on a full
+                    // pipe, and awaiting it here would block every command
+                    // too, stop included. It is recorded as it is handed to
+                    // the connection, so it precedes the `roots/list` it
+                    // prompts in the timeline. A failed send means the
+                    // connection is closing; the exit or close branch
+                    // reports that.
+                    self.record(Event::ListChangedSent { generation });
+                    let peer = peer.clone();
+                    tokio::spawn(async move {
+                        let _ = protocol::notify_list_changed(&peer).await;
+                    });
                 }
+                Decision::Send => {}
                 Decision::HoldUntil(until) => hold_until = Some(until),
                 Decision::Idle => {}
             }
