@@ -745,7 +745,7 @@ async fn pump_stderr(stderr: ChildStderr, log: Arc<StderrLog>) {
             Ok([]) | Err(_) => break,
             Ok(buf) => buf,
         };
-        let (chunk, newline) = match buf.iter().position(|b| *b == b'\n') {
+        let (chunk, newline) = match memchr::memchr(b'\n', buf) {
             Some(i) => (&buf[..i], true),
             None => (buf, false),
         };
