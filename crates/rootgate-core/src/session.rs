@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{ClientInitializeError, Peer, RoleClient, ServiceExt};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use serde::Serialize;
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -394,7 +395,11 @@ impl Actor {
         // Mark the current list as seen: the server is about to ask for it.
         self.roots.borrow_and_update();
         let handler = RootsClient::new(self.roots.clone(), events_tx);
-        let mut init = Box::pin(handler.serve((spawned.stdout, spawned.stdin)));
+        let transport = protocol::EarlyAnswers::new(
+            AsyncRwTransport::new_client(spawned.stdout, spawned.stdin),
+            handler.clone(),
+        );
+        let mut init = Box::pin(handler.serve(transport));
         let deadline = tokio::time::sleep(self.config.init_timeout);
         tokio::pin!(deadline);
 
