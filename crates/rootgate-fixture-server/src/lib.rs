@@ -104,7 +104,8 @@ Misbehaviours (KIND); answers to requests made up by a misbehaviour go to the
                                  requests never made; answer each tools/call after a
                                  forged answer to the client's next request id
   roots-before-initialized       send roots/list before answering initialize (id
-                                 \"early-before-initialize-answer\") and before the
+                                 \"early-before-initialize-answer\") and wait for its
+                                 answer before answering; send another before the
                                  client's initialized (id \"early-before-initialized\")
   roots-flood                    after initialized, send --flood-requests roots/list
                                  requests from a second thread, as fast as possible
@@ -278,6 +279,8 @@ enum Seen {
     ListChanged,
     /// A well-formed answer to one of our own `roots/list` requests.
     RootsAccepted,
+    /// A reply to a request a misbehaviour made up.
+    Reply,
 }
 
 /// The answers to a `roots-flood`, counted rather than reported one by one.
@@ -639,6 +642,7 @@ impl Server {
         self.diagnose(format!("reply to a made-up request: {reply}"));
         self.effects
             .push(Effect::Report(json!({ "event": "reply", "reply": reply })));
+        self.seen = Some(Seen::Reply);
         true
     }
 
@@ -1561,6 +1565,18 @@ mod tests {
         let p = plan(Kind::StdoutUnknownIds, None, &mut out);
         assert_eq!(p.before.len(), 1, "a forged answer to the next id first");
         assert_eq!(p.after.len(), 1, "and a duplicate after");
+
+        // The initialize answer is held until the early roots/list is answered.
+        let mut state = misbehave::State::default();
+        let mut out = vec![answer.clone()];
+        let kind = Kind::RootsBeforeInitialized;
+        let p = kind.plan(Some(Seen::Initialize), &mut out, &mut state, (0, 0), |_| {});
+        assert!(out.is_empty(), "held back");
+        assert_eq!(p.before.len(), 1, "the early roots/list");
+        let mut out = vec![];
+        let p = kind.plan(Some(Seen::Reply), &mut out, &mut state, (0, 0), |_| {});
+        assert_eq!(out, vec![answer.clone()], "released");
+        assert_eq!(p.after.len(), 1, "one more before initialized");
 
         // One-shot misbehaviours fire at the first roots answer only.
         let mut state = misbehave::State::default();

@@ -77,8 +77,10 @@ pub(crate) enum Kind {
     /// never made, and answers each `tools/call` twice, a forged response to
     /// the client's next id first.
     StdoutUnknownIds,
-    /// Sends `roots/list` before answering `initialize`, and again after
-    /// answering it but before the client's `notifications/initialized`.
+    /// Sends `roots/list` before answering `initialize` and waits for its
+    /// answer before answering (as a server that fetches its roots while
+    /// starting up does), then sends another after answering `initialize`
+    /// but before the client's `notifications/initialized`.
     RootsBeforeInitialized,
     /// After `notifications/initialized`, sends `--flood-requests` `roots/list`
     /// requests from a second thread as fast as the pipe takes them.
@@ -405,6 +407,8 @@ pub(crate) struct State {
     /// Whether the one-shot misbehaviour (the one "after the first roots
     /// answer" or "after initialized") has happened.
     fired: bool,
+    /// Messages held back until the client answers a made-up request.
+    held: Vec<Value>,
 }
 
 impl Kind {
@@ -503,10 +507,15 @@ impl Kind {
                 }
             }
             Kind::RootsBeforeInitialized if seen == Some(Seen::Initialize) => {
-                say("asking roots/list before answering initialize and before initialized");
+                say("asking roots/list before answering initialize, and waiting for its answer");
+                state.held = std::mem::take(messages);
                 plan.before = vec![Raw::Message(early_roots_request(
                     "before-initialize-answer",
                 ))];
+            }
+            Kind::RootsBeforeInitialized if seen == Some(Seen::Reply) && !state.held.is_empty() => {
+                say("answering initialize, then asking roots/list before initialized");
+                *messages = std::mem::take(&mut state.held);
                 plan.after = vec![Raw::Message(early_roots_request("before-initialized"))];
             }
             Kind::RootsFlood if seen == Some(Seen::Initialized) && !state.fired => {
