@@ -47,6 +47,7 @@ fn declarations() -> String {
         Entry::decl(&cfg),
         Change::decl(&cfg),
         ServerTemplate::decl(&cfg),
+        rootgate_core::enforcement::Support::decl(&cfg),
         AppInfo::decl(&cfg),
         Notice::decl(&cfg),
         ErrorCode::decl(&cfg),

@@ -49,6 +49,10 @@ pub struct AppInfo {
     pub roots_note: String,
     /// Problems with folders given on the command line.
     pub notices: Vec<String>,
+    /// Whether servers' roots can be enforced here (Landlock), and if not,
+    /// why: the server form says so rather than offering a switch that
+    /// would do nothing.
+    pub enforcement: rootgate_core::enforcement::Support,
 }
 
 /// The shell's own state: what `app_info` and `templates` return.
@@ -142,6 +146,15 @@ fn on_drop<R: Runtime>(app: &AppHandle<R>, paths: Vec<PathBuf>) {
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    // Servers are started through a launcher (see rootgate_core::launcher):
+    // `rootgate-launcher` beside the app when it is there, else the app
+    // binary itself in that role.
+    if let Some(code) = rootgate_core::launcher::run_if_requested(&args) {
+        return code;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        rootgate_core::launcher::use_program_if_none_beside(exe);
+    }
     if args.first().and_then(|a| a.to_str()) == Some(EXAMPLE_SERVER_FLAG) {
         return rootgate_fixture_server::main_with_args(args.into_iter().skip(1));
     }
@@ -184,6 +197,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 recovery: supervisor.recovery().map(|r| r.message()),
                 roots_note: ROOTS_ARE_ADVICE.to_owned(),
                 notices,
+                enforcement: rootgate_core::enforcement::support(),
             };
             app.manage(Shell {
                 info,

@@ -129,6 +129,15 @@ const WAIT: Duration = Duration::from_secs(60);
 type Result<T, E = String> = std::result::Result<T, E>;
 
 fn main() -> ExitCode {
+    // The driver starts servers the way the app does, through the launcher;
+    // it can act as its own when `rootgate-launcher` is not beside it.
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if let Some(code) = rootgate_core::launcher::run_if_requested(&raw) {
+        return code;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        rootgate_core::launcher::use_program_if_none_beside(exe);
+    }
     let args = match cli::parse(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(e) => {

@@ -11,8 +11,10 @@
 //! from the person at the machine.
 
 pub mod consent;
+pub mod enforcement;
 pub mod folders;
 pub mod ids;
+pub mod launcher;
 pub mod monitor;
 pub mod roots;
 pub mod servers;

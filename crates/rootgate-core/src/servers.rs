@@ -40,6 +40,9 @@ pub struct ServerDraft {
     pub cwd: Option<PathBuf>,
     pub enabled: bool,
     pub withdrawal: Withdrawal,
+    /// Run the server under a Landlock ruleset that holds it to its roots
+    /// (Linux only; see `enforcement`).
+    pub enforce_roots: bool,
 }
 
 /// A validated server specification.
@@ -60,6 +63,9 @@ pub struct ServerSpec {
     pub enabled: bool,
     #[serde(default)]
     pub withdrawal: Withdrawal,
+    /// Run the server under a Landlock ruleset that holds it to its roots.
+    #[serde(default)]
+    pub enforce_roots: bool,
     /// The exact command line the person approved to run, if any. A server
     /// whose command line differs from it (new, or edited) does not start
     /// until the person approves the new one.
@@ -136,6 +142,7 @@ impl ServerDraft {
             cwd: self.cwd,
             enabled: self.enabled,
             withdrawal: self.withdrawal,
+            enforce_roots: self.enforce_roots,
             approved_command: None,
         })
     }
@@ -175,6 +182,7 @@ impl ServerSpec {
             cwd: self.cwd.clone(),
             enabled: self.enabled,
             withdrawal: self.withdrawal,
+            enforce_roots: self.enforce_roots,
         }
     }
 

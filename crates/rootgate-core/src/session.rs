@@ -34,6 +34,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::consent::{SharedRoot, SharedRoots};
+use crate::enforcement;
 use crate::ids::ServerId;
 use crate::servers::{ServerSpec, Withdrawal};
 use crate::timeline::{Event, Timeline};
@@ -283,6 +284,8 @@ enum Ending {
     Quit(Option<oneshot::Sender<()>>),
     Restart(ServerSpec),
     Withdraw(String),
+    /// An enforced server's list changed: its ruleset must be remade.
+    Reenforce(String),
     Removed,
     Exited,
     Closed,
@@ -379,7 +382,33 @@ impl Actor {
         self.record(Event::Starting {
             command_line: spec.masked_command_line(),
         });
-        let spawned = match process::spawn(spec) {
+        // An enforced server runs under a ruleset made from the list it
+        // starts with; a different list later means a restart (see `serve`).
+        let enforced = spec.enforce_roots.then(|| self.roots.borrow().clone());
+        let mut launch = process::Launch {
+            grace: self.config.shutdown_grace,
+            enforce: None,
+        };
+        if let Some(roots) = &enforced {
+            if let enforcement::Support::Unavailable { reason } = enforcement::support() {
+                self.fail(format!(
+                    "enforced roots are on for this server, but {reason}. Turn \"Enforce roots\" \
+                     off to run it with roots as advice only."
+                ));
+                return Next::Idle;
+            }
+            let path_env = spec
+                .env
+                .get("PATH")
+                .map(std::ffi::OsString::from)
+                .or_else(|| std::env::var_os("PATH"));
+            launch.enforce = Some(enforcement::policy_for(
+                spec,
+                roots.roots(),
+                path_env.as_deref(),
+            ));
+        }
+        let spawned = match process::spawn(spec, &launch) {
             Ok(spawned) => spawned,
             Err(e) => {
                 self.fail(e.to_string());
@@ -388,6 +417,15 @@ impl Actor {
         };
         let pid = spawned.pid;
         self.record(Event::Spawned { pid });
+        if let Some(policy) = &launch.enforce {
+            let shown = |paths: &[std::path::PathBuf]| -> Vec<String> {
+                paths.iter().map(|p| p.display().to_string()).collect()
+            };
+            self.record(Event::Enforced {
+                read_write: shown(&policy.read_write),
+                read_only: shown(&policy.read_only),
+            });
+        }
         let stderr_since = self.stderr.next_seq();
         let stderr_pump = tokio::spawn(pump_stderr(spawned.stderr, Arc::clone(&self.stderr)));
         let mut exit = spawned.exit;
@@ -517,7 +555,14 @@ impl Actor {
         }));
 
         let ending = self
-            .serve(spec, &peer, &mut events, &mut exit, &mut quit)
+            .serve(
+                spec,
+                enforced.as_ref(),
+                &peer,
+                &mut events,
+                &mut exit,
+                &mut quit,
+            )
             .await;
         drop(peer);
 
@@ -526,6 +571,7 @@ impl Actor {
             Ending::Quit(_) => ("Rootgate is shutting down".to_owned(), true),
             Ending::Restart(_) => ("restarting".to_owned(), true),
             Ending::Withdraw(why) => (format!("restarting to withdraw folders: {why}"), true),
+            Ending::Reenforce(why) => (format!("restarting under new folder rules: {why}"), true),
             Ending::Removed => ("the server was removed".to_owned(), true),
             Ending::Exited => ("the process exited".to_owned(), false),
             Ending::Closed => ("the server closed its output".to_owned(), false),
@@ -562,6 +608,10 @@ impl Actor {
                 self.record(Event::RestartedToWithdraw { reason: why });
                 Next::Start(spec.clone())
             }
+            Ending::Reenforce(why) => {
+                self.record(Event::RestartedToEnforce { reason: why });
+                Next::Start(spec.clone())
+            }
             Ending::Exited | Ending::Closed => {
                 self.fail(format!(
                     "the server stopped on its own ({reason}, {}).{}",
@@ -578,6 +628,7 @@ impl Actor {
     async fn serve(
         &mut self,
         spec: &ServerSpec,
+        enforced: Option<&SharedRoots>,
         peer: &Peer<RoleClient>,
         events: &mut mpsc::UnboundedReceiver<HandlerEvent>,
         exit: &mut ExitWatch,
@@ -613,6 +664,15 @@ impl Actor {
                         return Ending::Removed;
                     }
                     let current = self.roots.borrow_and_update().clone();
+                    if let Some(at_start) = enforced
+                        && !same_folders(at_start.roots(), current.roots())
+                    {
+                        return Ending::Reenforce(
+                            "its roots are enforced, and a new list takes effect under a new \
+                             ruleset"
+                                .into(),
+                        );
+                    }
                     if let Some(why) = must_restart(spec.withdrawal, last_given.as_deref(), &current) {
                         return Ending::Withdraw(why);
                     }
@@ -712,6 +772,17 @@ async fn sleep_until(until: Option<Instant>) {
         Some(until) => tokio::time::sleep_until(until).await,
         None => std::future::pending().await,
     }
+}
+
+/// Whether two lists name the same folders (names aside: a rename changes
+/// what a server is told, not what it may touch).
+fn same_folders(a: &[SharedRoot], b: &[SharedRoot]) -> bool {
+    fn uris(list: &[SharedRoot]) -> Vec<&str> {
+        let mut uris: Vec<&str> = list.iter().map(|r| r.uri.as_str()).collect();
+        uris.sort_unstable();
+        uris
+    }
+    uris(a) == uris(b)
 }
 
 /// Whether the change from `given` (what the server last received) to

@@ -695,7 +695,8 @@ impl Supervisor {
         );
         let process_changed = before.command_line() != spec.command_line()
             || before.cwd != spec.cwd
-            || before.withdrawal != spec.withdrawal;
+            || before.withdrawal != spec.withdrawal
+            || before.enforce_roots != spec.enforce_roots;
         if running && process_changed {
             if spec.is_approved() {
                 session.restart(Some(spec.clone()));

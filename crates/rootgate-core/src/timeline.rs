@@ -47,6 +47,15 @@ pub enum Event {
     ListChangedSent { generation: u64 },
     /// The server was restarted so that a withdrawal takes effect.
     RestartedToWithdraw { reason: String },
+    /// The server runs under a Landlock ruleset: it may read and write
+    /// only inside `read_write`, and read only `read_only`.
+    Enforced {
+        read_write: Vec<String>,
+        read_only: Vec<String>,
+    },
+    /// The server was restarted so that its enforced roots match its new
+    /// list.
+    RestartedToEnforce { reason: String },
     /// The server asked for something this client does not offer, and got
     /// the proper JSON-RPC error.
     RequestRefused { method: String },

@@ -1,5 +1,5 @@
 import { createRawSnippet, flushSync, mount, unmount } from "svelte";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import App from "../App.svelte";
 import { AppState } from "../lib/app.svelte";
 import { fakeBackend, folder, prompt, server, settle } from "../lib/testing";
@@ -153,6 +153,50 @@ describe("the window", () => {
     flushSync();
     expect(q("server-form-error")?.textContent).toContain("KEY=VALUE");
     expect(api.addServer).not.toHaveBeenCalled();
+  });
+
+  it("offers enforcement only where the kernel has it, and says why not", async () => {
+    const { app, api } = await startApp((b) =>
+      b.api.appInfo.mockResolvedValue({
+        version: "0.1.0",
+        settingsPath: "/tmp/settings.json",
+        recovery: null,
+        rootsNote: "note",
+        notices: [],
+        enforcement: { state: "unavailable", reason: "this Linux kernel does not provide Landlock" },
+      }),
+    );
+    app.show("servers");
+    flushSync();
+    q("add-server")?.click();
+    flushSync();
+    const box = q("server-enforce") as HTMLInputElement;
+    expect(box.disabled).toBe(true);
+    expect(q("server-enforce-help")?.textContent).toContain("does not provide Landlock");
+    expect(api.addServer).not.toHaveBeenCalled();
+  });
+
+  it("sends the enforcement choice with the server", async () => {
+    const { app, api } = await startApp();
+    app.show("servers");
+    flushSync();
+    q("add-server")?.click();
+    flushSync();
+    const set = (id: string, v: string) => {
+      const el = q(id) as HTMLInputElement;
+      el.value = v;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    set("server-name", "Held");
+    set("server-command", "held-server");
+    const box = q("server-enforce") as HTMLInputElement;
+    expect(box.disabled).toBe(false);
+    box.click();
+    flushSync();
+    (q("server-form") as HTMLFormElement).requestSubmit();
+    flushSync();
+    await vi.waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    expect(api.addServer.mock.calls[0][0]).toMatchObject({ name: "Held", enforceRoots: true });
   });
 
   it("shows server rows with their status", async () => {

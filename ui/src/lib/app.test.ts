@@ -17,6 +17,7 @@ describe("startup", () => {
       settingsPath: "/s",
       recovery: "moved to /s.unreadable-1",
       rootsNote: "n",
+      enforcement: { state: "available" },
       notices: ["/nope does not exist"],
     });
     b.api.openPrompts.mockResolvedValue([prompt(1), prompt(2)]);
@@ -219,6 +220,7 @@ describe("servers", () => {
       cwd: null,
       enabled: true,
       withdrawal: "notify",
+      enforceRoots: false,
     });
     expect(error).toBeNull();
     expect(app.approval?.id).toBe("n");
@@ -237,6 +239,7 @@ describe("servers", () => {
       cwd: null,
       enabled: true,
       withdrawal: "notify",
+      enforceRoots: false,
     });
     expect(error).toBe('A server named "x" already exists; choose another name.');
     expect(app.form).not.toBeNull();
@@ -257,6 +260,7 @@ describe("servers", () => {
           cwd: null,
           enabled: true,
           withdrawal: "notify",
+          enforceRoots: false,
         },
       },
     ] as never);

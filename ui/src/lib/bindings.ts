@@ -69,9 +69,18 @@ realPath: string, addedAtMs: number, };
 
 export type Withdrawal = "notify" | "restart";
 
-export type ServerDraft = { name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, };
+export type ServerDraft = { name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+/**
+ * Run the server under a Landlock ruleset that holds it to its roots
+ * (Linux only; see `enforcement`).
+ */
+enforceRoots: boolean, };
 
 export type ServerSpec = { id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+/**
+ * Run the server under a Landlock ruleset that holds it to its roots.
+ */
+enforceRoots: boolean, 
 /**
  * The exact command line the person approved to run, if any. A server
  * whose command line differs from it (new, or edited) does not start
@@ -85,6 +94,10 @@ export type Status = { "state": "stopped", lastExit: string | null, } | { "state
 
 export type ServerView = { commandLine: string, approved: boolean, status: Status, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
+ * Run the server under a Landlock ruleset that holds it to its roots.
+ */
+enforceRoots: boolean, 
+/**
  * The exact command line the person approved to run, if any. A server
  * whose command line differs from it (new, or edited) does not start
  * until the person approves the new one.
@@ -93,7 +106,7 @@ approvedCommand: string | null, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 
-export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
+export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
 
 export type Entry = { 
 /**
@@ -105,6 +118,8 @@ export type Change = { "kind": "settings", revision: number, } | { "kind": "stat
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 
+export type Support = { "state": "available" } | { "state": "unavailable", reason: string, };
+
 export type AppInfo = { version: string, settingsPath: string, 
 /**
  * Set when the settings file could not be trusted: where it went and
@@ -114,7 +129,13 @@ recovery: string | null, rootsNote: string,
 /**
  * Problems with folders given on the command line.
  */
-notices: Array<string>, };
+notices: Array<string>, 
+/**
+ * Whether servers' roots can be enforced here (Landlock), and if not,
+ * why: the server form says so rather than offering a switch that
+ * would do nothing.
+ */
+enforcement: Support, };
 
 export type Notice = { message: string, };
 

@@ -69,6 +69,7 @@ describe("formToDraft", () => {
         cwd: null,
         enabled: true,
         withdrawal: "notify",
+        enforceRoots: false,
       },
     });
   });
@@ -103,6 +104,7 @@ describe("formToDraft", () => {
       cwd: "/tmp",
       enabled: false,
       withdrawal: "restart" as const,
+      enforceRoots: true,
     };
     expect(formToDraft(draftToForm(draft))).toEqual({ ok: true, value: draft });
   });

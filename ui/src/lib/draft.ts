@@ -13,6 +13,7 @@ export interface ServerForm {
   cwd: string;
   enabled: boolean;
   withdrawal: Withdrawal;
+  enforceRoots: boolean;
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -83,6 +84,7 @@ export function formToDraft(form: ServerForm): Parsed<ServerDraft> {
       cwd: cwd === "" ? null : cwd,
       enabled: form.enabled,
       withdrawal: form.withdrawal,
+      enforceRoots: form.enforceRoots,
     },
   };
 }
@@ -99,11 +101,12 @@ export function draftToForm(draft: ServerDraft | ServerSpec): ServerForm {
     cwd: draft.cwd ?? "",
     enabled: draft.enabled,
     withdrawal: draft.withdrawal,
+    enforceRoots: draft.enforceRoots,
   };
 }
 
 export function emptyForm(): ServerForm {
-  return { name: "", command: "", args: "", env: "", cwd: "", enabled: true, withdrawal: "notify" };
+  return { name: "", command: "", args: "", env: "", cwd: "", enabled: true, withdrawal: "notify", enforceRoots: false };
 }
 
 /** `name`, or `name 2`, `name 3`... whichever no server has yet. */

@@ -50,6 +50,14 @@ describe("describeEvent: every timeline kind is a sentence", () => {
       "Restarted so a withdrawn folder takes effect: “Photos” was withdrawn.",
     ],
     [
+      { kind: "enforced", readWrite: ["/home/a/docs", "/dev/null", "/dev/full"], readOnly: ["/usr"] },
+      "Roots enforced by the kernel (Landlock): it may read and write only in 1 folder, and read only what it needs to run.",
+    ],
+    [
+      { kind: "restartedToEnforce", reason: "its roots are enforced" },
+      "Restarted under new folder rules: its roots are enforced.",
+    ],
+    [
       { kind: "requestRefused", method: "sampling/createMessage" },
       "Refused its request “sampling/createMessage”: Rootgate does not offer it.",
     ],

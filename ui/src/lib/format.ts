@@ -48,6 +48,10 @@ export function describeEvent(event: Event): string {
       return "Told the server its folders changed.";
     case "restartedToWithdraw":
       return sentence(`Restarted so a withdrawn folder takes effect: ${event.reason}`);
+    case "enforced":
+      return `Roots enforced by the kernel (Landlock): it may read and write only in ${count(event.readWrite.filter((p) => !p.startsWith("/dev/")).length, "folder", "folders", "no folders")}, and read only what it needs to run.`;
+    case "restartedToEnforce":
+      return sentence(`Restarted under new folder rules: ${event.reason}`);
     case "requestRefused":
       return `Refused its request “${event.method}”: Rootgate does not offer it.`;
     case "stopping":
@@ -97,9 +101,12 @@ export function eventTone(event: Event): Tone {
     case "listChangedSent":
       return "info";
     case "restartedToWithdraw":
+    case "restartedToEnforce":
     case "requestRefused":
     case "restartScheduled":
       return "warn";
+    case "enforced":
+      return "good";
     case "failed":
     case "gaveUp":
       return "bad";

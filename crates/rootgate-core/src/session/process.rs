@@ -17,6 +17,8 @@ use thiserror::Error;
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::oneshot;
 
+use crate::enforcement;
+use crate::launcher;
 use crate::servers::ServerSpec;
 
 /// Variables passed from Rootgate's own environment to every server; the
@@ -37,6 +39,11 @@ pub enum SpawnError {
     PermissionDenied { command_line: String },
     #[error("could not start `{command_line}` in \"{cwd}\": the working directory does not exist")]
     MissingCwd { command_line: String, cwd: String },
+    #[error(
+        "could not start `{command_line}` with enforced roots: Rootgate's launcher \
+         (rootgate-launcher) is missing beside the app"
+    )]
+    NoLauncher { command_line: String },
     #[error("could not start `{command_line}`: {source}")]
     Other {
         command_line: String,
@@ -58,17 +65,60 @@ pub struct Spawned {
 /// it, and keeps its process group id for signals.
 pub struct ExitWatch {
     pgid: Pid,
+    /// The group's leader is our launcher, which must outlive the server
+    /// to clear what the server leaves: shutdown signals go to the other
+    /// members, and the launcher follows the server out by itself.
+    leader_is_launcher: bool,
     rx: oneshot::Receiver<io::Result<ExitStatus>>,
     status: Option<Result<ExitStatus, String>>,
 }
 
-/// Starts the server described by `spec`.
-pub fn spawn(spec: &ServerSpec) -> Result<Spawned, SpawnError> {
-    let mut cmd = Command::new(&spec.command);
-    cmd.args(&spec.args)
-        .env_clear()
-        .envs(inherited_env())
-        .envs(&spec.env)
+/// How to start a server beyond its spec.
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    /// Passed to the launcher, which uses it for the server's leftovers.
+    pub grace: Duration,
+    /// The Landlock ruleset to start the server under, if its roots are
+    /// enforced.
+    pub enforce: Option<enforcement::Policy>,
+}
+
+/// Starts the server described by `spec`: through the launcher when there
+/// is one (see `launcher`), directly otherwise. Enforcement needs the
+/// launcher and fails without it rather than starting unrestricted.
+pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> {
+    let env = server_env(spec);
+    let launcher = launcher::program();
+    let mut cmd = match launcher {
+        Some(program) => {
+            // The launcher's own spawn would fail for a missing command
+            // too, but only as an exit code; checking here gives the same
+            // clear error a direct start gives.
+            check_command(spec, &env)?;
+            let request = launcher::Request {
+                parent: std::process::id(),
+                grace: launch.grace,
+                enforce: launch.enforce.clone(),
+                command: spec.command.clone().into(),
+                args: spec.args.iter().map(Into::into).collect(),
+            };
+            let mut cmd = Command::new(program);
+            cmd.args(request.to_args());
+            cmd
+        }
+        None if launch.enforce.is_some() => {
+            return Err(SpawnError::NoLauncher {
+                command_line: spec.command_line(),
+            });
+        }
+        None => {
+            let mut cmd = Command::new(&spec.command);
+            cmd.args(&spec.args);
+            cmd
+        }
+    };
+    cmd.env_clear()
+        .envs(&env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -115,10 +165,34 @@ pub fn spawn(spec: &ServerSpec) -> Result<Spawned, SpawnError> {
         stderr,
         exit: ExitWatch {
             pgid: Pid::from_raw(pid as i32),
+            leader_is_launcher: launcher.is_some(),
             rx,
             status: None,
         },
     })
+}
+
+/// The environment a server gets: the inherited few, then its own.
+fn server_env(spec: &ServerSpec) -> BTreeMap<String, String> {
+    let mut env = inherited_env();
+    env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env
+}
+
+/// Finds the command the way `execvp` will, and says what a direct start
+/// would have said if it cannot be run.
+fn check_command(spec: &ServerSpec, env: &BTreeMap<String, String>) -> Result<(), SpawnError> {
+    use std::os::unix::fs::PermissionsExt;
+    let path_env = env.get("PATH").map(std::ffi::OsStr::new);
+    let command_line = spec.command_line();
+    let Some(found) = enforcement::resolve_command(&spec.command, path_env, spec.cwd.as_deref())
+    else {
+        return Err(SpawnError::NotFound { command_line });
+    };
+    match std::fs::metadata(&found) {
+        Ok(meta) if meta.permissions().mode() & 0o111 != 0 => Ok(()),
+        _ => Err(SpawnError::PermissionDenied { command_line }),
+    }
 }
 
 fn inherited_env() -> BTreeMap<String, String> {
@@ -172,7 +246,17 @@ impl ExitWatch {
         tokio::time::timeout(wait, self.exited()).await.ok()
     }
 
+    /// Signals the whole group, or, under the launcher, every member but
+    /// the launcher (which exits once the server has, after clearing its
+    /// leftovers; see `launcher`).
     fn signal_group(&self, signal: Signal) -> bool {
+        if self.leader_is_launcher && !self.has_exited() {
+            let members = live_members(self.pgid.as_raw());
+            for pid in members.iter().filter(|p| **p != self.pgid.as_raw()) {
+                let _ = nix::sys::signal::kill(Pid::from_raw(*pid), signal);
+            }
+            return !members.is_empty();
+        }
         // ESRCH means the group is already empty, which is what we want.
         killpg(self.pgid, signal).is_ok()
     }
@@ -205,6 +289,10 @@ impl ExitWatch {
                 if self.exited_within(grace).await.is_none() {
                     step = Step::Killed;
                     self.signal_group(Signal::SIGKILL);
+                    if self.leader_is_launcher && self.exited_within(grace).await.is_none() {
+                        // The launcher itself did not follow: end it too.
+                        let _ = killpg(self.pgid, Signal::SIGKILL);
+                    }
                 }
             }
         }
@@ -239,28 +327,50 @@ impl ExitWatch {
     }
 }
 
-/// The process ids of the group's members that are not zombies, read from
-/// `/proc` (field 5 of `/proc/PID/stat` is the process group).
+/// The process ids of the group's members that are not zombies.
 pub fn live_members(pgid: i32) -> Vec<i32> {
+    proc_table()
+        .into_iter()
+        .filter(|p| p.pgid == pgid && !p.zombie)
+        .map(|p| p.pid)
+        .collect()
+}
+
+/// One process, as `/proc/PID/stat` describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcInfo {
+    pub pid: i32,
+    pub ppid: i32,
+    pub pgid: i32,
+    /// Exited but not yet reaped: holds no resources and cannot be
+    /// signalled away.
+    pub zombie: bool,
+}
+
+/// Every process this user can see, read from `/proc`.
+pub fn proc_table() -> Vec<ProcInfo> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     entries
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             // The command name is in parentheses and may hold spaces or
-            // parentheses itself, so fields are counted from the last ')'.
-            let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
-                return false;
-            };
+            // parentheses itself, so fields are counted from the last ')':
+            // state, parent, process group.
+            let (_, rest) = stat.rsplit_once(')')?;
             let mut fields = rest.split_whitespace();
-            let state = fields.next();
-            let group = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
-            group == Some(pgid) && state != Some("Z")
+            let state = fields.next()?;
+            let ppid = fields.next()?.parse().ok()?;
+            let pgid = fields.next()?.parse().ok()?;
+            Some(ProcInfo {
+                pid,
+                ppid,
+                pgid,
+                zombie: state == "Z",
+            })
         })
         .collect()
 }
@@ -301,6 +411,16 @@ mod tests {
     use crate::ids::ServerId;
     use crate::servers::ServerDraft;
 
+    fn spawn_plain(spec: &ServerSpec) -> Result<Spawned, SpawnError> {
+        spawn(
+            spec,
+            &Launch {
+                grace: Duration::from_millis(500),
+                enforce: None,
+            },
+        )
+    }
+
     fn spec(command: &str, args: &[&str]) -> ServerSpec {
         ServerDraft {
             name: "t".into(),
@@ -314,14 +434,16 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_command_is_named_in_the_error() {
-        let err = spawn(&spec("/no/such/server", &["--flag"])).err().unwrap();
+        let err = spawn_plain(&spec("/no/such/server", &["--flag"]))
+            .err()
+            .unwrap();
         assert!(matches!(err, SpawnError::NotFound { .. }));
         assert!(err.to_string().contains("/no/such/server --flag"), "{err}");
     }
 
     #[tokio::test]
     async fn a_server_that_exits_on_eof_ends_at_the_first_step() {
-        let mut p = spawn(&spec("cat", &[])).unwrap();
+        let mut p = spawn_plain(&spec("cat", &[])).unwrap();
         let stdin = p.stdin;
         let ended = p
             .exit
@@ -333,7 +455,7 @@ mod tests {
 
     #[tokio::test]
     async fn sigterm_then_sigkill_for_servers_that_ignore_their_input() {
-        let mut p = spawn(&spec("sh", &["-c", "exec sleep 30"])).unwrap();
+        let mut p = spawn_plain(&spec("sh", &["-c", "exec sleep 30"])).unwrap();
         let stdin = p.stdin;
         let ended = p
             .exit
@@ -342,7 +464,7 @@ mod tests {
         assert_eq!(ended.step, Step::Terminated);
         assert_eq!(ended.status, "killed by SIGTERM");
 
-        let mut p = spawn(&spec(
+        let mut p = spawn_plain(&spec(
             "sh",
             &["-c", "trap '' TERM; while :; do sleep 0.05; done"],
         ))
@@ -360,12 +482,15 @@ mod tests {
     #[tokio::test]
     async fn children_left_behind_are_ended_with_the_group() {
         // The shell starts a background child and exits at once; the child
-        // stays in the group until we clear it.
-        let mut p = spawn(&spec("sh", &["-c", "sleep 30 & echo started"])).unwrap();
+        // stays in the group until the launcher (or, without one, the
+        // shutdown) clears it.
+        let mut p = spawn_plain(&spec("sh", &["-c", "sleep 30 & echo started"])).unwrap();
         let stdin = p.stdin;
         let status = p.exit.exited().await.unwrap();
         assert_eq!(describe(&status), "exit code 0");
-        assert!(p.exit.group_alive(), "the background child is still there");
+        if launcher::program().is_none() {
+            assert!(p.exit.group_alive(), "the background child is still there");
+        }
         let ended = p
             .exit
             .shut_down(async move { drop(stdin) }, Duration::from_millis(500))
@@ -378,7 +503,7 @@ mod tests {
     async fn only_the_listed_environment_reaches_a_server() {
         let mut s = spec("sh", &["-c", "env"]);
         s.env.insert("GIVEN".into(), "yes".into());
-        let p = spawn(&s).unwrap();
+        let p = spawn_plain(&s).unwrap();
         let mut out = String::new();
         use tokio::io::AsyncReadExt;
         let mut stdout = p.stdout;
