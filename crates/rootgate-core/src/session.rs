@@ -24,7 +24,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{Peer, RoleClient, ServiceExt};
+use rmcp::service::{ClientInitializeError, Peer, RoleClient, ServiceExt};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use serde::Serialize;
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -432,7 +433,11 @@ impl Actor {
         // Mark the current list as seen: the server is about to ask for it.
         self.roots.borrow_and_update();
         let handler = RootsClient::new(self.roots.clone(), events_tx);
-        let mut init = Box::pin(handler.serve((spawned.stdout, spawned.stdin)));
+        let transport = protocol::EarlyAnswers::new(
+            AsyncRwTransport::new_client(spawned.stdout, spawned.stdin),
+            handler.clone(),
+        );
+        let mut init = Box::pin(handler.serve(transport));
         let deadline = tokio::time::sleep(self.config.init_timeout);
         tokio::pin!(deadline);
 
@@ -441,9 +446,9 @@ impl Actor {
             tokio::select! {
                 result = &mut init => break Ok(result),
                 _ = &mut deadline => break Err(format!(
-                    "the server did not answer `initialize` within {} s; it may not be an MCP \
+                    "the server did not answer `initialize` within {}; it may not be an MCP \
                      server, or it may be waiting for input of another kind",
-                    self.config.init_timeout.as_secs()
+                    seconds(self.config.init_timeout)
                 )),
                 command = self.commands.recv() => match command {
                     Some(Command::Peer(reply)) => { let _ = reply.send(None); }
@@ -467,7 +472,7 @@ impl Actor {
         };
         let handshake = match handshake {
             Ok(Ok(running)) => Ok(running),
-            Ok(Err(e)) => Err(format!("the MCP handshake failed ({e})")),
+            Ok(Err(e)) => Err(handshake_failure(&e)),
             Err(reason) => Err(reason),
         };
         let running = match handshake {
@@ -504,10 +509,14 @@ impl Actor {
             let _ = running.waiting().await;
             let _ = quit_tx.send(true);
         });
+        // Closing stdin is cancelling the service and waiting until it has
+        // dropped its writer. A server that stopped reading its input holds
+        // that writer in a write blocked on a full pipe, so the wait is
+        // bounded: the shutdown then goes on to SIGTERM, which unblocks it.
         let close_stdin = |cancel: rmcp::service::RunningServiceCancellationToken,
                            mut quit: watch::Receiver<bool>| async move {
             cancel.cancel();
-            let _ = quit.wait_for(|ended| *ended).await;
+            let _ = tokio::time::timeout(grace, quit.wait_for(|ended| *ended)).await;
         };
 
         if !SUPPORTED_VERSIONS.contains(&protocol_version.as_str()) {
@@ -700,18 +709,61 @@ impl Actor {
                 _ = quit.wait_for(|ended| *ended) => return Ending::Closed,
             };
             match decision {
-                Decision::Send => {
+                Decision::Send if !peer.is_transport_closed() => {
                     let generation = self.roots.borrow().generation();
-                    // A failed send means the connection is closing; the exit
-                    // or close branch reports that on the next turn.
-                    if protocol::notify_list_changed(peer).await.is_ok() {
-                        self.record(Event::ListChangedSent { generation });
-                    }
+                    // Sent from a task of its own: a server that stopped
+                    // reading its input leaves the write blocked on a full
+                    // pipe, and awaiting it here would block every command
+                    // too, stop included. It is recorded as it is handed to
+                    // the connection, so it precedes the `roots/list` it
+                    // prompts in the timeline. A failed send means the
+                    // connection is closing; the exit or close branch
+                    // reports that.
+                    self.record(Event::ListChangedSent { generation });
+                    let peer = peer.clone();
+                    tokio::spawn(async move {
+                        let _ = protocol::notify_list_changed(&peer).await;
+                    });
                 }
+                Decision::Send => {}
                 Decision::HoldUntil(until) => hold_until = Some(until),
                 Decision::Idle => {}
             }
         }
+    }
+}
+
+/// A duration in seconds as a person reads it: "30 s", "1.5 s". (Whole
+/// seconds alone would turn a 1.5 s timeout into "1 s", and 500 ms into "0 s".)
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// Why the `initialize` handshake failed, in words a person can act on.
+/// rmcp's own messages name Rust types and transport internals ("Send
+/// message error Transport [rmcp::transport::async_rw::AsyncRwTransport<…>]
+/// error: Broken pipe"), and which of them a server that exits at once
+/// causes depends on a race; to a person both mean the same thing.
+fn handshake_failure(e: &ClientInitializeError) -> String {
+    match e {
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. } => {
+            "the server closed its connection before answering `initialize`".to_owned()
+        }
+        ClientInitializeError::JsonRpcError(error) => format!(
+            "the server refused `initialize` with JSON-RPC error {}: \"{}\"",
+            error.code.0, error.message
+        ),
+        ClientInitializeError::ConflictInitResponseId(_, got)
+        | ClientInitializeError::UncorrelatedErrorResponse { received: got, .. } => format!(
+            "the server answered a request Rootgate never made (id {got}) instead of `initialize`"
+        ),
+        ClientInitializeError::ExpectedInitResponse(_)
+        | ClientInitializeError::ExpectedInitResult(_) => {
+            "the server answered `initialize` with something that is not an `initialize` result"
+                .to_owned()
+        }
+        other => format!("the MCP handshake failed ({other})"),
     }
 }
 
@@ -769,7 +821,7 @@ async fn pump_stderr(stderr: ChildStderr, log: Arc<StderrLog>) {
             Ok([]) | Err(_) => break,
             Ok(buf) => buf,
         };
-        let (chunk, newline) = match buf.iter().position(|b| *b == b'\n') {
+        let (chunk, newline) = match memchr::memchr(b'\n', buf) {
             Some(i) => (&buf[..i], true),
             None => (buf, false),
         };
@@ -865,6 +917,30 @@ exec cat >/dev/null
             "the answer the message follows is recorded first"
         );
         session.shutdown().await;
+    }
+
+    #[test]
+    fn timeouts_are_said_in_seconds_with_their_fraction() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(seconds(Duration::from_millis(250)), "0.25 s");
+    }
+
+    #[test]
+    fn handshake_failures_are_said_without_rust_internals() {
+        let closed = handshake_failure(&ClientInitializeError::ConnectionClosed(
+            "initialize response".into(),
+        ));
+        assert_eq!(
+            closed,
+            "the server closed its connection before answering `initialize`"
+        );
+        let refused = handshake_failure(&ClientInitializeError::JsonRpcError(
+            rmcp::model::ErrorData::invalid_params("unsupported client", None),
+        ));
+        assert!(refused.contains("refused `initialize`"), "{refused}");
+        assert!(refused.contains("-32602"), "{refused}");
+        assert!(refused.contains("unsupported client"), "{refused}");
     }
 
     #[test]

@@ -393,3 +393,65 @@ async fn logging_messages_are_passed_on_after_the_answer_they_follow() {
         other => panic!("expected Message, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn requests_before_the_initialize_answer_are_answered_by_early_answers() {
+    use rmcp::transport::async_rw::AsyncRwTransport;
+    use rootgate_core::session::protocol::EarlyAnswers;
+
+    let h = Harness::new();
+    let server = store_with_server(&h);
+    let (root, path) = h.folder("early");
+    h.store.grant(&server, &root).unwrap();
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let handler = RootsClient::new(h.store.subscribe(&server).unwrap(), events_tx);
+    let (mut fake, (read, write)) = pipe();
+    let transport = EarlyAnswers::new(AsyncRwTransport::new_client(read, write), handler.clone());
+    let client = tokio::spawn(handler.serve(transport));
+    let init = fake.recv().await;
+    assert_eq!(init["method"], "initialize");
+
+    // The server asks before it answers `initialize` (and would wait).
+    let reply = fake.ask(100, "roots/list").await;
+    let uri = path_to_uri(&path).unwrap().to_string();
+    assert_eq!(listed(&reply), vec![(uri.clone(), "early".into())]);
+    match next_event(&mut events).await {
+        HandlerEvent::Answered {
+            request_id, roots, ..
+        } => {
+            assert_eq!(request_id, "100");
+            assert_eq!(roots[0].uri, uri);
+        }
+        other => panic!("expected Answered, got {other:?}"),
+    }
+    fake.send(json!({
+        "jsonrpc": "2.0", "id": 101, "method": "sampling/createMessage",
+        "params": {"messages": [], "maxTokens": 1}
+    }))
+    .await;
+    let reply = fake.reply_to(101).await;
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    assert!(matches!(
+        next_event(&mut events).await,
+        HandlerEvent::Refused {
+            method: "sampling/createMessage"
+        }
+    ));
+    let reply = fake.ask(102, "rootgate/unknown").await;
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    // Pings are rmcp's to answer, as before.
+    let reply = fake.ask(103, "ping").await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+
+    // Then the handshake finishes as usual, and later requests reach the
+    // handler.
+    fake.send(initialize_result(&init["id"])).await;
+    assert_eq!(fake.recv().await["method"], "notifications/initialized");
+    let _client = tokio::time::timeout(READ, client)
+        .await
+        .expect("the handshake did not finish in time")
+        .expect("the client task panicked")
+        .expect("the handshake failed");
+    let reply = fake.ask(104, "roots/list").await;
+    assert_eq!(listed(&reply), vec![(uri, "early".into())]);
+}

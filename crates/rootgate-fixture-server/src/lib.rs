@@ -22,8 +22,18 @@
 //! into the outgoing messages it causes and queues its side effects (stderr
 //! lines, report lines) for `main` to carry out, so unit tests can drive it
 //! without a process or a pipe.
+//!
+//! For fault-injection tests, `--misbehave KIND` makes it break the protocol
+//! or the process contract in one chosen way (exit at once, crash, never
+//! answer `initialize`, write garbage or huge lines, flood requests or
+//! stderr, ignore its input closing or SIGTERM, and so on; see the
+//! `misbehave` module). Those behaviours live at the edges of the loop in
+//! [`run`]; two of them use a second thread (the floods), and one blocks
+//! SIGTERM. Without the flag none of that runs.
 
-use std::collections::HashMap;
+mod misbehave;
+
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, Write};
@@ -68,7 +78,47 @@ Options:
   --report FILE       Append one JSON line to FILE for every roots answer.
   --name NAME         Report NAME as serverInfo.name (default: rootgate-fixture).
   --ask-delay-ms N    Wait N milliseconds before sending each roots/list request.
-  --help              Print this help and exit.";
+  --misbehave KIND    Misbehave in one way, for fault-injection tests (below).
+  --flood-requests N  roots-flood, stop-reading-input: how many roots/list
+                      requests (default 10000).
+  --flood-bytes N     stderr-flood: how many bytes (default 1073741824, 1 GiB).
+  --help              Print this help and exit.
+
+Misbehaviours (KIND); answers to requests made up by a misbehaviour go to the
+--report file as {\"event\":\"reply\",...} lines (roots-flood: one
+{\"event\":\"flood\",...} line once every request was answered):
+  exit-at-once                   exit with code 3 before reading anything
+  crash-after-init               panic (exit code 101) after the first roots answer
+  exit-on-list-changed           exit with code 4 when told the roots changed
+  no-initialize-answer           read input but never answer initialize
+  stdout-non-json                write non-JSON lines before initialize is answered
+                                 and after every roots answer
+  stdout-invalid-utf8            the same with lines that are not UTF-8
+  stdout-huge-line               after the first roots answer, write one 50 MB line,
+                                 then a logging message with data \"after the huge line\"
+  stdout-no-newline              after the first roots answer, write a message without
+                                 its newline and exit with code 0
+  stdout-wrong-types             after the first roots answer, write JSON-RPC with wrong
+                                 types, then a valid roots/list (id \"wt-valid\")
+  stdout-unknown-ids             after the first roots answer, write responses to
+                                 requests never made; answer each tools/call after a
+                                 forged answer to the client's next request id
+  roots-before-initialized       send roots/list before answering initialize (id
+                                 \"early-before-initialize-answer\") and wait for its
+                                 answer before answering; send another before the
+                                 client's initialized (id \"early-before-initialized\")
+  roots-flood                    after initialized, send --flood-requests roots/list
+                                 requests from a second thread, as fast as possible
+  undeclared-requests            after the first roots answer, send
+                                 sampling/createMessage and elicitation/create
+  ignore-stdin-close             keep running when stdin closes (SIGTERM ends it)
+  ignore-stdin-close-and-sigterm keep running when stdin closes, block SIGTERM
+  stderr-flood                   after the first roots answer, write --flood-bytes
+                                 (rounded up to whole MiB) to stderr from a second
+                                 thread, then a line saying how much
+  stop-reading-input             after the first roots answer, never read input again
+                                 while sending --flood-requests roots/list requests
+                                 from a second thread (SIGTERM ends it)";
 
 // Standard JSON-RPC 2.0 error codes; MCP uses them unchanged.
 const PARSE_ERROR: i64 = -32700;
@@ -89,6 +139,12 @@ struct Config {
     /// server slow to ask, as real servers with busy event loops are, so tests
     /// can see how the client behaves while a request is still to come.
     ask_delay: std::time::Duration,
+    /// The one way to misbehave, for fault-injection tests.
+    misbehave: Option<misbehave::Kind>,
+    /// How many `roots/list` requests `roots-flood` sends.
+    flood_requests: u64,
+    /// How many bytes `stderr-flood` writes.
+    flood_bytes: u64,
 }
 
 impl Default for Config {
@@ -98,6 +154,9 @@ impl Default for Config {
             report: None,
             name: DEFAULT_NAME.to_owned(),
             ask_delay: std::time::Duration::ZERO,
+            misbehave: None,
+            flood_requests: misbehave::DEFAULT_FLOOD_REQUESTS,
+            flood_bytes: misbehave::DEFAULT_FLOOD_BYTES,
         }
     }
 }
@@ -110,7 +169,7 @@ enum Command {
 
 /// Parses the arguments after the program name.
 ///
-/// This is done by hand because the crate keeps to a single dependency. Values
+/// This is done by hand because the crate keeps its dependencies few. Values
 /// are taken as `OsString` so that a report path which is not valid UTF-8 still
 /// works; only the server name has to be text, because it goes into JSON.
 fn parse_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, String> {
@@ -132,6 +191,30 @@ fn parse_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, Stri
                     .and_then(|v| v.parse().ok())
                     .ok_or("--ask-delay-ms needs a number of milliseconds")?;
                 config.ask_delay = std::time::Duration::from_millis(ms);
+            }
+            Some("--misbehave") => {
+                let value = args.next().ok_or("--misbehave needs a KIND (see --help)")?;
+                let kind = value
+                    .to_str()
+                    .and_then(misbehave::Kind::parse)
+                    .ok_or_else(|| {
+                        format!(
+                            "unknown misbehaviour {}; see --help for the list",
+                            value.to_string_lossy()
+                        )
+                    })?;
+                config.misbehave = Some(kind);
+            }
+            Some(flag @ ("--flood-requests" | "--flood-bytes")) => {
+                let count: u64 = args
+                    .next()
+                    .and_then(|v| v.to_str().and_then(|v| v.parse().ok()))
+                    .ok_or_else(|| format!("{flag} needs a whole number"))?;
+                if flag == "--flood-requests" {
+                    config.flood_requests = count;
+                } else {
+                    config.flood_bytes = count;
+                }
             }
             Some("--name") => {
                 let name = args.next().ok_or("--name needs a NAME argument")?;
@@ -184,6 +267,32 @@ enum Effect {
     Report(Value),
 }
 
+/// A protocol step an input line completed, for the misbehaviours that act
+/// at a given point of the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// The client's `initialize` request (its answer is in the output).
+    Initialize,
+    /// The client's `notifications/initialized`.
+    Initialized,
+    /// The client's `notifications/roots/list_changed`.
+    ListChanged,
+    /// A well-formed answer to one of our own `roots/list` requests.
+    RootsAccepted,
+    /// A reply to a request a misbehaviour made up.
+    Reply,
+}
+
+/// The answers to a `roots-flood`, counted rather than reported one by one.
+#[derive(Debug, Default)]
+struct Flood {
+    target: u64,
+    answered: u64,
+    errors: u64,
+    /// Every distinct list the client answered with, as JSON text.
+    lists: BTreeSet<String>,
+}
+
 /// The protocol state of one connection.
 struct Server {
     name: String,
@@ -202,6 +311,14 @@ struct Server {
     /// answer from an old one even when the roots themselves did not change.
     answers: u64,
     effects: Vec<Effect>,
+    /// The protocol step the last input line completed, if any.
+    seen: Option<Seen>,
+    /// Whether answers to requests we did not make through
+    /// [`Server::roots_list_request`] are reported (for misbehaviours that
+    /// send made-up requests and must show what came back).
+    report_replies: bool,
+    /// The answers to a `roots-flood`, when one was asked for.
+    flood: Option<Flood>,
 }
 
 impl Server {
@@ -215,7 +332,20 @@ impl Server {
             roots: Vec::new(),
             answers: 0,
             effects: Vec::new(),
+            seen: None,
+            report_replies: config
+                .misbehave
+                .is_some_and(misbehave::Kind::reports_replies),
+            flood: (config.misbehave == Some(misbehave::Kind::RootsFlood)).then(|| Flood {
+                target: config.flood_requests,
+                ..Flood::default()
+            }),
         }
+    }
+
+    /// The protocol step the last handled line completed, if any.
+    fn take_seen(&mut self) -> Option<Seen> {
+        self.seen.take()
     }
 
     /// Handles one input line and returns the messages to send, in order.
@@ -223,6 +353,7 @@ impl Server {
     /// The line may still carry its trailing newline. Side effects are queued
     /// and must be collected with [`Server::take_effects`].
     fn handle(&mut self, line: &[u8]) -> Vec<Value> {
+        self.seen = None;
         // Blank lines carry no message; answering them with parse errors would
         // only confuse a client that pads its output.
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -308,6 +439,7 @@ impl Server {
             "initialize" => {
                 let result = self.initialize(params);
                 out.push(result_response(id, result));
+                self.seen = Some(Seen::Initialize);
             }
             "ping" => out.push(result_response(id, json!({}))),
             "tools/list" => out.push(result_response(id, tools_list())),
@@ -321,6 +453,11 @@ impl Server {
     }
 
     fn notification(&mut self, method: &str, params: &Value, out: &mut Vec<Value>) {
+        self.seen = match method {
+            "notifications/initialized" => Some(Seen::Initialized),
+            "notifications/roots/list_changed" => Some(Seen::ListChanged),
+            _ => None,
+        };
         match method {
             // Asking is only allowed once the client declared roots, and
             // `--no-roots-on-init` lets tests see what happens when we wait.
@@ -416,6 +553,9 @@ impl Server {
     /// Every request we send is a `roots/list`, so the only question is whether
     /// the id is one we are still waiting for.
     fn response(&mut self, id: Option<&Value>, object: &Map<String, Value>, out: &mut Vec<Value>) {
+        if self.made_up_reply(id, object) {
+            return;
+        }
         let Some(request_id) = id.and_then(Value::as_u64) else {
             self.diagnose(format!(
                 "ignoring a response with id {} that we never sent",
@@ -442,6 +582,7 @@ impl Server {
         match outcome {
             Ok(roots) => {
                 self.accept_roots(roots);
+                self.seen = Some(Seen::RootsAccepted);
                 if let Some(call) = waiting_call {
                     out.push(result_response(call, self.roots_tool_result()));
                 }
@@ -455,6 +596,54 @@ impl Server {
                 }
             }
         }
+    }
+
+    /// Takes the answer to a request a misbehaviour made up (a flood's
+    /// `roots/list`, a probe with a string id), if this is one: counts it or
+    /// reports it whole. Returns false for everything else.
+    fn made_up_reply(&mut self, id: Option<&Value>, object: &Map<String, Value>) -> bool {
+        let text_id = id.and_then(Value::as_str);
+        if let Some(flood) = self.flood.as_mut()
+            && text_id.is_some_and(|id| id.starts_with(misbehave::FLOOD_ID_PREFIX))
+        {
+            flood.answered += 1;
+            match object.get("result").and_then(|r| r.get("roots")) {
+                Some(roots) if !object.contains_key("error") => {
+                    flood.lists.insert(roots.to_string());
+                }
+                _ => flood.errors += 1,
+            }
+            if flood.answered == flood.target {
+                let lists: Vec<Value> = flood
+                    .lists
+                    .iter()
+                    .filter_map(|text| serde_json::from_str(text).ok())
+                    .collect();
+                let summary = json!({
+                    "event": "flood",
+                    "answered": flood.answered,
+                    "errors": flood.errors,
+                    "lists": lists,
+                });
+                self.diagnose(format!("roots-flood: every request answered: {summary}"));
+                self.effects.push(Effect::Report(summary));
+            }
+            return true;
+        }
+        // Our own roots/list requests have number ids; anything else (a
+        // string id, no id, a null id) answers a made-up request, or is a
+        // client's reply to a line it could not read.
+        if !self.report_replies || id.and_then(Value::as_u64).is_some() {
+            return false;
+        }
+        let mut reply = object.clone();
+        reply.insert("id".to_owned(), id.cloned().unwrap_or(Value::Null));
+        let reply = Value::Object(reply);
+        self.diagnose(format!("reply to a made-up request: {reply}"));
+        self.effects
+            .push(Effect::Report(json!({ "event": "reply", "reply": reply })));
+        self.seen = Some(Seen::Reply);
+        true
     }
 
     fn accept_roots(&mut self, roots: Vec<Root>) {
@@ -587,8 +776,18 @@ fn append_report(file: &mut File, event: &Value) -> io::Result<()> {
     file.flush()
 }
 
-/// Runs the read–handle–write loop until stdin ends.
-fn run(config: &Config) -> Result<(), String> {
+/// Runs the read–handle–write loop until stdin ends, and returns the code
+/// to exit with.
+fn run(config: &Config) -> Result<ExitCode, String> {
+    let kind = config.misbehave;
+    match kind {
+        Some(misbehave::Kind::ExitAtOnce) => {
+            log("misbehaving (exit-at-once): exiting with code 3 before reading anything");
+            return Ok(ExitCode::from(misbehave::EXIT_AT_ONCE_CODE));
+        }
+        Some(misbehave::Kind::IgnoreStdinCloseAndSigterm) => misbehave::block_sigterm()?,
+        _ => {}
+    }
     // Opening the report file up front turns a bad path into a startup error
     // instead of a silent gap in the report later.
     let mut report = match &config.report {
@@ -603,8 +802,8 @@ fn run(config: &Config) -> Result<(), String> {
     };
 
     let mut server = Server::new(config);
+    let mut misbehaving = misbehave::State::default();
     let mut input = io::stdin().lock();
-    let mut output = io::stdout().lock();
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -614,9 +813,17 @@ fn run(config: &Config) -> Result<(), String> {
             .read_until(b'\n', &mut line)
             .map_err(|err| format!("cannot read stdin: {err}"))?;
         if read == 0 {
-            return Ok(());
+            if let Some(kind) = kind.filter(|k| k.ignores_stdin_close()) {
+                log(&format!(
+                    "misbehaving ({}): stdin closed; staying alive anyway",
+                    kind.name()
+                ));
+                misbehave::linger();
+            }
+            return Ok(ExitCode::SUCCESS);
         }
-        let messages = server.handle(&line);
+        let mut messages = server.handle(&line);
+        let seen = server.take_seen();
         // Side effects go out before the messages, so that a test which reads
         // the report after receiving a tool result always finds the line there.
         for effect in server.take_effects() {
@@ -631,19 +838,56 @@ fn run(config: &Config) -> Result<(), String> {
                 }
             }
         }
+        let plan = kind.map(|kind| {
+            kind.plan(
+                seen,
+                &mut messages,
+                &mut misbehaving,
+                (config.flood_requests, config.flood_bytes),
+                log,
+            )
+        });
         let asks = messages
             .iter()
             .any(|m| m.get("method").and_then(Value::as_str) == Some("roots/list"));
         if asks && !config.ask_delay.is_zero() {
             std::thread::sleep(config.ask_delay);
         }
+        let (before, after) = match &plan {
+            Some(plan) => (&plan.before[..], &plan.after[..]),
+            None => (&[][..], &[][..]),
+        };
+        for raw in before {
+            write_raw(raw)?;
+        }
         for message in &messages {
             // A failed write means the client is gone, so there is no one left
-            // to serve.
-            write_message(&mut output, message)
+            // to serve. The lock is taken per message: a flood thread may be
+            // writing too, and lines must not interleave.
+            write_message(&mut io::stdout().lock(), message)
                 .map_err(|err| format!("cannot write to stdout: {err}"))?;
         }
+        for raw in after {
+            write_raw(raw)?;
+        }
+        match plan.map(|plan| plan.then) {
+            Some(misbehave::Then::Exit(code)) => return Ok(ExitCode::from(code)),
+            Some(misbehave::Then::StopReading) => misbehave::linger(),
+            Some(misbehave::Then::Crash) => {
+                panic!("rootgate-fixture crashed on purpose (--misbehave crash-after-init)")
+            }
+            Some(misbehave::Then::Continue) | None => {}
+        }
     }
+}
+
+/// Writes one line a misbehaviour made up.
+fn write_raw(raw: &misbehave::Raw) -> Result<(), String> {
+    match raw {
+        misbehave::Raw::Bytes(bytes) => misbehave::write_stdout(bytes),
+        misbehave::Raw::Message(message) => write_message(&mut io::stdout().lock(), message),
+    }
+    .map_err(|err| format!("cannot write to stdout: {err}"))
 }
 
 /// Runs the server with these command-line arguments (without the program
@@ -666,7 +910,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     match run(&config) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(message) => {
             log(&message);
             ExitCode::FAILURE
@@ -1147,6 +1391,7 @@ mod tests {
                 report: Some(PathBuf::from("/tmp/r.jsonl")),
                 name: "demo".to_owned(),
                 ask_delay: std::time::Duration::from_millis(250),
+                ..Config::default()
             }))
         );
         assert_eq!(
@@ -1160,5 +1405,196 @@ mod tests {
         assert!(parse_args(args(&["--report"])).is_err());
         assert!(parse_args(args(&["--name"])).is_err());
         assert!(parse_args(args(&["--bogus"])).is_err());
+    }
+
+    #[test]
+    fn parse_args_reads_misbehaviours_and_their_sizes() {
+        assert_eq!(
+            parse_args(args(&[
+                "--misbehave",
+                "roots-flood",
+                "--flood-requests",
+                "5",
+                "--flood-bytes",
+                "7"
+            ])),
+            Ok(Command::Run(Config {
+                misbehave: Some(misbehave::Kind::RootsFlood),
+                flood_requests: 5,
+                flood_bytes: 7,
+                ..Config::default()
+            }))
+        );
+        let err = parse_args(args(&["--misbehave", "explode"])).unwrap_err();
+        assert!(err.contains("explode"), "{err}");
+        assert!(parse_args(args(&["--misbehave"])).is_err());
+        assert!(parse_args(args(&["--flood-bytes", "lots"])).is_err());
+        // Every name parses back to its kind, and --help lists it.
+        for (name, kind) in misbehave::Kind::ALL {
+            assert_eq!(misbehave::Kind::parse(name), Some(kind));
+            assert_eq!(kind.name(), name);
+            assert!(USAGE.contains(&format!("  {name} ")), "{name} in --help");
+        }
+    }
+
+    fn misbehaving(kind: misbehave::Kind) -> Server {
+        Server::new(&Config {
+            misbehave: Some(kind),
+            flood_requests: 2,
+            ..Config::default()
+        })
+    }
+
+    #[test]
+    fn the_step_a_line_completed_is_seen_once() {
+        let mut server = server();
+        initialize(&mut server, "2025-11-25", true);
+        assert_eq!(server.take_seen(), Some(Seen::Initialize));
+        assert_eq!(server.take_seen(), None);
+        let request = initialized(&mut server).remove(0);
+        assert_eq!(server.take_seen(), Some(Seen::Initialized));
+        send(
+            &mut server,
+            roots_answer(&request["id"], &[("file:///a", "a")]),
+        );
+        assert_eq!(server.take_seen(), Some(Seen::RootsAccepted));
+        list_changed(&mut server);
+        assert_eq!(server.take_seen(), Some(Seen::ListChanged));
+        send(
+            &mut server,
+            json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }),
+        );
+        assert_eq!(server.take_seen(), None);
+    }
+
+    #[test]
+    fn replies_to_made_up_requests_are_reported_only_when_misbehaving() {
+        let reply = json!({ "jsonrpc": "2.0", "id": "sampling", "error": { "code": -32601, "message": "no" } });
+        let mut plain = server();
+        send(&mut plain, reply.clone());
+        assert!(
+            !plain
+                .take_effects()
+                .iter()
+                .any(|e| matches!(e, Effect::Report(_)))
+        );
+
+        let mut probing = misbehaving(misbehave::Kind::UndeclaredRequests);
+        send(&mut probing, reply.clone());
+        let reports: Vec<Value> = probing
+            .take_effects()
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Report(v) => Some(v),
+                Effect::Diagnostic(_) => None,
+            })
+            .collect();
+        assert_eq!(reports, vec![json!({ "event": "reply", "reply": reply })]);
+        // Answers to its own roots/list still count as roots.
+        let request = list_changed(&mut probing).remove(0);
+        send(
+            &mut probing,
+            roots_answer(&request["id"], &[("file:///a", "a")]),
+        );
+        assert_eq!(probing.answers, 1);
+    }
+
+    #[test]
+    fn a_flood_is_summed_up_once_every_request_was_answered() {
+        let mut server = misbehaving(misbehave::Kind::RootsFlood);
+        let answer = |id: &str, uri: &str| json!({ "jsonrpc": "2.0", "id": id, "result": { "roots": [{ "uri": uri }] } });
+        send(&mut server, answer("flood-0", "file:///a"));
+        assert!(server.take_effects().is_empty(), "nothing until the last");
+        send(&mut server, answer("flood-1", "file:///b"));
+        let effects = server.take_effects();
+        let Some(Effect::Report(summary)) = effects.last() else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(summary["answered"], 2);
+        assert_eq!(summary["errors"], 0);
+        assert_eq!(
+            summary["lists"],
+            json!([[{ "uri": "file:///a" }], [{ "uri": "file:///b" }]])
+        );
+        assert_eq!(
+            server.answers, 0,
+            "flood answers are not the server's roots"
+        );
+    }
+
+    fn plan(
+        kind: misbehave::Kind,
+        seen: Option<Seen>,
+        messages: &mut Vec<Value>,
+    ) -> misbehave::Plan {
+        kind.plan(
+            seen,
+            messages,
+            &mut misbehave::State::default(),
+            (0, 0),
+            |_| {},
+        )
+    }
+
+    #[test]
+    fn misbehaviours_act_at_their_moment() {
+        use misbehave::{Kind, Then};
+        let answer = json!({ "jsonrpc": "2.0", "id": 0, "result": {} });
+
+        let mut out = vec![answer.clone()];
+        plan(Kind::NoInitializeAnswer, Some(Seen::Initialize), &mut out);
+        assert!(out.is_empty(), "initialize is not answered");
+
+        let mut out = vec![json!({ "jsonrpc": "2.0", "id": 3, "method": "roots/list" })];
+        let p = plan(Kind::ExitOnListChanged, Some(Seen::ListChanged), &mut out);
+        assert!(matches!(p.then, Then::Exit(4)));
+        assert!(out.is_empty(), "it exits instead of asking");
+
+        let p = plan(
+            Kind::ExitOnListChanged,
+            Some(Seen::Initialized),
+            &mut vec![],
+        );
+        assert!(matches!(p.then, Then::Continue));
+
+        // Forged answers come only after the handshake.
+        let mut out = vec![answer.clone()];
+        let p = plan(Kind::StdoutUnknownIds, Some(Seen::Initialize), &mut out);
+        assert!(p.before.is_empty() && p.after.is_empty());
+        let mut out = vec![answer.clone()];
+        let p = plan(Kind::StdoutUnknownIds, None, &mut out);
+        assert_eq!(p.before.len(), 1, "a forged answer to the next id first");
+        assert_eq!(p.after.len(), 1, "and a duplicate after");
+
+        // The initialize answer is held until the early roots/list is answered.
+        let mut state = misbehave::State::default();
+        let mut out = vec![answer.clone()];
+        let kind = Kind::RootsBeforeInitialized;
+        let p = kind.plan(Some(Seen::Initialize), &mut out, &mut state, (0, 0), |_| {});
+        assert!(out.is_empty(), "held back");
+        assert_eq!(p.before.len(), 1, "the early roots/list");
+        let mut out = vec![];
+        let p = kind.plan(Some(Seen::Reply), &mut out, &mut state, (0, 0), |_| {});
+        assert_eq!(out, vec![answer.clone()], "released");
+        assert_eq!(p.after.len(), 1, "one more before initialized");
+
+        // One-shot misbehaviours fire at the first roots answer only.
+        let mut state = misbehave::State::default();
+        let first = Kind::CrashAfterInit.plan(
+            Some(Seen::RootsAccepted),
+            &mut vec![],
+            &mut state,
+            (0, 0),
+            |_| {},
+        );
+        assert!(matches!(first.then, Then::Crash));
+        let second = Kind::CrashAfterInit.plan(
+            Some(Seen::RootsAccepted),
+            &mut vec![],
+            &mut state,
+            (0, 0),
+            |_| {},
+        );
+        assert!(matches!(second.then, Then::Continue));
     }
 }

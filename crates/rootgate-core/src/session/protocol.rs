@@ -15,6 +15,9 @@
 //! The handler never waits on anything: it answers from the `watch` value as
 //! it is at that moment and reports what it answered to the session actor.
 //! It does not decide when to notify or restart (that is the actor).
+//!
+//! [`EarlyAnswers`] wraps the stdio transport to answer the requests a server
+//! sends before its `initialize` answer, which rmcp's handshake would drop.
 #![expect(
     deprecated,
     reason = "roots and logging are deprecated by SEP-2577 but remain the way \
@@ -26,12 +29,15 @@ use std::sync::Arc;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, CreateMessageRequestMethod, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCreateRequestMethod,
-    ErrorData, Implementation, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
-    ProtocolVersion, Root, RootsCapabilities,
+    ClientCapabilities, ClientConfig, ClientJsonRpcMessage, ClientResult,
+    CreateMessageRequestMethod, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationCreateRequestMethod, ErrorCode, ErrorData,
+    Implementation, JsonRpcMessage, JsonRpcRequest, ListRootsResult, LoggingLevel,
+    LoggingMessageNotificationParam, ProtocolVersion, Root, RootsCapabilities,
+    ServerJsonRpcMessage, ServerRequest,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, ServiceError};
+use rmcp::transport::Transport;
 use serde::Serialize;
 use tokio::sync::{mpsc, watch};
 
@@ -92,6 +98,7 @@ impl From<LoggingMessageNotificationParam> for ServerMessage {
 }
 
 /// The rmcp client handler of one session.
+#[derive(Clone)]
 pub struct RootsClient {
     roots: watch::Receiver<SharedRoots>,
     events: mpsc::UnboundedSender<HandlerEvent>,
@@ -123,6 +130,23 @@ impl RootsClient {
         // The actor may already be gone during shutdown; nothing to report then.
         let _ = self.events.send(HandlerEvent::Refused { method });
     }
+
+    /// The shared list as it is now, as a `roots/list` result, reported to
+    /// the actor as the answer to `request_id`.
+    fn answer(&self, request_id: String) -> ListRootsResult {
+        let snapshot = self.roots.borrow().clone();
+        let roots = snapshot
+            .roots()
+            .iter()
+            .map(|r| Root::new(r.uri.clone()).with_name(r.name.clone()))
+            .collect();
+        let _ = self.events.send(HandlerEvent::Answered {
+            request_id,
+            generation: snapshot.generation(),
+            roots: snapshot.shared(),
+        });
+        ListRootsResult::new(roots)
+    }
 }
 
 impl ClientHandler for RootsClient {
@@ -134,18 +158,7 @@ impl ClientHandler for RootsClient {
         &self,
         context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let snapshot = self.roots.borrow().clone();
-        let roots = snapshot
-            .roots()
-            .iter()
-            .map(|r| Root::new(r.uri.clone()).with_name(r.name.clone()))
-            .collect();
-        let _ = self.events.send(HandlerEvent::Answered {
-            request_id: context.id.to_string(),
-            generation: snapshot.generation(),
-            roots: snapshot.shared(),
-        });
-        Ok(ListRootsResult::new(roots))
+        Ok(self.answer(context.id.to_string()))
     }
 
     async fn create_message(
@@ -182,4 +195,118 @@ impl ClientHandler for RootsClient {
 /// Tells the server its roots changed.
 pub async fn notify_list_changed(peer: &Peer<RoleClient>) -> Result<(), ServiceError> {
     peer.notify_roots_list_changed().await
+}
+
+/// A session's transport that answers the requests a server sends before
+/// its `initialize` answer.
+///
+/// rmcp's handshake waits for that answer and drops every other request but
+/// `ping`, so a server that asks for `roots/list` first never hears back, and
+/// one that waits for the answer before answering `initialize` hangs the
+/// handshake until its timeout, which then blames the wrong thing. The
+/// lifecycle says servers SHOULD NOT send such requests, but JSON-RPC wants
+/// every request answered, so they are answered here: `roots/list` with the
+/// server's shared list (what the handler would give a moment later, and
+/// reported to the actor the same way), sampling and elicitation refused as
+/// the handler refuses them, anything else "method not found". Pings are left
+/// to rmcp, which answers them. From the first response on, every message
+/// passes through untouched.
+pub struct EarlyAnswers<T> {
+    inner: T,
+    client: RootsClient,
+    handshake_answered: bool,
+}
+
+impl<T> EarlyAnswers<T> {
+    pub fn new(inner: T, client: RootsClient) -> Self {
+        EarlyAnswers {
+            inner,
+            client,
+            handshake_answered: false,
+        }
+    }
+
+    /// The answer to a request that came before the `initialize` answer.
+    fn early_answer(
+        &self,
+        request: ServerRequest,
+        id: rmcp::model::RequestId,
+    ) -> ClientJsonRpcMessage {
+        match request {
+            ServerRequest::ListRootsRequest(_) => ClientJsonRpcMessage::response(
+                ClientResult::ListRootsResult(self.client.answer(id.to_string())),
+                id,
+            ),
+            ServerRequest::CreateMessageRequest(_) => {
+                self.client.refuse("sampling/createMessage");
+                ClientJsonRpcMessage::error(
+                    ErrorData::method_not_found::<CreateMessageRequestMethod>(),
+                    Some(id),
+                )
+            }
+            ServerRequest::ElicitRequest(_) => {
+                self.client.refuse("elicitation/create");
+                ClientJsonRpcMessage::error(
+                    ErrorData::method_not_found::<ElicitationCreateRequestMethod>(),
+                    Some(id),
+                )
+            }
+            ServerRequest::CustomRequest(custom) => ClientJsonRpcMessage::error(
+                ErrorData::new(ErrorCode::METHOD_NOT_FOUND, custom.method, None),
+                Some(id),
+            ),
+            // Pings never come here (rmcp answers them); rmcp may add kinds
+            // of request, which this client would not offer either.
+            _ => ClientJsonRpcMessage::error(
+                ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "method not found", None),
+                Some(id),
+            ),
+        }
+    }
+}
+
+impl<T> Transport<RoleClient> for EarlyAnswers<T>
+where
+    T: Transport<RoleClient>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        loop {
+            let message = self.inner.receive().await?;
+            if self.handshake_answered {
+                return Some(message);
+            }
+            match message {
+                JsonRpcMessage::Request(JsonRpcRequest { request, id, .. })
+                    if !matches!(request, ServerRequest::PingRequest(_)) =>
+                {
+                    let answer = self.early_answer(request, id);
+                    // A failed send means the server is gone; the next
+                    // receive sees its output end.
+                    let _ = self.inner.send(answer).await;
+                }
+                other => {
+                    if matches!(
+                        other,
+                        JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
+                    ) {
+                        self.handshake_answered = true;
+                    }
+                    return Some(other);
+                }
+            }
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
 }
