@@ -382,9 +382,13 @@ impl Actor {
         self.record(Event::Starting {
             command_line: spec.masked_command_line(),
         });
-        // An enforced server runs under a ruleset made from the list it
-        // starts with; a different list later means a restart (see `serve`).
-        let enforced = spec.enforce_roots.then(|| self.roots.borrow().clone());
+        // Mark the current list as seen: the server is about to ask for it,
+        // and an enforced server runs under a ruleset made from it. Marking
+        // it here, before the ruleset is made, means a change that lands
+        // while the server starts is seen as a change (a notification, or a
+        // restart under new rules for an enforced server; see `serve`).
+        let at_start = self.roots.borrow_and_update().clone();
+        let enforced = spec.enforce_roots.then_some(at_start);
         let mut launch = process::Launch {
             grace: self.config.shutdown_grace,
             enforce: None,
@@ -430,8 +434,6 @@ impl Actor {
         let stderr_pump = tokio::spawn(pump_stderr(spawned.stderr, Arc::clone(&self.stderr)));
         let mut exit = spawned.exit;
         let (events_tx, mut events) = mpsc::unbounded_channel();
-        // Mark the current list as seen: the server is about to ask for it.
-        self.roots.borrow_and_update();
         let handler = RootsClient::new(self.roots.clone(), events_tx);
         let transport = protocol::EarlyAnswers::new(
             AsyncRwTransport::new_client(spawned.stdout, spawned.stdin),
