@@ -394,7 +394,9 @@ impl Actor {
         // Mark the current list as seen: the server is about to ask for it.
         self.roots.borrow_and_update();
         let handler = RootsClient::new(self.roots.clone(), events_tx);
-        let mut init = Box::pin(handler.serve((spawned.stdout, spawned.stdin)));
+        // Answers are reported as they are written (see `protocol`).
+        let stdin = handler.tap(spawned.stdin);
+        let mut init = Box::pin(handler.serve((spawned.stdout, stdin)));
         let deadline = tokio::time::sleep(self.config.init_timeout);
         tokio::pin!(deadline);
 

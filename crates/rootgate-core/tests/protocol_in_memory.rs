@@ -130,10 +130,13 @@ async fn connect(
 ) {
     let (events_tx, events) = mpsc::unbounded_channel();
     let handler = RootsClient::new(h.store.subscribe(server).expect("subscribe"), events_tx);
-    let (mut fake, transport) = pipe();
+    let (mut fake, (read, write)) = pipe();
+    // Answers are reported as they are written, through the tapped writer,
+    // as the session does it.
+    let write = handler.tap(write);
     // `serve` returns only after the handshake, which needs the fake server
     // to answer, so the client side runs as its own task.
-    let client = tokio::spawn(handler.serve(transport));
+    let client = tokio::spawn(handler.serve((read, write)));
     let init = fake.recv().await;
     assert_eq!(init["method"], "initialize", "{init}");
     fake.send(initialize_result(&init["id"])).await;
