@@ -435,8 +435,10 @@ impl Actor {
         let mut exit = spawned.exit;
         let (events_tx, mut events) = mpsc::unbounded_channel();
         let handler = RootsClient::new(self.roots.clone(), events_tx);
+        // Answers are reported as they are written (see `protocol`).
+        let stdin = handler.tap(spawned.stdin);
         let transport = protocol::EarlyAnswers::new(
-            AsyncRwTransport::new_client(spawned.stdout, spawned.stdin),
+            AsyncRwTransport::new_client(spawned.stdout, stdin),
             handler.clone(),
         );
         let mut init = Box::pin(handler.serve(transport));

@@ -4,7 +4,9 @@
 //!
 //! Saving writes a temporary file beside the real one (mode 0600, in a folder
 //! of mode 0700), syncs it, renames it over the old file and syncs the folder,
-//! so a crash at any moment leaves either the old or the new file, whole.
+//! so a crash at any moment leaves either the old or the new file, whole. A
+//! crash in the middle of a save also leaves that temporary file behind; the
+//! next load removes such files once the process that wrote them is gone.
 //! Loading a file that is corrupt, truncated, empty or from a newer Rootgate
 //! moves it aside, keeps every entry that could still be read, and reports
 //! where the original went.
@@ -173,6 +175,7 @@ impl SettingsFile {
     /// cannot be trusted is moved aside, what could be read is kept and
     /// saved to a fresh file, and [`Loaded::recovery`] says what happened.
     pub fn load(&self) -> Result<Loaded, SettingsError> {
+        self.remove_stale_temporaries();
         let bytes = match fs::read(&self.path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -240,6 +243,51 @@ impl SettingsFile {
         })
     }
 
+    /// The prefix of the temporary files saves write, before the writer's
+    /// process id.
+    fn temporary_prefix(&self) -> String {
+        format!(
+            ".{}.tmp-",
+            self.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        )
+    }
+
+    /// Removes the temporary files of saves that a killed or crashed
+    /// Rootgate never finished. Each holds a copy of the settings, and none
+    /// is ever read or renamed again: the writer's process id is in its name,
+    /// and the next Rootgate has another. A file whose writer still runs (or
+    /// whose id now belongs to another process) is left alone, so a second
+    /// Rootgate saving at this moment is not disturbed. Best effort: a file
+    /// that cannot be removed costs only disk space.
+    fn remove_stale_temporaries(&self) {
+        let Ok(entries) = fs::read_dir(self.dir()) else {
+            return;
+        };
+        let prefix = self.temporary_prefix();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(&prefix))
+                .and_then(|pid| pid.parse::<i32>().ok())
+                .filter(|pid| *pid > 0 && *pid as u32 != std::process::id())
+            else {
+                continue;
+            };
+            let gone = matches!(
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+                Err(nix::errno::Errno::ESRCH)
+            );
+            if gone && let Err(e) = fs::remove_file(entry.path()) {
+                tracing::warn!(path = %entry.path().display(), error = %e,
+                    "could not remove a temporary settings file left by a crash");
+            }
+        }
+    }
+
     /// Writes the settings atomically: temporary file (0600), fsync, rename,
     /// fsync of the folder (0700).
     pub fn save(&self, settings: &Settings) -> Result<(), SettingsError> {
@@ -261,14 +309,7 @@ impl SettingsFile {
         })?;
         let mut json = serde_json::to_vec_pretty(settings)?;
         json.push(b'\n');
-        let tmp = dir.join(format!(
-            ".{}.tmp-{}",
-            self.path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            std::process::id()
-        ));
+        let tmp = dir.join(format!("{}{}", self.temporary_prefix(), std::process::id()));
         let write_err = |source| SettingsError::Write {
             path: self.path.clone(),
             source,
@@ -498,6 +539,29 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec!["settings.json"]);
+    }
+
+    #[test]
+    fn temporaries_of_crashed_saves_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = SettingsFile::at(dir.path().join("settings.json"));
+        file.save(&sample()).unwrap();
+        // A process that has ended (and was reaped) wrote one; process 1
+        // always runs, and so do we.
+        let mut ended = std::process::Command::new("true").spawn().unwrap();
+        let ended_pid = ended.id();
+        ended.wait().unwrap();
+        let tmp = |pid: u32| dir.path().join(format!(".settings.json.tmp-{pid}"));
+        for pid in [ended_pid, 1, std::process::id()] {
+            fs::write(tmp(pid), b"{\"version\": 1, \"roo").unwrap();
+        }
+        fs::write(dir.path().join(".other.json.tmp-1"), b"not ours").unwrap();
+        let loaded = file.load().unwrap();
+        assert!(loaded.recovery.is_none());
+        assert!(!tmp(ended_pid).exists());
+        assert!(tmp(1).exists());
+        assert!(tmp(std::process::id()).exists());
+        assert!(dir.path().join(".other.json.tmp-1").exists());
     }
 
     /// The sample has random ids; compare shape by taking ids from `loaded`.

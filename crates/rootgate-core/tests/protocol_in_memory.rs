@@ -130,10 +130,13 @@ async fn connect(
 ) {
     let (events_tx, events) = mpsc::unbounded_channel();
     let handler = RootsClient::new(h.store.subscribe(server).expect("subscribe"), events_tx);
-    let (mut fake, transport) = pipe();
+    let (mut fake, (read, write)) = pipe();
+    // Answers are reported as they are written, through the tapped writer,
+    // as the session does it.
+    let write = handler.tap(write);
     // `serve` returns only after the handshake, which needs the fake server
     // to answer, so the client side runs as its own task.
-    let client = tokio::spawn(handler.serve(transport));
+    let client = tokio::spawn(handler.serve((read, write)));
     let init = fake.recv().await;
     assert_eq!(init["method"], "initialize", "{init}");
     fake.send(initialize_result(&init["id"])).await;
@@ -406,6 +409,9 @@ async fn requests_before_the_initialize_answer_are_answered_by_early_answers() {
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let handler = RootsClient::new(h.store.subscribe(&server).unwrap(), events_tx);
     let (mut fake, (read, write)) = pipe();
+    // As the session does it: answers are reported as the tapped writer
+    // writes them, early ones included.
+    let write = handler.tap(write);
     let transport = EarlyAnswers::new(AsyncRwTransport::new_client(read, write), handler.clone());
     let client = tokio::spawn(handler.serve(transport));
     let init = fake.recv().await;

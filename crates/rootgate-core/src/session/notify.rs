@@ -28,9 +28,12 @@ pub enum Decision {
 #[derive(Debug)]
 pub struct NotifyGate {
     hold: Duration,
-    /// Generation of the newest list the server was given.
+    /// Generation of the list the server was given last (answers are
+    /// reported in the order the server receives them), which is the list
+    /// it holds.
     answered: Option<u64>,
-    /// Generation of the newest list the server was notified of.
+    /// Generation of the newest list the server was notified of, until the
+    /// server was given that list or a newer one.
     notified: Option<u64>,
     /// Set while a notification (or the `initialized` notification, after
     /// which most servers ask at once) has not yet been followed by a
@@ -89,7 +92,13 @@ impl NotifyGate {
     /// The server was answered with generation `given`; the list is now at
     /// generation `current`.
     pub fn on_answered(&mut self, given: u64, current: u64, now: Instant) -> Decision {
-        self.answered = Some(self.answered.map_or(given, |a| a.max(given)));
+        // The last answer counts, not the newest: a server that asks twice
+        // at once can be given the newer list first and the older one last,
+        // and then holds the older one.
+        self.answered = Some(given);
+        if self.notified.is_some_and(|notified| given >= notified) {
+            self.notified = None;
+        }
         if self.up_to_date(current) {
             self.awaiting_since = None;
             return Decision::Idle;
@@ -154,6 +163,33 @@ mod tests {
         // The server asked between the two changes and got generation 1.
         assert_eq!(gate.on_answered(1, 2, t0), Decision::Send);
         assert_eq!(gate.on_answered(2, 2, t0), Decision::Idle);
+    }
+
+    #[test]
+    fn an_older_list_received_last_is_corrected() {
+        let t0 = Instant::now();
+        let mut gate = NotifyGate::after_initialized(HOLD, t0);
+        gate.on_answered(0, 0, t0);
+        assert_eq!(gate.on_change(1, t0), Decision::Send);
+        assert!(matches!(gate.on_change(2, t0), Decision::HoldUntil(_)));
+        assert_eq!(gate.on_answered(1, 2, t0), Decision::Send);
+        // The server asked twice around the change: the answer with the
+        // newest list went out first, the one with the older list last.
+        assert_eq!(gate.on_answered(2, 2, t0), Decision::Idle);
+        assert_eq!(gate.on_answered(1, 2, t0), Decision::Send);
+        assert_eq!(gate.on_answered(2, 2, t0), Decision::Idle);
+    }
+
+    #[test]
+    fn an_older_answer_before_the_notified_one_waits_for_it() {
+        let t0 = Instant::now();
+        let mut gate = NotifyGate::after_initialized(HOLD, t0);
+        gate.on_answered(0, 0, t0);
+        assert_eq!(gate.on_change(1, t0), Decision::Send);
+        // The server asked on its own just before the change; the ask the
+        // notification causes is still to come.
+        assert_eq!(gate.on_answered(0, 1, t0), Decision::Idle);
+        assert_eq!(gate.on_answered(1, 1, t0), Decision::Idle);
     }
 
     #[test]

@@ -13,8 +13,13 @@
 //! module alone.
 //!
 //! The handler never waits on anything: it answers from the `watch` value as
-//! it is at that moment and reports what it answered to the session actor.
-//! It does not decide when to notify or restart (that is the actor).
+//! it is at that moment. What it answered is reported to the session actor
+//! by [`AnswerTap`], the writer to the server's stdin, as each answer goes
+//! out, in the order the server will read them: rmcp handles requests
+//! concurrently and writes their responses from tasks of their own, so two
+//! answers can reach the server in the other order than they were made (an
+//! older list last, and the server left with it). This module does not
+//! decide when to notify or restart (that is the actor).
 //!
 //! [`EarlyAnswers`] wraps the stdio transport to answer the requests a server
 //! sends before its `initialize` answer, which rmcp's handshake would drop.
@@ -25,7 +30,11 @@
               every use of the deprecated rmcp API is kept in this one module"
 )]
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
@@ -39,6 +48,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, ServiceError};
 use rmcp::transport::Transport;
 use serde::Serialize;
+use tokio::io::AsyncWrite;
 use tokio::sync::{mpsc, watch};
 
 use crate::consent::{SharedRoot, SharedRoots};
@@ -51,6 +61,9 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 #[derive(Debug)]
 pub enum HandlerEvent {
     /// The server asked `roots/list` and was answered with this list.
+    /// Reported by [`AnswerTap`] just before the answer is written, so
+    /// answers are reported in the order the server receives them, and
+    /// before anything the server sends in reply to one.
     Answered {
         request_id: String,
         generation: u64,
@@ -97,12 +110,34 @@ impl From<LoggingMessageNotificationParam> for ServerMessage {
     }
 }
 
+/// An answer the handler made and [`AnswerTap`] has not yet seen go out.
+#[derive(Debug)]
+struct Unwritten {
+    request_id: String,
+    generation: u64,
+    roots: Arc<[SharedRoot]>,
+}
+
+/// Answers made and not yet written, by the request id as JSON text (so
+/// the number 1 and the string "1" stay apart). An answer rmcp drops (its
+/// request was cancelled) stays here until the connection ends.
+#[derive(Debug, Clone, Default)]
+struct Outgoing(Arc<Mutex<HashMap<String, Unwritten>>>);
+
+impl Outgoing {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Unwritten>> {
+        // Entries are inserted and removed whole; a poisoned map is intact.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
 /// The rmcp client handler of one session.
 #[derive(Clone)]
 pub struct RootsClient {
     roots: watch::Receiver<SharedRoots>,
     events: mpsc::UnboundedSender<HandlerEvent>,
     info: ClientConfig,
+    outgoing: Outgoing,
 }
 
 impl RootsClient {
@@ -123,6 +158,21 @@ impl RootsClient {
             roots,
             events,
             info,
+            outgoing: Outgoing::default(),
+        }
+    }
+
+    /// Wraps the writer to the server (its stdin) so that this handler's
+    /// answers are reported as they are written. Give rmcp the tapped
+    /// writer; answers written through any other are never reported.
+    pub fn tap<W: AsyncWrite + Unpin>(&self, writer: W) -> AnswerTap<W> {
+        AnswerTap {
+            inner: writer,
+            outgoing: self.outgoing.clone(),
+            events: self.events.clone(),
+            written: 0,
+            scanned_to: 0,
+            line_start: true,
         }
     }
 
@@ -131,20 +181,25 @@ impl RootsClient {
         let _ = self.events.send(HandlerEvent::Refused { method });
     }
 
-    /// The shared list as it is now, as a `roots/list` result, reported to
-    /// the actor as the answer to `request_id`.
-    fn answer(&self, request_id: String) -> ListRootsResult {
+    /// The shared list as it is now, as a `roots/list` result for request
+    /// `id`. It is reported to the actor by [`AnswerTap`] when it is written.
+    fn answer(&self, id: &rmcp::model::RequestId) -> ListRootsResult {
         let snapshot = self.roots.borrow().clone();
         let roots = snapshot
             .roots()
             .iter()
             .map(|r| Root::new(r.uri.clone()).with_name(r.name.clone()))
             .collect();
-        let _ = self.events.send(HandlerEvent::Answered {
-            request_id,
-            generation: snapshot.generation(),
-            roots: snapshot.shared(),
-        });
+        // Encoding a request id (a number or a string) cannot fail.
+        let key = serde_json::to_string(id).unwrap_or_default();
+        self.outgoing.lock().insert(
+            key,
+            Unwritten {
+                request_id: id.to_string(),
+                generation: snapshot.generation(),
+                roots: snapshot.shared(),
+            },
+        );
         ListRootsResult::new(roots)
     }
 }
@@ -158,7 +213,7 @@ impl ClientHandler for RootsClient {
         &self,
         context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        Ok(self.answer(context.id.to_string()))
+        Ok(self.answer(&context.id))
     }
 
     async fn create_message(
@@ -189,6 +244,110 @@ impl ClientHandler for RootsClient {
         // Passed on through the same channel as the answers, so a message a
         // server sends after receiving an answer reaches the actor after it.
         let _ = self.events.send(HandlerEvent::Message(params.into()));
+    }
+}
+
+/// How rmcp (pinned) begins every response line it writes.
+const RESPONSE_HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+
+/// The writer to a server's stdin, reporting each `roots/list` answer of its
+/// [`RootsClient`] just before the answer's first byte is written.
+///
+/// rmcp writes one newline-terminated JSON message at a time, under a lock,
+/// so the order in which lines begin here is the order the server reads
+/// them. A line that begins a response to a request the handler answered is
+/// that answer. A write may take only part of what it is offered; the rest
+/// is offered again, so the tap remembers how far it has looked.
+pub struct AnswerTap<W> {
+    inner: W,
+    outgoing: Outgoing,
+    events: mpsc::UnboundedSender<HandlerEvent>,
+    /// Bytes written so far.
+    written: u64,
+    /// Bytes (counted like `written`) already looked at for line starts.
+    scanned_to: u64,
+    /// True when the last byte written ended a line (or none was written).
+    line_start: bool,
+}
+
+impl<W> AnswerTap<W> {
+    /// Reports every answer that begins in `buf` and was not reported yet.
+    fn announce_lines_in(&mut self, buf: &[u8]) {
+        let seen = usize::try_from(self.scanned_to - self.written)
+            .unwrap_or(usize::MAX)
+            .min(buf.len());
+        let mut at = seen;
+        let starts_line = |at: usize| {
+            if at == 0 {
+                self.line_start
+            } else {
+                buf[at - 1] == b'\n'
+            }
+        };
+        if at < buf.len() && starts_line(at) {
+            self.announce(&buf[at..]);
+        }
+        while let Some(newline) = buf[at..].iter().position(|b| *b == b'\n') {
+            at += newline + 1;
+            if at < buf.len() {
+                self.announce(&buf[at..]);
+            }
+        }
+        self.scanned_to = self.written + buf.len() as u64;
+    }
+
+    /// Reports the answer `line` begins, if it is one of the handler's.
+    fn announce(&self, line: &[u8]) {
+        let Some(rest) = line.strip_prefix(RESPONSE_HEAD) else {
+            return;
+        };
+        // Only the id is read; the rest of the line need not be here. A
+        // request of ours begins the same way, with an id from our own
+        // count: what follows the id tells them apart.
+        let mut values =
+            serde_json::Deserializer::from_slice(rest).into_iter::<serde_json::Value>();
+        let Some(Ok(id)) = values.next() else {
+            return;
+        };
+        if !rest[values.byte_offset()..].starts_with(br#","result":"#) {
+            return;
+        }
+        let Some(answer) = self.outgoing.lock().remove(&id.to_string()) else {
+            return;
+        };
+        // The actor may already be gone during shutdown; nothing to report then.
+        let _ = self.events.send(HandlerEvent::Answered {
+            request_id: answer.request_id,
+            generation: answer.generation,
+            roots: answer.roots,
+        });
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for AnswerTap<W> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        this.announce_lines_in(buf);
+        let result = Pin::new(&mut this.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = result
+            && n > 0
+        {
+            this.line_start = buf[n - 1] == b'\n';
+            this.written += n as u64;
+        }
+        result
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
     }
 }
 
@@ -234,7 +393,7 @@ impl<T> EarlyAnswers<T> {
     ) -> ClientJsonRpcMessage {
         match request {
             ServerRequest::ListRootsRequest(_) => ClientJsonRpcMessage::response(
-                ClientResult::ListRootsResult(self.client.answer(id.to_string())),
+                ClientResult::ListRootsResult(self.client.answer(&id)),
                 id,
             ),
             ServerRequest::CreateMessageRequest(_) => {
@@ -308,5 +467,112 @@ where
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    /// A writer that takes at most `chunk` bytes per write, as a full pipe
+    /// does.
+    struct Trickle {
+        chunk: usize,
+        bytes: Vec<u8>,
+    }
+
+    impl AsyncWrite for Trickle {
+        fn poll_write(
+            self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            let this = self.get_mut();
+            let n = buf.len().min(this.chunk);
+            this.bytes.extend_from_slice(&buf[..n]);
+            Poll::Ready(Ok(n))
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    /// A tap on a trickling writer, with unwritten answers of generations
+    /// 10, 11 and 12 to requests 1, "1" and 7.
+    fn tapped(chunk: usize) -> (AnswerTap<Trickle>, mpsc::UnboundedReceiver<HandlerEvent>) {
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let client = RootsClient::new(watch::channel(SharedRoots::empty()).1, events_tx);
+        for (key, generation) in [("1", 10), ("\"1\"", 11), ("7", 12)] {
+            client.outgoing.lock().insert(
+                key.to_owned(),
+                Unwritten {
+                    request_id: key.to_owned(),
+                    generation,
+                    roots: Arc::from([]),
+                },
+            );
+        }
+        let tap = client.tap(Trickle {
+            chunk,
+            bytes: Vec::new(),
+        });
+        (tap, events)
+    }
+
+    const LINES: [&str; 5] = [
+        r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
+        // Our own request with id 1 is not the answer to the server's 1.
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+        r#"{"jsonrpc":"2.0","id":7,"result":{"roots":[{"uri":"file:///a","name":"a"}]}}"#,
+        r#"{"jsonrpc":"2.0","id":"1","result":{"roots":[]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}"#,
+    ];
+
+    fn reported(events: &mut mpsc::UnboundedReceiver<HandlerEvent>) -> Vec<u64> {
+        std::iter::from_fn(|| events.try_recv().ok())
+            .map(|e| match e {
+                HandlerEvent::Answered { generation, .. } => generation,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn answers_are_reported_once_in_the_order_they_are_written() {
+        let all: String = LINES.iter().map(|l| format!("{l}\n")).collect();
+        for chunk in [1, 7, 64, 4096] {
+            // Line by line, as rmcp writes, and all at once.
+            let (mut tap, mut events) = tapped(chunk);
+            for line in LINES {
+                tap.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+            }
+            assert_eq!(reported(&mut events), [12, 11, 10], "chunk {chunk}");
+            assert_eq!(tap.inner.bytes, all.as_bytes());
+
+            let (mut tap, mut events) = tapped(chunk);
+            tap.write_all(all.as_bytes()).await.unwrap();
+            assert_eq!(reported(&mut events), [12, 11, 10], "chunk {chunk}");
+            assert_eq!(tap.inner.bytes, all.as_bytes());
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_reported_before_its_first_byte_is_written() {
+        let (mut tap, mut events) = tapped(3);
+        let line = format!("{}\n", LINES[2]);
+        // One write call: the tap has seen the line; the pipe took 3 bytes.
+        let n = std::future::poll_fn(|cx| Pin::new(&mut tap).poll_write(cx, line.as_bytes()))
+            .await
+            .unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(reported(&mut events), [12]);
+        tap.write_all(&line.as_bytes()[n..]).await.unwrap();
+        assert_eq!(reported(&mut events), Vec::<u64>::new());
     }
 }
