@@ -6,7 +6,7 @@
 //! platform. It deliberately knows nothing about whether a path exists, is a
 //! directory or was consented to: that is `folders` and `consent`.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use thiserror::Error;
 use url::Url;
@@ -22,6 +22,11 @@ pub enum UriError {
     Parse(String, String),
     #[error("\"{0}\" names a path that cannot exist on this system")]
     NotLocal(String),
+    #[error(
+        "\"{0}\" has a `..` segment, which a URI would resolve differently from the \
+         filesystem; use the folder's real path"
+    )]
+    ParentSegment(String),
 }
 
 /// The `file://` URI of an absolute local path, without a trailing slash.
@@ -30,16 +35,44 @@ pub enum UriError {
 /// `%`, `#`, `?`, non-ASCII, ...) is percent-encoded as UTF-8, which is what
 /// Node's `url.fileURLToPath` and Python's `urllib.request.url2pathname`
 /// decode. Non-UTF-8 bytes in a Unix file name are percent-encoded as bytes.
+///
+/// A path with a `..` segment is refused: the `url` crate writes it into the
+/// URI as it is, and every URI parser then removes it together with the
+/// segment before it, while the filesystem first follows that segment if it
+/// is a symlink. `/x/link/..` would reach the server as `/x`, a folder nobody
+/// chose. Real paths from `folders::check` never have one, nor a NUL byte,
+/// which is refused too.
 pub fn path_to_uri(path: &Path) -> Result<Url, UriError> {
+    if !path.is_absolute() {
+        return Err(UriError::NotAbsolute(path.display().to_string()));
+    }
+    if path.components().any(|c| c == Component::ParentDir) {
+        return Err(UriError::ParentSegment(path.display().to_string()));
+    }
+    if path.as_os_str().as_encoded_bytes().contains(&0) {
+        // `%00` would reach the server for a file name no system can hold.
+        return Err(UriError::NotLocal(path.display().to_string()));
+    }
     Url::from_file_path(path).map_err(|()| UriError::NotAbsolute(path.display().to_string()))
 }
 
 /// The local path a `file://` URI names (hosts other than empty or
 /// `localhost` are refused on Unix, where they have no meaning).
+///
+/// A segment that decodes to a `/` (`%2F`) or a NUL byte (`%00`) is refused
+/// as naming no local path, as Node's `fileURLToPath` refuses `%2F`: no file
+/// name holds either byte, and a decoded `/` would let `a%2F..%2Fb` smuggle a
+/// `..` segment past the URI parser.
 pub fn uri_to_path(uri: &str) -> Result<PathBuf, UriError> {
     let url = Url::parse(uri).map_err(|e| UriError::Parse(uri.to_owned(), e.to_string()))?;
     if url.scheme() != "file" {
         return Err(UriError::NotFileUri(uri.to_owned()));
+    }
+    let impossible = url.path_segments().into_iter().flatten().any(|segment| {
+        percent_encoding::percent_decode_str(segment).any(|byte| byte == b'/' || byte == 0)
+    });
+    if impossible {
+        return Err(UriError::NotLocal(uri.to_owned()));
     }
     url.to_file_path()
         .map_err(|()| UriError::NotLocal(uri.to_owned()))
@@ -48,7 +81,10 @@ pub fn uri_to_path(uri: &str) -> Result<PathBuf, UriError> {
 /// The `file://` URI of a Windows path: a drive path (`C:\Users\me`) becomes
 /// `file:///C:/Users/me`, a UNC share (`\\server\share\dir`) becomes
 /// `file://server/share/dir`. Pure string work, so it runs (and is tested)
-/// on every platform.
+/// on every platform. `.` segments are dropped (they name the same folder);
+/// a `..` segment is refused, as in [`path_to_uri`], and so are a character
+/// below space, which no Windows name can hold, and a path whose URI would
+/// be read back as another path.
 pub fn windows_path_to_uri(path: &str) -> Result<Url, UriError> {
     let not_absolute = || UriError::NotAbsolute(path.to_owned());
     let normalised = path.replace('/', "\\");
@@ -60,7 +96,7 @@ pub fn windows_path_to_uri(path: &str) -> Result<Url, UriError> {
         let host = parts.next().ok_or_else(not_absolute)?;
         url.set_host(Some(host))
             .map_err(|e| UriError::Parse(path.to_owned(), e.to_string()))?;
-        segments = parts.collect();
+        segments = parts.filter(|s| *s != ".").collect();
         if segments.is_empty() {
             // A UNC path needs at least a share name after the host.
             return Err(not_absolute());
@@ -74,7 +110,19 @@ pub fn windows_path_to_uri(path: &str) -> Result<Url, UriError> {
         if !is_drive {
             return Err(not_absolute());
         }
-        segments = normalised.split('\\').filter(|s| !s.is_empty()).collect();
+        segments = normalised
+            .split('\\')
+            .filter(|s| !s.is_empty() && *s != ".")
+            .collect();
+    }
+    if segments.contains(&"..") {
+        return Err(UriError::ParentSegment(path.to_owned()));
+    }
+    if segments.iter().any(|s| s.chars().any(|c| c < ' ')) {
+        // No Windows file name holds a character below space (DEL is
+        // allowed), and the URL parser would silently drop a tab or line
+        // break from the segment, naming another folder.
+        return Err(UriError::NotLocal(path.to_owned()));
     }
     {
         let mut path_segments = url
@@ -90,6 +138,12 @@ pub fn windows_path_to_uri(path: &str) -> Result<Url, UriError> {
             // root; Node's pathToFileURL writes `file:///D:/` for `D:\`.
             path_segments.push("");
         }
+    }
+    // The URI must mean what was built: a share named like a drive
+    // (`\\server\e:\x`) builds `file://server/e:/x`, which every URL parser
+    // reads as `file:///e:/x`, drive E: of the local machine.
+    if Url::parse(url.as_str()).ok().as_ref() != Some(&url) {
+        return Err(UriError::NotLocal(path.to_owned()));
     }
     Ok(url)
 }

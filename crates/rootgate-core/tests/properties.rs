@@ -35,7 +35,8 @@ proptest! {
 
     #[test]
     fn non_utf8_names_round_trip_too(bytes in prop::collection::vec(1u8..=255, 1..32)) {
-        prop_assume!(!bytes.contains(&b'/'));
+        // `..` is the one name a path cannot hold and still have a URI.
+        prop_assume!(!bytes.contains(&b'/') && bytes != b"..");
         let mut raw = b"/tmp/".to_vec();
         raw.extend_from_slice(&bytes);
         let path = PathBuf::from(OsString::from_vec(raw));
