@@ -641,13 +641,15 @@ mod tests {
         // removed, stays away, and the revision stays.
         std::fs::remove_file(fx.store.file().path()).unwrap();
         fx.store
-            .set_server_roots(&[a.id.clone()], &[r2.id.clone(), r3.id.clone()])
+            .set_server_roots(std::slice::from_ref(&a.id), &[r2.id.clone(), r3.id.clone()])
             .unwrap();
         assert!(!fx.store.file().path().exists());
         assert_eq!(*revision.borrow(), rev_before + 1);
 
         // An empty list withdraws everything from the listed server only.
-        fx.store.set_server_roots(&[a.id.clone()], &[]).unwrap();
+        fx.store
+            .set_server_roots(std::slice::from_ref(&a.id), &[])
+            .unwrap();
         assert!(rx_a.borrow().is_empty());
         assert_eq!(rx_c.borrow().roots().len(), 1);
     }
@@ -663,7 +665,7 @@ mod tests {
         let rev_before = *revision.borrow();
         assert!(matches!(
             fx.store
-                .set_server_roots(&[a.id.clone()], &[RootId::generate()]),
+                .set_server_roots(std::slice::from_ref(&a.id), &[RootId::generate()]),
             Err(StoreError::UnknownRoot(_))
         ));
         assert!(matches!(
