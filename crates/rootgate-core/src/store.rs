@@ -19,7 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 use thiserror::Error;
 use tokio::sync::watch;
 
-use crate::consent::{ConsentIndex, Grant, SharedRoots};
+use crate::consent::{ConsentIndex, Grant, RootUris, SharedRoots};
 use crate::folders::CheckedFolder;
 use crate::ids::{RootId, ServerId, now_ms};
 use crate::roots::Root;
@@ -58,6 +58,8 @@ struct Inner {
     settings: Settings,
     unavailable: HashSet<RootId>,
     publishers: HashMap<ServerId, watch::Sender<SharedRoots>>,
+    /// Every root's URI, kept between changes (see [`RootUris`]).
+    uris: RootUris,
 }
 
 /// The settings in memory, their file, and the per-server publishers.
@@ -78,6 +80,7 @@ impl Store {
                 settings: loaded.settings,
                 unavailable: HashSet::new(),
                 publishers: HashMap::new(),
+                uris: RootUris::default(),
             }),
             revision: watch::Sender::new(0),
         };
@@ -444,7 +447,9 @@ impl Inner {
     /// Recomputes every server's list and publishes those that changed;
     /// drops the publishers of removed servers, which closes their channels.
     fn republish(&mut self) {
-        let index = ConsentIndex::new(&self.settings.roots, &self.settings.grants);
+        self.uris.refresh(&self.settings.roots);
+        let index =
+            ConsentIndex::with_uris(&self.settings.roots, &self.settings.grants, &self.uris);
         let unavailable = &self.unavailable;
         for server in &self.settings.servers {
             let roots = index.shared_with(&server.id, |r| !unavailable.contains(r));
