@@ -392,7 +392,9 @@ impl Actor {
         let mut exit = spawned.exit;
         let (events_tx, mut events) = mpsc::unbounded_channel();
         // Mark the current list as seen: the server is about to ask for it.
-        self.roots.borrow_and_update();
+        // A large list gets a stdin pipe it fits in (see `fit_stdin_pipe`).
+        let answer_bytes = protocol::answer_size(self.roots.borrow_and_update().roots());
+        process::fit_stdin_pipe(&spawned.stdin, answer_bytes);
         let handler = RootsClient::new(self.roots.clone(), events_tx);
         let mut init = Box::pin(handler.serve((spawned.stdout, spawned.stdin)));
         let deadline = tokio::time::sleep(self.config.init_timeout);
