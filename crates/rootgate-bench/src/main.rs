@@ -792,6 +792,10 @@ impl Bench {
                 ));
             }
             let first_uri = uris[0].clone();
+            // The driver's own copy is not the product's memory: it goes
+            // before the server starts, so the peak RSS is the app's.
+            drop(uris);
+            drop(shared);
             // The session must not outlive its store: dropping the store
             // closes the roots channel, which the session takes as the
             // server being removed.
