@@ -21,10 +21,11 @@
 //!   (`roots/init/dir-00000`, `iter-<i>`, `roots/s<S>/dir-<00000..>`; they
 //!   are kept for the next run), checks each with [`folders::check`], adds it
 //!   with [`Store::add_root`] under the contract's name (`dir-0`, `iter-<i>`,
-//!   `dir-<i>`) and shares it with [`Store::grant`], [`Store::set_grants`]
-//!   and [`Store::revoke`]. The URI the store publishes is that of the
-//!   folder's canonical real path, so the driver fails unless it equals the
-//!   contract's `file://BASE/...` (give a base without symlinks).
+//!   `dir-<i>`) and shares it with [`Store::set_server_roots`] (for
+//!   `rootsize`, through a settings file; see there). The URI the store
+//!   publishes is that of the folder's canonical real path, so the driver
+//!   fails unless it equals the contract's `file://BASE/...` (give a base
+//!   without symlinks).
 //! * **Settings file.** The store saves the whole settings file on every
 //!   change, atomically and durably (temporary file, fsync, rename, fsync of
 //!   the folder). That is part of the product's real cost, so it is inside
@@ -53,21 +54,23 @@
 //! * **`spawn-roots`**: the same, with t1 when every server's `roots_ack`
 //!   for the list it asked after `initialized` has reached the session's
 //!   subscribers; each ack must name the single root `dir-0`.
-//! * **`propagate`**: N servers running (not timed); every iteration `i`
-//!   has its own folder `iter-<i>`, added before the servers start. The
-//!   store cannot swap one root for another in one change (grants are per
-//!   root, or per server and root), and withdrawing first would leave an
-//!   empty list, which makes the session restart the server (servers ignore
-//!   an empty list). So an iteration is two saved store changes:
-//!   `set_grants(iter-i, all servers)` then `set_grants(previous, [])`. t0 is
-//!   just before the first; the session actors see the changes on their
-//!   watch channels and send `list_changed` through the notify gate; t1 is
-//!   when an ack whose `first_uri` is `iter-<i>` has arrived from every
-//!   server. Roots are listed in the order they were added, so the list in
-//!   between is `[previous, iter-i]`: an ack of it (`stale_acks` in the
-//!   output, counted over the timed iterations) never ends an iteration, and
-//!   the ack that does must report exactly one root. `store_change_ms` is
-//!   the part of each iteration spent in the two store calls. The notify gate holds a
+//! * **`propagate`**: N servers running (not timed). Each iteration `i`
+//!   swaps the one folder every server sees for a new one, as a person
+//!   would: the folder `iter-<i>` is added as a root (not timed, shared with
+//!   no one, so no server hears of it), then t0, then one store change,
+//!   [`Store::set_server_roots`]`(all servers, [iter-i])`: one save, one
+//!   publish, each server's list going straight from `[iter-(i-1)]` to
+//!   `[iter-i]`. The session actors see the change on their watch channels
+//!   and send `list_changed` through the notify gate; t1 is when an ack
+//!   whose `first_uri` is `iter-<i>` and whose count is 1 has arrived from
+//!   every server (each session's messages are read directly, with no task
+//!   of the driver's in between). After t1 (not timed) the store is checked
+//!   to share exactly `[iter-i]` and the previous folder, now shared with no
+//!   one, is removed, so every iteration works on a store of the same size
+//!   (two roots, N servers) however many iterations run; `settings_bytes`
+//!   is the size of the file each change wrote. `store_change_ms` is the
+//!   part of each iteration spent in the store call; `stale_acks` counts
+//!   acks of any other list (there should be none). The notify gate holds a
 //!   change for up to 500 ms while a server that was sent `initialized` has
 //!   not yet asked `roots/list`; the bench servers do not ask on their own,
 //!   so the first warm-up iteration pays that hold (with `--warmup 0` the
