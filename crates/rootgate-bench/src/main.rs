@@ -21,10 +21,11 @@
 //!   (`roots/init/dir-00000`, `iter-<i>`, `roots/s<S>/dir-<00000..>`; they
 //!   are kept for the next run), checks each with [`folders::check`], adds it
 //!   with [`Store::add_root`] under the contract's name (`dir-0`, `iter-<i>`,
-//!   `dir-<i>`) and shares it with [`Store::grant`], [`Store::set_grants`]
-//!   and [`Store::revoke`]. The URI the store publishes is that of the
-//!   folder's canonical real path, so the driver fails unless it equals the
-//!   contract's `file://BASE/...` (give a base without symlinks).
+//!   `dir-<i>`) and shares it with [`Store::set_server_roots`] (for
+//!   `rootsize`, through a settings file; see there). The URI the store
+//!   publishes is that of the folder's canonical real path, so the driver
+//!   fails unless it equals the contract's `file://BASE/...` (give a base
+//!   without symlinks).
 //! * **Settings file.** The store saves the whole settings file on every
 //!   change, atomically and durably (temporary file, fsync, rename, fsync of
 //!   the folder). That is part of the product's real cost, so it is inside
@@ -53,21 +54,23 @@
 //! * **`spawn-roots`**: the same, with t1 when every server's `roots_ack`
 //!   for the list it asked after `initialized` has reached the session's
 //!   subscribers; each ack must name the single root `dir-0`.
-//! * **`propagate`**: N servers running (not timed); every iteration `i`
-//!   has its own folder `iter-<i>`, added before the servers start. The
-//!   store cannot swap one root for another in one change (grants are per
-//!   root, or per server and root), and withdrawing first would leave an
-//!   empty list, which makes the session restart the server (servers ignore
-//!   an empty list). So an iteration is two saved store changes:
-//!   `set_grants(iter-i, all servers)` then `set_grants(previous, [])`. t0 is
-//!   just before the first; the session actors see the changes on their
-//!   watch channels and send `list_changed` through the notify gate; t1 is
-//!   when an ack whose `first_uri` is `iter-<i>` has arrived from every
-//!   server. Roots are listed in the order they were added, so the list in
-//!   between is `[previous, iter-i]`: an ack of it (`stale_acks` in the
-//!   output, counted over the timed iterations) never ends an iteration, and
-//!   the ack that does must report exactly one root. `store_change_ms` is
-//!   the part of each iteration spent in the two store calls. The notify gate holds a
+//! * **`propagate`**: N servers running (not timed). Each iteration `i`
+//!   swaps the one folder every server sees for a new one, as a person
+//!   would: the folder `iter-<i>` is added as a root (not timed, shared with
+//!   no one, so no server hears of it), then t0, then one store change,
+//!   [`Store::set_server_roots`]`(all servers, [iter-i])`: one save, one
+//!   publish, each server's list going straight from `[iter-(i-1)]` to
+//!   `[iter-i]`. The session actors see the change on their watch channels
+//!   and send `list_changed` through the notify gate; t1 is when an ack
+//!   whose `first_uri` is `iter-<i>` and whose count is 1 has arrived from
+//!   every server (each session's messages are read directly, with no task
+//!   of the driver's in between). After t1 (not timed) the store is checked
+//!   to share exactly `[iter-i]` and the previous folder, now shared with no
+//!   one, is removed, so every iteration works on a store of the same size
+//!   (two roots, N servers) however many iterations run; `settings_bytes`
+//!   is the size of the file each change wrote. `store_change_ms` is the
+//!   part of each iteration spent in the store call; `stale_acks` counts
+//!   acks of any other list (there should be none). The notify gate holds a
 //!   change for up to 500 ms while a server that was sent `initialized` has
 //!   not yet asked `roots/list`; the bench servers do not ask on their own,
 //!   so the first warm-up iteration pays that hold (with `--warmup 0` the
@@ -117,7 +120,7 @@ use rootgate_core::timeline::Timeline;
 use rootgate_core::uri;
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{broadcast, watch};
 use tokio::task::JoinSet;
 
 /// The `client` label of every result line.
@@ -208,9 +211,11 @@ struct PropagateLine<'a> {
     server: &'a str,
     settings_dir: &'a Path,
     store_changes_per_iter: usize,
-    /// The time the two store changes of a timed iteration took (saves
-    /// and republishing included): the part of `ms` spent in the store.
+    /// The time the store change of a timed iteration took (save and
+    /// publish included): the part of `ms` spent in the store.
     store_change_ms: Stats,
+    /// The size of the settings file each change wrote.
+    settings_bytes: u64,
     stale_acks: usize,
 }
 
@@ -276,52 +281,58 @@ fn ack_of(message: &ServerMessage) -> Option<Ack> {
     })
 }
 
-/// What a forwarder heard from one session while the servers run.
-enum Heard {
-    Ack { server: usize, ack: Ack },
-    Lost { server: usize, why: String },
+/// What the driver hears from one running server during `propagate`: its
+/// messages and its status, read directly (no task in between, so the
+/// driver adds no hop of its own to the path an ack takes).
+struct Listener {
+    messages: broadcast::Receiver<ServerMessage>,
+    status: watch::Receiver<Status>,
 }
 
-/// Passes one session's acks, and the end of its server, to one channel.
-fn forward(
-    index: usize,
-    session: &Session,
-    to: mpsc::UnboundedSender<Heard>,
-) -> impl Future<Output = ()> + Send + 'static {
-    let mut messages = session.subscribe_server_messages();
-    let mut status = session.subscribe_status();
-    async move {
-        loop {
-            tokio::select! {
-                message = messages.recv() => match message {
-                    Ok(message) => {
-                        if let Some(ack) = ack_of(&message)
-                            && to.send(Heard::Ack { server: index, ack }).is_err()
-                        {
-                            return;
+impl Listener {
+    fn new(session: &Session) -> Self {
+        Listener {
+            messages: session.subscribe_server_messages(),
+            status: session.subscribe_status(),
+        }
+    }
+
+    /// Waits for this server's next ack that names `want` first, counting
+    /// acks of another list in `stale`; fails when the server stops or
+    /// fails, when messages were lost, or at `deadline`.
+    async fn ack_of(
+        &mut self,
+        want: &str,
+        deadline: tokio::time::Instant,
+        stale: &mut usize,
+    ) -> Result<Ack> {
+        let wait = async {
+            loop {
+                tokio::select! {
+                    message = self.messages.recv() => {
+                        let message = message.map_err(|e| format!("server messages: {e}"))?;
+                        if let Some(ack) = ack_of(&message) {
+                            if ack.first_uri.as_deref() == Some(want) {
+                                return Ok(ack);
+                            }
+                            *stale += 1;
                         }
                     }
-                    Err(broadcast::error::RecvError::Lagged(n)) => {
-                        let _ = to.send(Heard::Lost { server: index, why: format!("missed {n} server messages") });
-                        return;
+                    changed = self.status.changed() => {
+                        changed.map_err(|_| "the session ended".to_owned())?;
+                        match &*self.status.borrow_and_update() {
+                            Status::Starting | Status::Running(_) => {}
+                            Status::Failed { reason } => return Err(format!("the server failed: {reason}")),
+                            Status::Stopped { last_exit } => return Err(format!("the server stopped ({last_exit:?})")),
+                            Status::Stopping => return Err("the server is stopping".to_owned()),
+                        }
                     }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-                changed = status.changed() => {
-                    if changed.is_err() {
-                        return;
-                    }
-                    let why = match &*status.borrow_and_update() {
-                        Status::Failed { reason } => reason.clone(),
-                        Status::Stopped { last_exit } => format!("it stopped ({last_exit:?})"),
-                        Status::Stopping => "it is stopping".to_owned(),
-                        Status::Starting | Status::Running(_) => continue,
-                    };
-                    let _ = to.send(Heard::Lost { server: index, why });
-                    return;
                 }
             }
-        }
+        };
+        tokio::time::timeout_at(deadline, wait)
+            .await
+            .map_err(|_| format!("no acknowledgement of {want} within {WAIT:?}"))?
     }
 }
 
@@ -648,99 +659,72 @@ impl Bench {
         let specs = self.servers("server", a.n, &[])?;
         let ids = Self::ids(&specs);
         self.store
-            .set_grants(&init, &ids)
+            .set_server_roots(&ids, std::slice::from_ref(&init))
             .map_err(|e| e.to_string())?;
-        let first = -(a.warmup as i64);
-        // In iteration order: the list between the two changes of an
-        // iteration is [previous, new], so its ack cannot end the iteration.
-        let iterations: Vec<(i64, RootId, String)> = (first..a.iters as i64)
-            .map(|i| {
-                let name = format!("iter-{i}");
-                self.root(&name, &name).map(|(id, uri)| (i, id, uri))
-            })
-            .collect::<Result<_>>()?;
-
         let sessions: Vec<(ServerSpec, Session)> = specs
             .iter()
             .map(|s| self.session(s).map(|session| (s.clone(), session)))
             .collect::<Result<_>>()?;
-        let (tx, mut heard) = mpsc::unbounded_channel();
-        let forwarders: Vec<_> = sessions
-            .iter()
-            .enumerate()
-            .map(|(k, (_, session))| tokio::spawn(forward(k, session, tx.clone())))
-            .collect();
-        drop(tx);
+        let mut listeners: Vec<Listener> = sessions.iter().map(|(_, s)| Listener::new(s)).collect();
         self.connect(&sessions).await?;
 
         let mut times = Vec::with_capacity(a.iters);
         let mut store_times = Vec::with_capacity(a.iters);
+        let mut settings_bytes = 0;
         let mut stale_acks = 0;
         let mut previous = init;
-        let outcome: Result<()> = async {
-            for (i, root, want) in &iterations {
-                let t0 = Instant::now();
-                self.store
-                    .set_grants(root, &ids)
-                    .map_err(|e| e.to_string())?;
-                self.store
-                    .set_grants(&previous, &[])
-                    .map_err(|e| e.to_string())?;
-                let changed = Instant::now();
-                let mut seen = vec![false; ids.len()];
-                let mut waiting = ids.len();
-                let deadline = tokio::time::Instant::now() + WAIT;
-                while waiting > 0 {
-                    let next = tokio::time::timeout_at(deadline, heard.recv())
-                        .await
-                        .map_err(|_| format!("iteration {i}: not every server acknowledged {want} within {WAIT:?}"))?
-                        .ok_or("every forwarder ended")?;
-                    match next {
-                        Heard::Ack { server, ack } => {
-                            if ack.first_uri.as_deref() != Some(want.as_str()) {
-                                if *i >= 0 {
-                                    stale_acks += 1;
-                                }
-                                continue;
-                            }
-                            if ack.count != Some(1) {
-                                return Err(format!(
-                                    "iteration {i}: server {server} was given {:?} roots starting with {want}, not exactly [{want}]",
-                                    ack.count
-                                ));
-                            }
-                            if !seen[server] {
-                                seen[server] = true;
-                                waiting -= 1;
-                            }
-                        }
-                        Heard::Lost { server, why } => {
-                            return Err(format!("iteration {i}: server {server}: {why}"));
-                        }
-                    }
+        for i in -(a.warmup as i64)..a.iters as i64 {
+            // Not timed: the folder of this iteration becomes a root,
+            // shared with no one yet (the person adding a folder).
+            let name = format!("iter-{i}");
+            let (root, want) = self.root(&name, &name)?;
+            let mut stale = 0;
+            let t0 = Instant::now();
+            self.store
+                .set_server_roots(&ids, std::slice::from_ref(&root))
+                .map_err(|e| e.to_string())?;
+            let changed = Instant::now();
+            let deadline = tokio::time::Instant::now() + WAIT;
+            // Acks that arrive while an earlier server is awaited wait in
+            // their own buffers, so t1 is when the last of them arrived (or
+            // a few microseconds after).
+            for (k, listener) in listeners.iter_mut().enumerate() {
+                let ack = listener
+                    .ack_of(&want, deadline, &mut stale)
+                    .await
+                    .map_err(|e| format!("iteration {i}, server {k}: {e}"))?;
+                if ack.count != Some(1) {
+                    return Err(format!(
+                        "iteration {i}: server {k} was given {:?} roots starting with {want}, not exactly [{want}]",
+                        ack.count
+                    ));
                 }
-                let t1 = Instant::now();
-                if *i >= 0 {
-                    times.push(ms(t1 - t0));
-                    store_times.push(ms(changed - t0));
-                }
-                // Not timed: what the store publishes is exactly [iter-i].
-                for id in &ids {
-                    let shared = self.store.shared_with(id).map_err(|e| e.to_string())?;
-                    let uris: Vec<&str> = shared.roots().iter().map(|r| r.uri.as_str()).collect();
-                    if uris != [want.as_str()] {
-                        return Err(format!("iteration {i}: the store shares {uris:?}, not [{want}]"));
-                    }
-                }
-                previous = root.clone();
             }
-            Ok(())
+            let t1 = Instant::now();
+            if i >= 0 {
+                times.push(ms(t1 - t0));
+                store_times.push(ms(changed - t0));
+                stale_acks += stale;
+            }
+            // Not timed: what the store publishes is exactly [iter-i].
+            for id in &ids {
+                let shared = self.store.shared_with(id).map_err(|e| e.to_string())?;
+                let uris: Vec<&str> = shared.roots().iter().map(|r| r.uri.as_str()).collect();
+                if uris != [want.as_str()] {
+                    return Err(format!(
+                        "iteration {i}: the store shares {uris:?}, not [{want}]"
+                    ));
+                }
+            }
+            settings_bytes = std::fs::metadata(self.store.file().path()).map_or(0, |m| m.len());
+            // Not timed: the previous folder, now shared with no one, is
+            // removed, so every iteration starts from a store of the same
+            // size (two roots and the N servers) however many run.
+            self.store
+                .remove_root(&previous)
+                .map_err(|e| e.to_string())?;
+            previous = root;
         }
-        .await;
-        for f in forwarders {
-            f.abort();
-        }
-        outcome?;
         emit(&PropagateLine {
             client: CLIENT,
             metric: "propagate",
@@ -749,8 +733,9 @@ impl Bench {
             ms: summary(&times)?,
             server: &self.server_line,
             settings_dir: self.settings_dir(),
-            store_changes_per_iter: 2,
+            store_changes_per_iter: 1,
             store_change_ms: summary(&store_times)?,
+            settings_bytes,
             stale_acks,
         })?;
         Ok(())
@@ -819,6 +804,10 @@ impl Bench {
                 ));
             }
             let first_uri = uris[0].clone();
+            // The driver's own copy is not the product's memory: it goes
+            // before the server starts, so the peak RSS is the app's.
+            drop(uris);
+            drop(shared);
             // The session must not outlive its store: dropping the store
             // closes the roots channel, which the session takes as the
             // server being removed.

@@ -98,6 +98,16 @@ fn every_metric_runs_against_the_raw_server() {
         (Some(2), Some(3))
     );
     assert_eq!(count(&lines[0]["ms"]), 3);
+    assert_eq!(count(&lines[0]["store_change_ms"]), 3);
+    // One store change per iteration, and every ack that ended one was of
+    // the new list: none of another list arrived.
+    assert_eq!(lines[0]["store_changes_per_iter"], 1);
+    assert_eq!(lines[0]["stale_acks"], 0);
+    assert!(
+        lines[0]["settings_bytes"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        lines[0]
+    );
     check_rss(&lines[1], "propagate", 2);
 
     let lines = run(

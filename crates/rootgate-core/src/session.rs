@@ -434,6 +434,10 @@ impl Actor {
         let stderr_pump = tokio::spawn(pump_stderr(spawned.stderr, Arc::clone(&self.stderr)));
         let mut exit = spawned.exit;
         let (events_tx, mut events) = mpsc::unbounded_channel();
+        // A large list gets a stdin pipe it fits in (see `fit_stdin_pipe`);
+        // the list was marked seen above, before the server started.
+        let answer_bytes = protocol::answer_size(self.roots.borrow().roots());
+        process::fit_stdin_pipe(&spawned.stdin, answer_bytes);
         let handler = RootsClient::new(self.roots.clone(), events_tx);
         // Answers are reported as they are written (see `protocol`).
         let stdin = handler.tap(spawned.stdin);

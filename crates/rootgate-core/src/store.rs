@@ -13,12 +13,13 @@
 //! when a root becomes unavailable.
 
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 use thiserror::Error;
 use tokio::sync::watch;
 
-use crate::consent::{ConsentIndex, Grant, SharedRoots};
+use crate::consent::{ConsentIndex, Grant, RootUris, SharedRoots};
 use crate::folders::CheckedFolder;
 use crate::ids::{RootId, ServerId, now_ms};
 use crate::names::{self, NameError};
@@ -60,6 +61,8 @@ struct Inner {
     settings: Settings,
     unavailable: HashSet<RootId>,
     publishers: HashMap<ServerId, watch::Sender<SharedRoots>>,
+    /// Every root's URI, kept between changes (see [`RootUris`]).
+    uris: RootUris,
 }
 
 /// The settings in memory, their file, and the per-server publishers.
@@ -80,6 +83,7 @@ impl Store {
                 settings: loaded.settings,
                 unavailable: HashSet::new(),
                 publishers: HashMap::new(),
+                uris: RootUris::default(),
             }),
             revision: watch::Sender::new(0),
         };
@@ -238,6 +242,72 @@ impl Store {
     /// lack a grant and revokes every other. The consent prompt's "Share".
     pub fn set_grants(&self, root: &RootId, servers: &[ServerId]) -> Result<(), StoreError> {
         self.change(|s| set_grants_in(s, root, servers))
+    }
+
+    /// Sets exactly which roots each of `servers` is granted, in one
+    /// change: every listed server keeps (or gains) a grant for each root in
+    /// `roots` and loses every other grant it had; servers not listed are
+    /// untouched. Existing grants are kept as they were (their time and
+    /// real path), so only what differs changes.
+    ///
+    /// Swapping one folder for another this way is one save and one
+    /// publish: each affected server's list goes straight from the old set
+    /// to the new one, with no list in between (granting first would show
+    /// both, revoking first an empty list, which makes a session restart its
+    /// server). Nothing changes when any id is unknown.
+    pub fn set_server_roots(
+        &self,
+        servers: &[ServerId],
+        roots: &[RootId],
+    ) -> Result<(), StoreError> {
+        self.change(|s| {
+            // Linear in roots + servers + grants (+ the pairs asked for), so
+            // one change over many servers or roots stays cheap.
+            let real_paths: HashMap<&RootId, &PathBuf> =
+                s.roots.iter().map(|r| (&r.id, &r.real_path)).collect();
+            let wanted: Vec<(&RootId, PathBuf)> = roots
+                .iter()
+                .map(|id| {
+                    real_paths
+                        .get(id)
+                        .map(|p| (id, (*p).clone()))
+                        .ok_or_else(|| StoreError::UnknownRoot(id.clone()))
+                })
+                .collect::<Result<_, _>>()?;
+            let known: HashSet<&ServerId> = s.servers.iter().map(|srv| &srv.id).collect();
+            if let Some(unknown) = servers.iter().find(|id| !known.contains(id)) {
+                return Err(StoreError::UnknownServer(unknown.clone()));
+            }
+            let listed: HashSet<&ServerId> = servers.iter().collect();
+            let current: HashMap<&RootId, &PathBuf> =
+                wanted.iter().map(|(id, p)| (*id, p)).collect();
+            // A listed server keeps a grant only for a wanted root, and only
+            // when it was recorded for the root's current real path (an
+            // older one is replaced below, as `grant` does).
+            s.grants.retain(|g| {
+                !listed.contains(&g.server) || current.get(&g.root) == Some(&&g.real_path)
+            });
+            let mut have: HashSet<(ServerId, RootId)> = s
+                .grants
+                .iter()
+                .filter(|g| listed.contains(&g.server))
+                .map(|g| (g.server.clone(), g.root.clone()))
+                .collect();
+            let now = now_ms();
+            for server in servers {
+                for (root, real_path) in &wanted {
+                    if have.insert((server.clone(), (*root).clone())) {
+                        s.grants.push(Grant {
+                            server: server.clone(),
+                            root: (*root).clone(),
+                            real_path: real_path.clone(),
+                            granted_at_ms: now,
+                        });
+                    }
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Withdraws `root` from `server` at once.
@@ -429,7 +499,9 @@ impl Inner {
     /// Recomputes every server's list and publishes those that changed;
     /// drops the publishers of removed servers, which closes their channels.
     fn republish(&mut self) {
-        let index = ConsentIndex::new(&self.settings.roots, &self.settings.grants);
+        self.uris.refresh(&self.settings.roots);
+        let index =
+            ConsentIndex::with_uris(&self.settings.roots, &self.settings.grants, &self.uris);
         let unavailable = &self.unavailable;
         for server in &self.settings.servers {
             let roots = index.shared_with(&server.id, |r| !unavailable.contains(r));
@@ -545,6 +617,164 @@ mod tests {
             .map(|g| g.server)
             .collect();
         assert_eq!(granted, vec![b.id, c.id]);
+    }
+
+    /// The roots a server's grants name, in the order of the grants.
+    fn granted_roots(settings: &Settings, server: &ServerId) -> Vec<RootId> {
+        settings
+            .grants
+            .iter()
+            .filter(|g| &g.server == server)
+            .map(|g| g.root.clone())
+            .collect()
+    }
+
+    #[test]
+    fn set_server_roots_is_one_change_told_only_to_the_servers_it_affects() {
+        let fx = fixture();
+        let (a, b, c) = (
+            server(&fx.store, "a"),
+            server(&fx.store, "b"),
+            server(&fx.store, "c"),
+        );
+        let r1 = fx.store.add_root(&folder(&fx, "one"), None).unwrap().root;
+        let r2 = fx.store.add_root(&folder(&fx, "two"), None).unwrap().root;
+        let r3 = fx.store.add_root(&folder(&fx, "three"), None).unwrap().root;
+        fx.store.grant(&a.id, &r1.id).unwrap();
+        fx.store.grant(&b.id, &r2.id).unwrap();
+        fx.store.grant(&b.id, &r3.id).unwrap();
+        fx.store.grant(&c.id, &r1.id).unwrap();
+        let b_grants_before = fx.store.snapshot().grants;
+        let mut rx_a = fx.store.subscribe(&a.id).unwrap();
+        let rx_b = fx.store.subscribe(&b.id).unwrap();
+        let rx_c = fx.store.subscribe(&c.id).unwrap();
+        let revision = fx.store.subscribe_revision();
+        let (rev_before, gen_a) = (*revision.borrow(), rx_a.borrow_and_update().generation());
+
+        // a swaps r1 for [r2, r3]; b already has exactly that; c is not listed.
+        fx.store
+            .set_server_roots(
+                &[a.id.clone(), b.id.clone()],
+                &[r2.id.clone(), r3.id.clone()],
+            )
+            .unwrap();
+
+        // One saved change (the revision grows once per save) and one
+        // publish to a: its list went straight to the new one.
+        assert_eq!(*revision.borrow(), rev_before + 1);
+        assert!(rx_a.has_changed().unwrap());
+        let shared = rx_a.borrow_and_update().clone();
+        assert_eq!(shared.generation(), gen_a + 1, "no list in between");
+        let uris: Vec<&str> = shared.roots().iter().map(|r| r.uri.as_str()).collect();
+        assert!(
+            uris.len() == 2 && uris[0].ends_with("/two") && uris[1].ends_with("/three"),
+            "{uris:?}"
+        );
+        // b's list did not change and c was not listed: neither is told.
+        assert!(!rx_b.has_changed().unwrap());
+        assert!(!rx_c.has_changed().unwrap());
+        assert_eq!(rx_c.borrow().roots()[0].root, r1.id);
+
+        // The saved file holds exactly the result, and b's grants are the
+        // very ones it had (same time), not new ones.
+        let saved = fx.store.file().load().unwrap();
+        assert!(saved.recovery.is_none());
+        assert_eq!(saved.settings, fx.store.snapshot());
+        assert_eq!(
+            granted_roots(&saved.settings, &a.id),
+            vec![r2.id.clone(), r3.id.clone()]
+        );
+        assert_eq!(granted_roots(&saved.settings, &c.id), vec![r1.id.clone()]);
+        let b_grants = |grants: &[Grant]| -> Vec<Grant> {
+            grants
+                .iter()
+                .filter(|g| g.server == b.id)
+                .cloned()
+                .collect()
+        };
+        assert_eq!(b_grants(&saved.settings.grants), b_grants(&b_grants_before));
+
+        // Asking again changes nothing, so nothing is saved: the file, once
+        // removed, stays away, and the revision stays.
+        std::fs::remove_file(fx.store.file().path()).unwrap();
+        fx.store
+            .set_server_roots(std::slice::from_ref(&a.id), &[r2.id.clone(), r3.id.clone()])
+            .unwrap();
+        assert!(!fx.store.file().path().exists());
+        assert_eq!(*revision.borrow(), rev_before + 1);
+
+        // An empty list withdraws everything from the listed server only.
+        fx.store
+            .set_server_roots(std::slice::from_ref(&a.id), &[])
+            .unwrap();
+        assert!(rx_a.borrow().is_empty());
+        assert_eq!(rx_c.borrow().roots().len(), 1);
+    }
+
+    #[test]
+    fn set_server_roots_refuses_unknown_ids_and_changes_nothing() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        let r1 = fx.store.add_root(&folder(&fx, "one"), None).unwrap().root;
+        fx.store.grant(&a.id, &r1.id).unwrap();
+        let before = fx.store.snapshot();
+        let revision = fx.store.subscribe_revision();
+        let rev_before = *revision.borrow();
+        assert!(matches!(
+            fx.store
+                .set_server_roots(std::slice::from_ref(&a.id), &[RootId::generate()]),
+            Err(StoreError::UnknownRoot(_))
+        ));
+        assert!(matches!(
+            fx.store
+                .set_server_roots(&[a.id.clone(), ServerId::generate()], &[]),
+            Err(StoreError::UnknownServer(_))
+        ));
+        assert_eq!(fx.store.snapshot(), before);
+        assert_eq!(fx.store.file().load().unwrap().settings, before);
+        assert_eq!(*revision.borrow(), rev_before);
+        assert_eq!(fx.store.shared_with(&a.id).unwrap().roots().len(), 1);
+    }
+
+    #[test]
+    fn set_server_roots_replaces_a_grant_for_an_older_real_path() {
+        // A grant recorded for a path the root no longer resolves to shares
+        // nothing; setting the root again records it for the current path.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("now")).unwrap();
+        let root = Root::new(&folders::check(&dir.path().join("now")).unwrap(), None);
+        let spec = ServerDraft {
+            name: "a".into(),
+            command: "true".into(),
+            ..Default::default()
+        }
+        .validate(ServerId::generate(), [])
+        .unwrap();
+        let settings = Settings {
+            grants: vec![Grant {
+                server: spec.id.clone(),
+                root: root.id.clone(),
+                real_path: dir.path().join("before"),
+                granted_at_ms: 1,
+            }],
+            roots: vec![root.clone()],
+            servers: vec![spec.clone()],
+            ..Settings::default()
+        };
+        let file = SettingsFile::at(dir.path().join("cfg/settings.json"));
+        file.save(&settings).unwrap();
+        let (store, _) = Store::open(file).unwrap();
+        assert!(store.shared_with(&spec.id).unwrap().is_empty());
+        store
+            .set_server_roots(
+                std::slice::from_ref(&spec.id),
+                std::slice::from_ref(&root.id),
+            )
+            .unwrap();
+        let grants = store.snapshot().grants;
+        assert_eq!(grants.len(), 1, "replaced, not kept beside: {grants:?}");
+        assert_eq!(grants[0].real_path, root.real_path);
+        assert_eq!(store.shared_with(&spec.id).unwrap().roots().len(), 1);
     }
 
     #[test]

@@ -195,6 +195,46 @@ fn check_command(spec: &ServerSpec, env: &BTreeMap<String, String>) -> Result<()
     }
 }
 
+/// The size of a new pipe on Linux, and the most an unprivileged process
+/// may ask for by default (`/proc/sys/fs/pipe-max-size`).
+const DEFAULT_PIPE_BYTES: usize = 64 * 1024;
+const MAX_PIPE_BYTES: usize = 1024 * 1024;
+
+/// Makes the pipe to a server's stdin large enough for an answer of
+/// `answer_bytes` (up to 1 MiB), so that answer is written at once instead
+/// of in 64 KiB pieces, each waiting until the server has read the one
+/// before (10,000 roots are about 0.9 MB: fifteen waits). Returns the new
+/// size, or `None` when the default is large enough or the kernel refused.
+///
+/// Only a server with a large list gets a larger pipe: the kernel counts
+/// every pipe's size against a per-user limit (`pipe-user-pages-soft`,
+/// 64 MiB), and past it gives every new pipe of that user, in any program,
+/// just two pages. A refusal leaves the default, which works, only slower
+/// for large answers, so it is not an error.
+pub fn fit_stdin_pipe(stdin: &ChildStdin, answer_bytes: usize) -> Option<usize> {
+    if answer_bytes <= DEFAULT_PIPE_BYTES {
+        return None;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use nix::fcntl::{FcntlArg, fcntl};
+        let want = answer_bytes.next_power_of_two().min(MAX_PIPE_BYTES);
+        let want = i32::try_from(want).ok()?;
+        match fcntl(stdin, FcntlArg::F_SETPIPE_SZ(want)) {
+            Ok(size) => usize::try_from(size).ok(),
+            Err(e) => {
+                tracing::debug!(error = %e, "the stdin pipe keeps its default size");
+                None
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = stdin;
+        None
+    }
+}
+
 fn inherited_env() -> BTreeMap<String, String> {
     INHERITED_ENV
         .iter()
@@ -439,6 +479,28 @@ mod tests {
             .unwrap();
         assert!(matches!(err, SpawnError::NotFound { .. }));
         assert!(err.to_string().contains("/no/such/server --flag"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn the_stdin_pipe_grows_only_for_large_answers() {
+        use nix::fcntl::{FcntlArg, fcntl};
+        let mut p = spawn_plain(&spec("cat", &[])).unwrap();
+        let size = |p: &Spawned| fcntl(&p.stdin, FcntlArg::F_GETPIPE_SZ).unwrap() as usize;
+        assert_eq!(size(&p), DEFAULT_PIPE_BYTES);
+        assert_eq!(fit_stdin_pipe(&p.stdin, 1_000), None);
+        assert_eq!(
+            size(&p),
+            DEFAULT_PIPE_BYTES,
+            "a small list keeps the default"
+        );
+        assert_eq!(fit_stdin_pipe(&p.stdin, 300_000), Some(512 * 1024));
+        assert_eq!(size(&p), 512 * 1024);
+        assert_eq!(fit_stdin_pipe(&p.stdin, 5_000_000), Some(MAX_PIPE_BYTES));
+        drop(p.stdin);
+        assert!(
+            p.exit.exited().await.is_ok(),
+            "cat ends when its input closes"
+        );
     }
 
     #[tokio::test]

@@ -351,6 +351,19 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for AnswerTap<W> {
     }
 }
 
+/// About how many bytes the `roots/list` answer for `roots` takes on the
+/// wire (each root's URI and name plus the JSON around them; escaping may
+/// add a little). A size hint, not a promise.
+pub fn answer_size(roots: &[SharedRoot]) -> usize {
+    const ENVELOPE: usize = r#"{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}"#.len() + 8;
+    const PER_ROOT: usize = r#"{"uri":"","name":""},"#.len();
+    ENVELOPE
+        + roots
+            .iter()
+            .map(|r| r.uri.len() + r.name.len() + PER_ROOT)
+            .sum::<usize>()
+}
+
 /// Tells the server its roots changed.
 pub async fn notify_list_changed(peer: &Peer<RoleClient>) -> Result<(), ServiceError> {
     peer.notify_roots_list_changed().await
@@ -473,6 +486,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::RootId;
     use tokio::io::AsyncWriteExt;
 
     /// A writer that takes at most `chunk` bytes per write, as a full pipe
@@ -574,5 +588,32 @@ mod tests {
         assert_eq!(reported(&mut events), [12]);
         tap.write_all(&line.as_bytes()[n..]).await.unwrap();
         assert_eq!(reported(&mut events), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn the_answer_size_is_a_close_upper_estimate() {
+        let roots: Vec<SharedRoot> = (0..1000)
+            .map(|i| SharedRoot {
+                root: RootId::generate(),
+                uri: format!("file:///home/someone/projects/dir-{i:05}"),
+                name: format!("dir-{i}"),
+            })
+            .collect();
+        let answer = |roots: &[SharedRoot]| {
+            let list: Vec<_> = roots
+                .iter()
+                .map(|r| serde_json::json!({"uri": r.uri, "name": r.name}))
+                .collect();
+            serde_json::json!({"jsonrpc": "2.0", "id": 12, "result": {"roots": list}})
+                .to_string()
+                .len()
+        };
+        for n in [0, 1, 1000] {
+            let (estimate, actual) = (answer_size(&roots[..n]), answer(&roots[..n]));
+            assert!(
+                estimate >= actual && estimate <= actual + actual / 50 + 16,
+                "{n} roots: estimated {estimate}, actual {actual}"
+            );
+        }
     }
 }
