@@ -99,7 +99,7 @@ impl SessionWorld {
             (root.id, uri, root.name)
         };
         let one = folder("프로젝트 #1", None);
-        let two = folder("100% done?", Some("a \"quoted\"\tname\n"));
+        let two = folder("100% done?", Some("a \"quoted\" name"));
         let theirs = folder("granted to another server", None);
         let nobody = folder("granted to no one", None);
         let offline = folder("granted but unavailable", None);
@@ -247,7 +247,11 @@ async fn run(world: &SessionWorld, plan: Plan, garbage: &[u8]) {
     let handler = RootsClient::new(world.roots.clone(), events_tx);
     let (client_end, server_end) = tokio::io::duplex(PIPE);
     let (server_read, mut server_write) = tokio::io::split(server_end);
-    let client = tokio::spawn(handler.serve(tokio::io::split(client_end)));
+    // As the session does it: answers are reported by the tapped writer as
+    // they are written.
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let tapped = handler.tap(client_write);
+    let client = tokio::spawn(handler.serve((client_read, tapped)));
     let (lines_tx, lines) = mpsc::unbounded_channel();
     let reader = tokio::spawn(read_client(server_read, lines_tx));
     let mut seen = Seen {
