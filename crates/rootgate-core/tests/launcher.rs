@@ -145,19 +145,14 @@ fn require_landlock() {
 }
 
 fn enforced_server(h: &Harness, name: &str, command: &str, args: &[&str]) -> (ServerSpec, Session) {
-    let spec = h
-        .store
-        .add_server(ServerDraft {
-            name: name.into(),
-            command: command.into(),
-            args: args.iter().map(|s| s.to_string()).collect(),
-            enabled: true,
-            enforce_roots: true,
-            ..Default::default()
-        })
-        .expect("add server");
-    let session = h.session_for(&spec);
-    (spec, session)
+    h.server_from(ServerDraft {
+        name: name.into(),
+        command: command.into(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        enabled: true,
+        enforce_roots: true,
+        ..Default::default()
+    })
 }
 
 /// A shell line that tries to read `secret` and write `written` in each

@@ -102,16 +102,18 @@ impl Harness {
         command: impl Into<String>,
         args: &[&str],
     ) -> (ServerSpec, Session) {
-        let spec = self
-            .store
-            .add_server(ServerDraft {
-                name: name.into(),
-                command: command.into(),
-                args: args.iter().map(|s| s.to_string()).collect(),
-                enabled: true,
-                ..Default::default()
-            })
-            .expect("add server");
+        self.server_from(ServerDraft {
+            name: name.into(),
+            command: command.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            enabled: true,
+            ..Default::default()
+        })
+    }
+
+    /// Adds a server from a whole draft and starts its session.
+    pub fn server_from(&self, draft: ServerDraft) -> (ServerSpec, Session) {
+        let spec = self.store.add_server(draft).expect("add server");
         let session = self.session_for(&spec);
         (spec, session)
     }
