@@ -62,7 +62,8 @@ pub fn path_to_uri(path: &Path) -> Result<Url, UriError> {
 /// A segment that decodes to a `/` (`%2F`) or a NUL byte (`%00`) is refused
 /// as naming no local path, as Node's `fileURLToPath` refuses `%2F`: no file
 /// name holds either byte, and a decoded `/` would let `a%2F..%2Fb` smuggle a
-/// `..` segment past the URI parser.
+/// `..` segment past the URI parser. So is a URI whose parsed form does not
+/// parse back to itself.
 pub fn uri_to_path(uri: &str) -> Result<PathBuf, UriError> {
     let url = Url::parse(uri).map_err(|e| UriError::Parse(uri.to_owned(), e.to_string()))?;
     if url.scheme() != "file" {
@@ -72,6 +73,13 @@ pub fn uri_to_path(uri: &str) -> Result<PathBuf, UriError> {
         percent_encoding::percent_decode_str(segment).any(|byte| byte == b'/' || byte == 0)
     });
     if impossible {
+        return Err(UriError::NotLocal(uri.to_owned()));
+    }
+    // A URI whose text does not parse back to itself means different
+    // things to different readers: `url` 2.5 parses `file:/C:\t../x` (the
+    // tab is ignored) as `file:///C:/../x`, which names `/C:/../x` here and
+    // `/x` to a parser reading that text.
+    if Url::parse(url.as_str()).ok().as_ref() != Some(&url) {
         return Err(UriError::NotLocal(uri.to_owned()));
     }
     url.to_file_path()

@@ -87,6 +87,26 @@ fn encoded_separators_and_nul_bytes_name_no_local_path() {
 }
 
 #[test]
+fn a_uri_that_does_not_parse_back_to_itself_names_no_path() {
+    // Found: "\u{4}file:/C:\t../=/a\0" decoded to "/C:/../=/a". The `url`
+    // crate ignores the tab and the control characters at the ends, but
+    // splits `C:..` into `C:` and `..`, and writes `file:///C:/../=/a`,
+    // which every parser (itself included) then reads as `/C:/=/a`.
+    for uri in ["\u{4}file:/C:\t../=/a\0", "file:/C:\t../x"] {
+        assert_eq!(
+            uri_to_path(uri),
+            Err(UriError::NotLocal(uri.into())),
+            "{uri:?}"
+        );
+    }
+    // Without the tab, `C:..` is an ordinary name.
+    assert_eq!(
+        uri_to_path("file:///C:../x").unwrap(),
+        PathBuf::from("/C:../x")
+    );
+}
+
+#[test]
 fn windows_dot_segments_and_control_characters() {
     // Found: "m:\\./" -> file:///m:, which names the current folder of
     // drive M rather than its root.
