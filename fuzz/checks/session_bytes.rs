@@ -11,10 +11,10 @@
 //! Whatever the server writes, the client must only ever answer `roots/list`
 //! with the list the person granted to that server (never a root granted to
 //! another server, never one not granted, never one that is unavailable);
-//! must report every answer it gives to the actor, with that same list; must
-//! only write well-formed JSON-RPC; must still answer a well-formed
-//! `roots/list` after the garbage; and must end when the server closes its
-//! output. Each input runs on its own current-thread runtime with a paused
+//! must have reported every answer on the wire to the actor, with that same
+//! list; must only write well-formed JSON-RPC; must still answer a well-formed
+//! `roots/list` after the garbage (once the handshake agreed on a version
+//! the actor keeps); and must end when the server closes its output. Each input runs on its own current-thread runtime with a paused
 //! clock, so a client that stops making progress is reported at once (the
 //! clock jumps to the deadline when nothing can run), however loaded the
 //! machine is. This file deliberately starts no process and no session actor,
