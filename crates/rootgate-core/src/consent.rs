@@ -268,6 +268,7 @@ mod tests {
             chosen_path: path.into(),
             real_path: path.into(),
             added_at_ms: 0,
+            mount: None,
         }
     }
 

@@ -16,6 +16,7 @@ pub mod folders;
 pub mod ids;
 pub mod launcher;
 pub mod monitor;
+pub mod mounts;
 pub mod names;
 pub mod roots;
 pub mod servers;

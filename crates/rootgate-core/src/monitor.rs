@@ -7,9 +7,13 @@
 //! never by polling: each root's folder and the nearest existing folder
 //! above it are watched without recursion; an event on a root or on a
 //! folder above it re-checks that root with `folders::check`, and the store
-//! is told whether it is available. Grants are kept while a root is
-//! unavailable. Events inside a root (files changing in a project) are
-//! filtered out at once.
+//! is told whether it is available. Filesystem events do not see mounts, so
+//! a change of the mount table (see `mounts`) makes every watch anew and
+//! re-checks every root. A root is also unavailable while the filesystem
+//! that held it when it was shared is not mounted, even where an empty
+//! folder is left at its path. Grants are kept while a root is unavailable.
+//! Events inside a root (files changing in a project) are filtered out at
+//! once.
 //!
 //! The monitor decides only availability; it never adds, removes or grants.
 
@@ -22,6 +26,7 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
 use crate::folders;
+use crate::mounts::{MountChanges, MountTable};
 use crate::roots::Root;
 use crate::store::Store;
 
@@ -30,11 +35,19 @@ use crate::store::Store;
 const SETTLE: Duration = Duration::from_millis(100);
 
 /// Whether a root is usable right now: it still resolves to the real path
-/// it was granted for, and that is a listable folder.
-pub fn is_available(root: &Root) -> bool {
-    folders::check(&root.real_path)
+/// it was granted for, that is a listable folder, and it is on the
+/// filesystem it was on when it was shared (or on one mounted over it).
+/// `mounts` is the current mount table; where it, or the root's own record
+/// of its mount, is missing, the folder's checks alone decide.
+pub fn is_available(root: &Root, mounts: &MountTable) -> bool {
+    let resolves = folders::check(&root.real_path)
         .map(|f| f.real() == root.real_path)
-        .unwrap_or(false)
+        .unwrap_or(false);
+    resolves
+        && match (&root.mount, mounts.holding(&root.real_path)) {
+            (Some(then), Some(now)) => now.starts_with(then),
+            _ => true,
+        }
 }
 
 /// Starts the monitor on the current tokio runtime. It runs until the store
@@ -57,10 +70,13 @@ async fn run(
     mut events: mpsc::UnboundedReceiver<notify::Result<notify::Event>>,
 ) {
     let mut revisions = store.subscribe_revision();
+    let mut mount_changes = MountChanges::open();
+    let mut mounts = MountTable::read();
     let mut watched: HashSet<PathBuf> = HashSet::new();
     let mut roots = store.snapshot().roots;
     rewatch(&mut watcher, &roots, &mut watched);
     loop {
+        let mut pending = Pending::default();
         tokio::select! {
             changed = revisions.changed() => {
                 if changed.is_err() {
@@ -72,37 +88,67 @@ async fn run(
                 // the others are current (availability is not saved).
                 let known: HashSet<_> = roots.iter().map(|r| r.id.clone()).collect();
                 for root in now.iter().filter(|r| !known.contains(&r.id)) {
-                    let _ = store.set_available(&root.id, is_available(root));
+                    let _ = store.set_available(&root.id, is_available(root, &mounts));
                 }
                 roots = now;
                 rewatch(&mut watcher, &roots, &mut watched);
+                continue;
             }
-            event = events.recv() => {
-                let Some(event) = event else { return };
-                let mut touched: Vec<PathBuf> = paths_of(event);
-                // Gather what follows in the next moment into one re-check.
-                let settle = tokio::time::sleep(SETTLE);
-                tokio::pin!(settle);
-                loop {
-                    tokio::select! {
-                        _ = &mut settle => break,
-                        more = events.recv() => match more {
-                            Some(more) => touched.extend(paths_of(more)),
-                            None => return,
-                        },
-                    }
-                }
-                let rescan = touched.is_empty();
-                for root in &roots {
-                    let affected = rescan
-                        || touched.iter().any(|p| root.real_path.starts_with(p));
-                    if affected {
-                        let _ = store.set_available(&root.id, is_available(root));
-                    }
-                }
-                rewatch(&mut watcher, &roots, &mut watched);
+            event = events.recv() => match event {
+                Some(event) => pending.event(event),
+                None => return,
+            },
+            () = mount_changes.changed() => pending.mounts = true,
+        }
+        // Gather what follows in the next moment into one re-check.
+        let settle = tokio::time::sleep(SETTLE);
+        tokio::pin!(settle);
+        loop {
+            tokio::select! {
+                _ = &mut settle => break,
+                more = events.recv() => match more {
+                    Some(more) => pending.event(more),
+                    None => return,
+                },
+                () = mount_changes.changed() => pending.mounts = true,
             }
         }
+        if pending.mounts {
+            // Watches on an unmounted filesystem died without an event, and
+            // a folder mounted over is another folder to inotify, so every
+            // watch is made again before anything is checked.
+            mounts = MountTable::read();
+            for gone in watched.drain() {
+                let _ = watcher.unwatch(&gone);
+            }
+            rewatch(&mut watcher, &roots, &mut watched);
+        }
+        for root in roots.iter().filter(|root| pending.affects(root)) {
+            let _ = store.set_available(&root.id, is_available(root, &mounts));
+        }
+        rewatch(&mut watcher, &roots, &mut watched);
+    }
+}
+
+/// What happened during one settling moment.
+#[derive(Default)]
+struct Pending {
+    touched: Vec<PathBuf>,
+    /// An event without paths (the watcher lost events) or a change of
+    /// mounts: every root is checked.
+    everything: bool,
+    mounts: bool,
+}
+
+impl Pending {
+    fn event(&mut self, event: notify::Result<notify::Event>) {
+        let paths = paths_of(event);
+        self.everything |= paths.is_empty();
+        self.touched.extend(paths);
+    }
+
+    fn affects(&self, root: &Root) -> bool {
+        self.everything || self.mounts || self.touched.iter().any(|p| root.real_path.starts_with(p))
     }
 }
 

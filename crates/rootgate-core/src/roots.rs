@@ -1,16 +1,18 @@
 //! A root: a folder the person added, as it is kept in the settings file.
 //!
 //! A [`Root`] remembers the path the person chose, the real path it resolved
-//! to when they consented, and the name servers are shown. A root by itself
+//! to when they consented, the mount that held it then, and the name servers
+//! are shown. A root by itself
 //! is shared with no one: only a grant in `consent` makes it reach a server.
 //! Checking a path is `folders`; storing and publishing is `store`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::folders::CheckedFolder;
 use crate::ids::{RootId, now_ms};
+use crate::mounts::MountTable;
 
 /// A folder the person added.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -26,6 +28,14 @@ pub struct Root {
     pub real_path: PathBuf,
     #[serde(default)]
     pub added_at_ms: u64,
+    /// Where the filesystem that held the folder was mounted when it was
+    /// added (`/` for most folders, `/media/me/Disk` for one on that disk).
+    /// While that filesystem is unmounted the root is unavailable, even if
+    /// an empty folder is left at its path. Absent in files written before
+    /// it was kept, or where the mount table could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub mount: Option<PathBuf>,
 }
 
 impl Root {
@@ -42,6 +52,9 @@ impl Root {
             chosen_path: folder.chosen().to_path_buf(),
             real_path: folder.real().to_path_buf(),
             added_at_ms: now_ms(),
+            mount: MountTable::read()
+                .holding(folder.real())
+                .map(Path::to_path_buf),
         }
     }
 }

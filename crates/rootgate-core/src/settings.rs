@@ -541,6 +541,7 @@ mod tests {
             chosen_path: "/p".into(),
             real_path: "/p".into(),
             added_at_ms: 5,
+            mount: Some("/".into()),
         };
         let grant = Grant {
             server: server.id.clone(),

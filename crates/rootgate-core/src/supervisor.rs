@@ -298,10 +298,11 @@ impl Supervisor {
     /// root whose folder now resolves elsewhere as unavailable (its grants
     /// were for the old real path).
     pub fn check_availability(&self) {
+        let mounts = crate::mounts::MountTable::read();
         for root in self.store.snapshot().roots {
             let _ = self
                 .store
-                .set_available(&root.id, crate::monitor::is_available(&root));
+                .set_available(&root.id, crate::monitor::is_available(&root, &mounts));
         }
     }
 

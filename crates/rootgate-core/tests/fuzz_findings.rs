@@ -57,6 +57,7 @@ fn a_root_recorded_through_a_symlink_and_back_up_is_not_shared() {
         chosen_path: recorded.clone(),
         real_path: recorded.clone(),
         added_at_ms: 0,
+        mount: None,
     };
     let grant = Grant {
         server: server.clone(),
