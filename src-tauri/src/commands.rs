@@ -165,3 +165,12 @@ pub fn activity(sup: Sup<'_>) -> Result<Vec<Entry>> {
 pub fn templates(shell: State<'_, Shell>) -> Result<Vec<ServerTemplate>> {
     Ok(shell.templates())
 }
+
+/// The window shows its folders and servers: the enabled servers start now
+/// (the first time only), not while the window is still drawing.
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn window_shown(shell: State<'_, Shell>, sup: Sup<'_>) -> Result<()> {
+    shell.start_servers(&sup);
+    Ok(())
+}

@@ -763,8 +763,8 @@ impl Supervisor {
     }
 
     /// Starts every enabled server whose command is approved; the others
-    /// wait for the person. Called once when the app starts; it returns at
-    /// once and never delays the window.
+    /// wait for the person. Called once, when the app's window shows its
+    /// content; it returns at once and never delays the window.
     pub fn start_enabled(&self) {
         for spec in self.store.snapshot().servers {
             if spec.enabled

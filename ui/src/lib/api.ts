@@ -92,6 +92,8 @@ export const api = {
   serverLog: (id: ServerId) => call<LogLine[]>("server_log", { id }),
   activity: () => call<Entry[]>("activity"),
   templates: () => call<ServerTemplate[]>("templates"),
+  /** Says the window shows its content: the enabled servers start now. */
+  windowShown: () => call<void>("window_shown"),
 };
 
 export type Api = typeof api;

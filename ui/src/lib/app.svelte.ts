@@ -4,7 +4,7 @@
 // lists, a status change updates one badge, log lines and timeline entries
 // are appended.
 
-import { getContext, setContext } from "svelte";
+import { getContext, setContext, tick } from "svelte";
 import type {
   AppInfo,
   Change,
@@ -22,6 +22,7 @@ import type {
 import { isCode, plainMessage, type Api, type Events, type UnlistenFn } from "./api";
 import { draftToForm, emptyForm, uniqueName, type ServerForm } from "./draft";
 import { appendNewer, mergeBySeq } from "./merge";
+import { afterPaint, markReady } from "./ready";
 
 export type View = "folders" | "servers" | "activity";
 
@@ -148,7 +149,15 @@ export class AppState {
     const [info, , templates, activity, prompts] = await Promise.allSettled([
       this.api.appInfo(),
       // The lists are what the window shows first; the rest may follow.
-      this.reload().then(() => (this.loaded = true)),
+      this.reload().then(async () => {
+        this.loaded = true;
+        await tick();
+        await afterPaint();
+        markReady();
+        // The servers start now that the window shows its content, so that
+        // their start-up never competes with the window's.
+        await this.api.windowShown().catch((e) => this.notify(plainMessage(e)));
+      }),
       this.api.templates(),
       this.api.activity(),
       this.api.openPrompts(),

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AppState, MAX_LOG_LINES } from "./app.svelte";
+import { READY_MARK } from "./ready";
 import { entry, fakeBackend, folder, prompt, server, settle } from "./testing";
 
 async function started() {
@@ -29,6 +30,27 @@ describe("startup", () => {
     expect(app.servers.map((s) => s.id)).toEqual(["a"]);
     expect(app.loaded).toBe(true);
     expect(app.firstRun).toBe(false);
+  });
+
+  it("marks app-ready only after the saved folders and servers have loaded", async () => {
+    // Earlier tests' apps mark too, a frame after they start: let those land first.
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
+    performance.clearMarks(READY_MARK);
+    const b = fakeBackend();
+    let answer: () => void = () => {};
+    b.api.listFolders.mockReturnValue(new Promise((r) => (answer = () => r([folder("r1")]))));
+    const app = new AppState(b.api, b.events);
+    const starting = app.start();
+    await settle();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(performance.getEntriesByName(READY_MARK)).toHaveLength(0);
+    // Servers start only once the window shows its folders and servers.
+    expect(b.api.windowShown).not.toHaveBeenCalled();
+    answer();
+    await starting;
+    await vi.waitFor(() => expect(performance.getEntriesByName(READY_MARK)).toHaveLength(1));
+    expect(app.folders.map((f) => f.id)).toEqual(["r1"]);
+    expect(b.api.windowShown).toHaveBeenCalledTimes(1);
   });
 
   it("is a first run with no servers and no folders", async () => {

@@ -40,6 +40,7 @@ export function fakeBackend() {
     serverLog: vi.fn(async () => []),
     activity: vi.fn(async (): Promise<Entry[]> => []),
     templates: vi.fn(async () => []),
+    windowShown: vi.fn(async () => undefined),
   } satisfies Record<keyof Api, unknown>;
   const events: Events = {
     onChanges: async (f) => {
