@@ -12,7 +12,7 @@ use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::supervisor::{ConsentPrompt, FolderView, ServerView, Supervisor};
 use rootgate_core::templates::ServerTemplate;
-use rootgate_core::timeline::Entry;
+use rootgate_core::timeline::{Entry, Page};
 use tauri::{AppHandle, State, WebviewWindow};
 use tracing::instrument;
 
@@ -142,10 +142,18 @@ pub fn restart_server(sup: Sup<'_>, id: ServerId) -> Result<()> {
     Ok(sup.restart(&id)?)
 }
 
+/// A server's newest `limit` entries older than `before` (the newest of
+/// all without it): the window loads a long timeline a page at a time, so
+/// opening one never waits for all of it.
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn server_timeline(sup: Sup<'_>, id: ServerId) -> Result<Vec<Entry>> {
-    Ok(sup.timeline_of(&id))
+pub fn server_timeline(
+    sup: Sup<'_>,
+    id: ServerId,
+    before: Option<u64>,
+    limit: usize,
+) -> Result<Page> {
+    Ok(sup.timeline_page(&id, before, limit))
 }
 
 #[tauri::command]

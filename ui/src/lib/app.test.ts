@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { AppState, MAX_LOG_LINES } from "./app.svelte";
+import { AppState, MAX_LOG_LINES, TIMELINE_FIRST_PAGE, TIMELINE_PAGE } from "./app.svelte";
 import { READY_MARK } from "./ready";
 import { entry, fakeBackend, folder, prompt, server, settle } from "./testing";
 
@@ -93,7 +93,7 @@ describe("events", () => {
   it("appends timeline entries to activity and the open server, once each", async () => {
     const { app, api, handlers } = await started();
     api.listServers.mockResolvedValue([server("s1"), server("s2")]);
-    api.serverTimeline.mockResolvedValue([entry(1), entry(2)]);
+    api.serverTimeline.mockResolvedValue({ entries: [entry(1), entry(2)], older: 0 });
     await app.reload();
     await app.openDetail("s1");
     handlers.timeline?.([entry(2), entry(3), entry(4, "s2")]);
@@ -289,5 +289,61 @@ describe("servers", () => {
     expect(b.api.addServer).toHaveBeenCalledWith(expect.objectContaining({ command: "/app/rootgate" }));
     expect(app.approval?.commandLine).toBe("/app/rootgate --example-server");
     expect(app.view).toBe("servers");
+  });
+});
+
+describe("a server's long timeline", () => {
+  // A server with `n` entries (seq 1..n), answering pages as the core does.
+  function timelineOf(n: number) {
+    const all = Array.from({ length: n }, (_, i) => entry(i + 1));
+    return (before: number | null, limit: number) => {
+      const end = before === null ? all.length : Math.min(all.length, before - 1);
+      const start = Math.max(0, end - limit);
+      return { entries: all.slice(start, end), older: start };
+    };
+  }
+
+  async function opening(n: number) {
+    const b = await started();
+    b.api.listServers.mockResolvedValue([server("s1")]);
+    await b.app.reload();
+    const page = timelineOf(n);
+    let release: () => void = () => {};
+    const older = new Promise<void>((r) => (release = r));
+    b.api.serverTimeline.mockImplementation(async (_id: string, before: number | null, limit: number) => {
+      if (before !== null) await older;
+      return page(before, limit);
+    });
+    const open = b.app.openDetail("s1");
+    await vi.waitFor(() => expect(b.app.detailLoading).toBe(false));
+    return { ...b, open, release };
+  }
+
+  it("shows the newest page at once, then puts older pages before it until all are in", async () => {
+    const { app, api, open, release } = await opening(12_000);
+    // Shown while the older pages are still to come.
+    expect(app.timeline.map((e) => e.seq)).toEqual(
+      Array.from({ length: TIMELINE_FIRST_PAGE }, (_, i) => 12_000 - TIMELINE_FIRST_PAGE + 1 + i),
+    );
+    release();
+    await open;
+    expect(app.timeline).toHaveLength(12_000);
+    expect(app.timeline.every((e, i) => e.seq === i + 1)).toBe(true);
+    expect(api.serverTimeline.mock.calls.map((c) => c[2])).toEqual([
+      TIMELINE_FIRST_PAGE,
+      TIMELINE_PAGE,
+      TIMELINE_PAGE,
+      TIMELINE_PAGE,
+    ]);
+  });
+
+  it("stops loading older pages when the server's detail is closed", async () => {
+    const { app, api, open, release } = await opening(12_000);
+    await vi.waitFor(() => expect(api.serverTimeline).toHaveBeenCalledTimes(2));
+    app.closeDetail();
+    release();
+    await open;
+    expect(app.timeline).toEqual([]);
+    expect(api.serverTimeline).toHaveBeenCalledTimes(2);
   });
 });
