@@ -27,6 +27,7 @@ const COMMANDS: &[&str] = &[
     "server_log",
     "activity",
     "templates",
+    "window_shown",
 ];
 
 fn main() {

@@ -15,7 +15,7 @@ use rootgate_core::supervisor::{
     Change, ConsentPrompt, FolderView, ServerChoice, ServerView, WarningView,
 };
 use rootgate_core::templates::ServerTemplate;
-use rootgate_core::timeline::{Entry, Event};
+use rootgate_core::timeline::{Entry, Event, Page};
 use ts_rs::{Config, TS};
 
 use crate::AppInfo;
@@ -45,6 +45,7 @@ fn declarations() -> String {
         LogLine::decl(&cfg),
         Event::decl(&cfg),
         Entry::decl(&cfg),
+        Page::decl(&cfg),
         Change::decl(&cfg),
         ServerTemplate::decl(&cfg),
         rootgate_core::enforcement::Support::decl(&cfg),

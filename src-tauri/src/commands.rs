@@ -14,7 +14,7 @@ use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::supervisor::{ConsentPrompt, FolderView, ServerView, Supervisor};
 use rootgate_core::templates::ServerTemplate;
-use rootgate_core::timeline::Entry;
+use rootgate_core::timeline::{Entry, Page};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use tracing::instrument;
 
@@ -152,10 +152,18 @@ pub fn restart_server(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
     Ok(sup.restart(&id.0)?)
 }
 
+/// A server's newest `limit` entries older than `before` (the newest of
+/// all without it): the window loads a long timeline a page at a time, so
+/// opening one never waits for all of it.
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn server_timeline(sup: Sup<'_>, id: Arg<ServerId>) -> Result<Vec<Entry>> {
-    Ok(sup.timeline_of(&id.0))
+pub fn server_timeline(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    before: Arg<Option<u64>>,
+    limit: Arg<usize>,
+) -> Result<Page> {
+    Ok(sup.timeline_page(&id.0, before.0, limit.0))
 }
 
 #[tauri::command]
@@ -174,4 +182,13 @@ pub fn activity(sup: Sup<'_>) -> Result<Vec<Entry>> {
 #[instrument(skip_all, err)]
 pub fn templates(shell: State<'_, Shell>) -> Result<Vec<ServerTemplate>> {
     Ok(shell.templates())
+}
+
+/// The window shows its folders and servers: the enabled servers start now
+/// (the first time only), not while the window is still drawing.
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn window_shown(shell: State<'_, Shell>, sup: Sup<'_>) -> Result<()> {
+    shell.start_servers(&sup);
+    Ok(())
 }

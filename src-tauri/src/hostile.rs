@@ -63,6 +63,7 @@ enum Kind {
     Str,
     OptStr,
     U64,
+    OptU64,
     StrList,
     Draft,
 }
@@ -73,6 +74,7 @@ impl Kind {
             Kind::Str => v.is_string(),
             Kind::OptStr => v.is_string() || v.is_null(),
             Kind::U64 => v.is_u64(),
+            Kind::OptU64 => v.is_u64() || v.is_null(),
             Kind::StrList => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
             // Whether an object is a valid draft is the core's business; a
             // non-object is certainly the wrong shape.
@@ -506,6 +508,7 @@ fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
         "open_prompts" => |h, _, out| check(h, "open_prompts", out),
         "activity" => |h, _, out| check(h, "activity", out),
         "templates" => |h, _, out| check(h, "templates", out),
+        "window_shown" => |h, _, out| check(h, "window_shown", out),
         _ => unreachable!("{cmd}"),
     }
 }
@@ -526,6 +529,9 @@ fn commands(h: &Harness) -> Vec<Command> {
         no_args("open_prompts"),
         no_args("activity"),
         no_args("templates"),
+        // Starts the enabled, approved servers once; whatever is sent, it
+        // answers nothing and changes no folder, grant or server.
+        no_args("window_shown"),
         Command {
             name: "pick_folders",
             args: vec![],
@@ -714,12 +720,19 @@ fn commands(h: &Harness) -> Vec<Command> {
         },
         Command {
             name: "server_timeline",
-            args: vec![("id", Kind::Str)],
-            bases: vec![json!({"id": server})],
+            args: vec![
+                ("id", Kind::Str),
+                ("before", Kind::OptU64),
+                ("limit", Kind::U64),
+            ],
+            bases: vec![
+                json!({"id": server, "before": null, "limit": 500}),
+                json!({"id": server, "before": 3, "limit": 1}),
+            ],
             // A timeline is read-only; a server that does not exist has an
             // empty one.
             on_success: |h, args, out| {
-                if args["id"] == json!(h.server) || out == &json!([]) {
+                if args["id"] == json!(h.server) || out["entries"] == json!([]) {
                     Ok(())
                 } else {
                     Err(format!(
@@ -782,7 +795,7 @@ fn battery(h: &Harness, cmds: &[Command]) -> Vec<Call> {
                 if kind == Kind::Draft {
                     candidates.extend(drafts.iter().cloned());
                 }
-                if kind == Kind::U64 {
+                if matches!(kind, Kind::U64 | Kind::OptU64) {
                     // Prompts that were never opened.
                     for n in [0, 1, h.picked_prompt + 1, 999_999, u64::MAX] {
                         if n != h.picked_prompt {
@@ -810,7 +823,7 @@ fn battery(h: &Harness, cmds: &[Command]) -> Vec<Call> {
                 }
                 let mut args = base.clone();
                 args.as_object_mut().unwrap().remove(key);
-                let missing = (kind != Kind::OptStr).then_some(key);
+                let missing = (!matches!(kind, Kind::OptStr | Kind::OptU64)).then_some(key);
                 push(args, missing, format!("{key} missing"));
             }
             let mut args = base.clone();

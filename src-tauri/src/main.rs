@@ -25,6 +25,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use rootgate_core::session::SessionConfig;
 use rootgate_core::settings::SettingsFile;
@@ -57,15 +59,30 @@ pub struct AppInfo {
     pub enforcement: rootgate_core::enforcement::Support,
 }
 
-/// The shell's own state: what `app_info` and `templates` return.
+/// How long the enabled servers wait for the window to say it shows its
+/// content before they start anyway: a window that failed to load must not
+/// keep them from running.
+const SERVERS_START_AT_LATEST: Duration = Duration::from_secs(10);
+
+/// The shell's own state: what `app_info` and `templates` return, and
+/// whether the enabled servers have been started yet.
 pub struct Shell {
     info: AppInfo,
     example_command: String,
+    servers_started: AtomicBool,
 }
 
 impl Shell {
     pub fn info(&self) -> AppInfo {
         self.info.clone()
+    }
+
+    /// Starts every enabled, approved server, the first time only: when the
+    /// window first shows its content, or after `SERVERS_START_AT_LATEST`.
+    pub fn start_servers(&self, supervisor: &Supervisor) {
+        if !self.servers_started.swap(true, Ordering::SeqCst) {
+            supervisor.start_enabled();
+        }
     }
 
     pub fn templates(&self) -> Vec<ServerTemplate> {
@@ -247,15 +264,28 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             app.manage(Shell {
                 info,
                 example_command: launch.example_command.clone(),
+                servers_started: AtomicBool::new(false),
             });
             #[cfg(feature = "e2e-picker")]
             if let Some(picks) = launch.e2e_picks.clone() {
                 app.manage(E2ePicks(picks));
             }
             bridge::forward(app.handle().clone(), &supervisor);
-            // Servers start in the background; the window does not wait.
-            supervisor.start_enabled();
             app.manage(supervisor);
+            // Servers start in the background once the window shows its
+            // folders and servers (the page calls `window_shown`): the
+            // window never waits for them, and twenty servers starting at
+            // once do not compete with it for the CPU while it draws.
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                tokio::time::sleep(SERVERS_START_AT_LATEST).await;
+                if let (Some(shell), Some(supervisor)) = (
+                    handle.try_state::<Shell>(),
+                    handle.try_state::<Arc<Supervisor>>(),
+                ) {
+                    shell.start_servers(&supervisor);
+                }
+            });
             Ok(())
         })
         .on_window_event(|window, event| {
@@ -286,5 +316,6 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::server_log,
             commands::activity,
             commands::templates,
+            commands::window_shown,
         ])
 }

@@ -32,7 +32,7 @@ use crate::servers::{ServerDraft, ServerSpec};
 use crate::session::{LogLine, Session, SessionConfig, SessionError, Status};
 use crate::settings::{Recovery, SettingsFile};
 use crate::store::{Store, StoreError};
-use crate::timeline::{Entry, Event, Timeline};
+use crate::timeline::{Entry, Event, Page, Timeline};
 
 /// What the app says about roots wherever it asks for consent. Roots are
 /// advice to a server, not a sandbox, and a person deciding deserves to
@@ -761,8 +761,8 @@ impl Supervisor {
     }
 
     /// Starts every enabled server whose command is approved; the others
-    /// wait for the person. Called once when the app starts; it returns at
-    /// once and never delays the window.
+    /// wait for the person. Called once, when the app's window shows its
+    /// content; it returns at once and never delays the window.
     pub fn start_enabled(&self) {
         for spec in self.store.snapshot().servers {
             if spec.enabled
@@ -794,6 +794,12 @@ impl Supervisor {
     /// A server's timeline, oldest first.
     pub fn timeline_of(&self, id: &ServerId) -> Vec<Entry> {
         self.timeline.for_server(id)
+    }
+
+    /// Up to `limit` of a server's newest entries older than `before`, and
+    /// how many older ones remain: how the window loads a long timeline.
+    pub fn timeline_page(&self, id: &ServerId, before: Option<u64>, limit: usize) -> Page {
+        self.timeline.page(id, before, limit)
     }
 
     /// Every server's timeline merged, oldest first.

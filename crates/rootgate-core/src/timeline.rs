@@ -93,6 +93,19 @@ struct Inner {
     per_server: HashMap<ServerId, VecDeque<Entry>>,
 }
 
+/// A run of one server's newest entries older than a given one: what the
+/// window loads at a time, so that a long timeline shows at once and the
+/// rest follows in pieces no bigger than the window asked for.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    /// Oldest first.
+    pub entries: Vec<Entry>,
+    /// How many of the server's kept entries are older than these.
+    pub older: usize,
+}
+
 /// Every server's timeline.
 pub struct Timeline {
     capacity: usize,
@@ -100,8 +113,13 @@ pub struct Timeline {
     live: broadcast::Sender<Entry>,
 }
 
-/// How many entries each server keeps by default.
-pub const DEFAULT_CAPACITY: usize = 20_000;
+/// How many entries each server keeps by default: enough for a server that
+/// asks `roots/list` in a loop to show its last 100,000 requests. Memory
+/// grows only with the entries a server really produces (a handful per
+/// change of folders for most servers); a full timeline of `roots/list`
+/// answers costs about 20 MB (measured by scripts/bench-app.sh, see
+/// BENCHMARKS.md). The window loads it a page at a time (`page`).
+pub const DEFAULT_CAPACITY: usize = 100_000;
 
 impl Default for Timeline {
     fn default() -> Self {
@@ -158,6 +176,27 @@ impl Timeline {
             .unwrap_or_default()
     }
 
+    /// Up to `limit` of a server's newest entries older than `before` (a
+    /// sequence number; all of them when `None`), oldest first, and how
+    /// many older ones remain. Costs the entries returned, not the whole
+    /// timeline: entries are kept in sequence order, so `before` is found
+    /// by binary search.
+    pub fn page(&self, server: &ServerId, before: Option<u64>, limit: usize) -> Page {
+        let inner = self.lock();
+        let Some(list) = inner.per_server.get(server) else {
+            return Page {
+                entries: Vec::new(),
+                older: 0,
+            };
+        };
+        let end = before.map_or(list.len(), |seq| list.partition_point(|e| e.seq < seq));
+        let start = end.saturating_sub(limit);
+        Page {
+            entries: list.range(start..end).cloned().collect(),
+            older: start,
+        }
+    }
+
     /// Entries of every server merged in the order they happened.
     pub fn all(&self) -> Vec<Entry> {
         let inner = self.lock();
@@ -198,6 +237,42 @@ mod tests {
         assert!(all.windows(2).all(|w| w[0].seq < w[1].seq));
         t.forget(&a);
         assert!(t.for_server(&a).is_empty());
+    }
+
+    #[test]
+    fn pages_walk_back_from_the_newest_without_gaps_or_repeats() {
+        let t = Timeline::with_capacity(10);
+        let (a, b) = (ServerId::generate(), ServerId::generate());
+        for g in 0..14 {
+            t.record(&a, Event::ListChangedSent { generation: g });
+            // Another server's entries interleave: sequence numbers of one
+            // server's timeline are not contiguous.
+            t.record(&b, Event::Spawned { pid: g as u32 });
+        }
+        let generations = |p: &Page| -> Vec<u64> {
+            p.entries
+                .iter()
+                .map(|e| match e.event {
+                    Event::ListChangedSent { generation } => generation,
+                    _ => panic!("another server's entry in the page: {e:?}"),
+                })
+                .collect()
+        };
+        let newest = t.page(&a, None, 4);
+        assert_eq!(generations(&newest), vec![10, 11, 12, 13]);
+        assert_eq!(newest.older, 6);
+        let next = t.page(&a, Some(newest.entries[0].seq), 4);
+        assert_eq!(generations(&next), vec![6, 7, 8, 9]);
+        assert_eq!(next.older, 2);
+        // The oldest page is short; only the 10 newest were kept.
+        let last = t.page(&a, Some(next.entries[0].seq), 4);
+        assert_eq!(generations(&last), vec![4, 5]);
+        assert_eq!(last.older, 0);
+        assert_eq!(t.page(&a, Some(last.entries[0].seq), 4).entries, vec![]);
+        // A `before` that fell out of the timeline gives nothing older.
+        assert_eq!(t.page(&a, Some(1), 4).entries, vec![]);
+        assert_eq!(t.page(&ServerId::generate(), None, 4).older, 0);
+        assert_eq!(t.page(&a, None, 100).entries, t.for_server(&a));
     }
 
     #[test]

@@ -2,7 +2,7 @@ import { createRawSnippet, flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import App from "../App.svelte";
 import { AppState } from "../lib/app.svelte";
-import { fakeBackend, folder, prompt, server, settle } from "../lib/testing";
+import { entry, fakeBackend, folder, prompt, server, settle } from "../lib/testing";
 import VirtualList from "./VirtualList.svelte";
 
 let mounted: Record<string, unknown>[] = [];
@@ -50,6 +50,45 @@ async function startApp(setup: (b: ReturnType<typeof fakeBackend>) => void = () 
 }
 
 describe("the window", () => {
+  it("shows a server's timeline, and the folders an answer named under it when asked", async () => {
+    const { app } = await startApp((b) => {
+      b.api.listServers.mockResolvedValue([server("s1", { name: "Files" })]);
+      const answered = {
+        ...entry(2),
+        event: {
+          kind: "rootsAnswered" as const,
+          requestId: "7",
+          generation: 1,
+          roots: [
+            { root: "r1", uri: "file:///home/me/a", name: "a" },
+            { root: "r2", uri: "file:///home/me/b", name: "b" },
+          ],
+        },
+      };
+      b.api.serverTimeline.mockResolvedValue({ entries: [entry(1), answered, entry(3)], older: 0 });
+    });
+    await app.openDetail("s1");
+    flushSync();
+    expect(all("timeline-entry").map((e) => e.dataset.kind)).toEqual(["spawned", "rootsAnswered", "spawned"]);
+    expect(all("timeline-entry-detail")).toEqual([]);
+    const show = all("timeline-entry")[1].querySelector("button");
+    expect(show?.textContent?.trim()).toBe("Show folders");
+    show?.click();
+    flushSync();
+    expect(all("timeline-entry-detail").map((d) => d.textContent?.replace(/\s+/g, " ").trim())).toEqual([
+      "file:///home/me/a “a”",
+      "file:///home/me/b “b”",
+    ]);
+    // The detail lines sit right under the answer they belong to.
+    const rows = [...document.querySelectorAll('[role="listitem"]')].map(
+      (r) => r.querySelector("[data-testid]")?.getAttribute("data-testid") ?? "",
+    );
+    expect(rows).toEqual(["timeline-entry", "timeline-entry", "timeline-entry-detail", "timeline-entry-detail", "timeline-entry"]);
+    show?.click();
+    flushSync();
+    expect(all("timeline-entry-detail")).toEqual([]);
+  });
+
   it("shows the first run and the empty folder list", async () => {
     await startApp();
     expect(q("first-run")).not.toBeNull();

@@ -15,6 +15,7 @@ import type {
   FolderView,
   LogLine,
   Notice,
+  Page,
   RootId,
   ServerDraft,
   ServerId,
@@ -88,10 +89,14 @@ export const api = {
   startServer: (id: ServerId) => call<void>("start_server", { id }),
   stopServer: (id: ServerId) => call<void>("stop_server", { id }),
   restartServer: (id: ServerId) => call<void>("restart_server", { id }),
-  serverTimeline: (id: ServerId) => call<Entry[]>("server_timeline", { id }),
+  /** A server's newest `limit` entries older than `before` (the newest of all when null). */
+  serverTimeline: (id: ServerId, before: number | null, limit: number) =>
+    call<Page>("server_timeline", { id, before, limit }),
   serverLog: (id: ServerId) => call<LogLine[]>("server_log", { id }),
   activity: () => call<Entry[]>("activity"),
   templates: () => call<ServerTemplate[]>("templates"),
+  /** Says the window shows its content: the enabled servers start now. */
+  windowShown: () => call<void>("window_shown"),
 };
 
 export type Api = typeof api;

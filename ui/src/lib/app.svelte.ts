@@ -4,7 +4,7 @@
 // lists, a status change updates one badge, log lines and timeline entries
 // are appended.
 
-import { getContext, setContext } from "svelte";
+import { getContext, setContext, tick } from "svelte";
 import type {
   AppInfo,
   Change,
@@ -21,13 +21,22 @@ import type {
 } from "./bindings";
 import { isCode, plainMessage, type Api, type Events, type UnlistenFn } from "./api";
 import { draftToForm, emptyForm, uniqueName, type ServerForm } from "./draft";
-import { appendNewer, mergeBySeq } from "./merge";
+import { appendNewer, mergeBySeq, prependOlder } from "./merge";
+import { afterPaint, markReady } from "./ready";
 
 export type View = "folders" | "servers" | "activity";
 
 export const MAX_LOG_LINES = 5_000;
 export const MAX_ACTIVITY = 20_000;
-export const MAX_TIMELINE = 20_000;
+/** As many as the core keeps per server (timeline::DEFAULT_CAPACITY). */
+export const MAX_TIMELINE = 100_000;
+/**
+ * A server's timeline loads newest first, a page at a time: the first page
+ * fills the view at once, the rest follows in pages small enough that none
+ * holds the window up (scripts/bench-app.sh measures it).
+ */
+export const TIMELINE_FIRST_PAGE = 500;
+export const TIMELINE_PAGE = 2_000;
 
 export interface Toast {
   id: number;
@@ -148,7 +157,15 @@ export class AppState {
     const [info, , templates, activity, prompts] = await Promise.allSettled([
       this.api.appInfo(),
       // The lists are what the window shows first; the rest may follow.
-      this.reload().then(() => (this.loaded = true)),
+      this.reload().then(async () => {
+        this.loaded = true;
+        await tick();
+        await afterPaint();
+        markReady();
+        // The servers start now that the window shows its content, so that
+        // their start-up never competes with the window's.
+        await this.api.windowShown().catch((e) => this.notify(plainMessage(e)));
+      }),
       this.api.templates(),
       this.api.activity(),
       this.api.openPrompts(),
@@ -286,13 +303,40 @@ export class AppState {
     this.log = [];
     this.detailLoading = true;
     const token = ++this.detailToken;
-    const [timeline, log] = await Promise.allSettled([this.api.serverTimeline(id), this.api.serverLog(id)]);
+    const [page, log] = await Promise.allSettled([
+      this.api.serverTimeline(id, null, TIMELINE_FIRST_PAGE),
+      this.api.serverLog(id),
+    ]);
     if (token !== this.detailToken) return;
-    if (timeline.status === "fulfilled") this.timeline = mergeBySeq(timeline.value, this.timeline, MAX_TIMELINE);
-    else this.notify(plainMessage(timeline.reason));
+    if (page.status === "fulfilled") this.timeline = mergeBySeq(page.value.entries, this.timeline, MAX_TIMELINE);
+    else this.notify(plainMessage(page.reason));
     if (log.status === "fulfilled") this.log = mergeBySeq(log.value, this.log, MAX_LOG_LINES);
     else this.notify(plainMessage(log.reason));
     this.detailLoading = false;
+    if (page.status === "fulfilled" && page.value.older > 0) await this.loadOlder(id, token);
+  }
+
+  /**
+   * Loads the open server's older entries a page at a time, each put before
+   * those shown, until all are in (or the detail closed, or the list is
+   * full). Each page waits for the window to draw the one before.
+   */
+  private async loadOlder(id: ServerId, token: number): Promise<void> {
+    for (;;) {
+      await afterPaint();
+      const oldest = this.timeline[0];
+      if (token !== this.detailToken || oldest === undefined || this.timeline.length >= MAX_TIMELINE) return;
+      let page;
+      try {
+        page = await this.api.serverTimeline(id, oldest.seq, TIMELINE_PAGE);
+      } catch (e) {
+        if (token === this.detailToken) this.notify(plainMessage(e));
+        return;
+      }
+      if (token !== this.detailToken) return;
+      this.timeline = prependOlder(this.timeline, page.entries, MAX_TIMELINE);
+      if (page.older === 0 || page.entries.length === 0) return;
+    }
   }
 
   closeDetail(): void {

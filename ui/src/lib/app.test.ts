@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { AppState, MAX_LOG_LINES } from "./app.svelte";
+import { describe, expect, it, vi } from "vitest";
+import { AppState, MAX_LOG_LINES, TIMELINE_FIRST_PAGE, TIMELINE_PAGE } from "./app.svelte";
+import { READY_MARK } from "./ready";
 import { entry, fakeBackend, folder, prompt, server, settle } from "./testing";
 
 async function started() {
@@ -30,6 +31,27 @@ describe("startup", () => {
     expect(app.servers.map((s) => s.id)).toEqual(["a"]);
     expect(app.loaded).toBe(true);
     expect(app.firstRun).toBe(false);
+  });
+
+  it("marks app-ready only after the saved folders and servers have loaded", async () => {
+    // Earlier tests' apps mark too, a frame after they start: let those land first.
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
+    performance.clearMarks(READY_MARK);
+    const b = fakeBackend();
+    let answer: () => void = () => {};
+    b.api.listFolders.mockReturnValue(new Promise((r) => (answer = () => r([folder("r1")]))));
+    const app = new AppState(b.api, b.events);
+    const starting = app.start();
+    await settle();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(performance.getEntriesByName(READY_MARK)).toHaveLength(0);
+    // Servers start only once the window shows its folders and servers.
+    expect(b.api.windowShown).not.toHaveBeenCalled();
+    answer();
+    await starting;
+    await vi.waitFor(() => expect(performance.getEntriesByName(READY_MARK)).toHaveLength(1));
+    expect(app.folders.map((f) => f.id)).toEqual(["r1"]);
+    expect(b.api.windowShown).toHaveBeenCalledTimes(1);
   });
 
   it("is a first run with no servers and no folders", async () => {
@@ -72,7 +94,7 @@ describe("events", () => {
   it("appends timeline entries to activity and the open server, once each", async () => {
     const { app, api, handlers } = await started();
     api.listServers.mockResolvedValue([server("s1"), server("s2")]);
-    api.serverTimeline.mockResolvedValue([entry(1), entry(2)]);
+    api.serverTimeline.mockResolvedValue({ entries: [entry(1), entry(2)], older: 0 });
     await app.reload();
     await app.openDetail("s1");
     handlers.timeline?.([entry(2), entry(3), entry(4, "s2")]);
@@ -271,5 +293,62 @@ describe("servers", () => {
     expect(b.api.addServer).toHaveBeenCalledWith(expect.objectContaining({ command: "/app/rootgate" }));
     expect(app.approval?.commandLine).toBe("/app/rootgate --example-server");
     expect(app.view).toBe("servers");
+  });
+});
+
+describe("a server's long timeline", () => {
+  // A server with `n` entries (seq 1..n), answering pages as the core does.
+  function timelineOf(n: number) {
+    const all = Array.from({ length: n }, (_, i) => entry(i + 1));
+    return (before: number | null, limit: number) => {
+      const end = before === null ? all.length : Math.min(all.length, before - 1);
+      const start = Math.max(0, end - limit);
+      return { entries: all.slice(start, end), older: start };
+    };
+  }
+
+  async function opening(n: number) {
+    const b = await started();
+    b.api.listServers.mockResolvedValue([server("s1")]);
+    await b.app.reload();
+    const page = timelineOf(n);
+    let release: () => void = () => {};
+    const older = new Promise<void>((r) => (release = r));
+    b.api.serverTimeline.mockImplementation(async (_id: string, before: number | null, limit: number) => {
+      if (before !== null) await older;
+      return page(before, limit);
+    });
+    const open = b.app.openDetail("s1");
+    await vi.waitFor(() => expect(b.app.detailLoading).toBe(false));
+    return { ...b, open, release };
+  }
+
+  it("shows the newest page at once, then puts older pages before it until all are in", async () => {
+    const { app, api, open, release } = await opening(12_000);
+    // Shown while the older pages are still to come.
+    expect(app.timeline.map((e) => e.seq)).toEqual(
+      Array.from({ length: TIMELINE_FIRST_PAGE }, (_, i) => 12_000 - TIMELINE_FIRST_PAGE + 1 + i),
+    );
+    release();
+    await open;
+    expect(app.timeline).toHaveLength(12_000);
+    expect(app.timeline.every((e, i) => e.seq === i + 1)).toBe(true);
+    // The first page, then as many full pages as the rest needs, and no
+    // call after the oldest entry is in.
+    const rest = Math.ceil((12_000 - TIMELINE_FIRST_PAGE) / TIMELINE_PAGE);
+    expect(api.serverTimeline.mock.calls.map((c) => c[2])).toEqual([
+      TIMELINE_FIRST_PAGE,
+      ...Array.from({ length: rest }, () => TIMELINE_PAGE),
+    ]);
+  });
+
+  it("stops loading older pages when the server's detail is closed", async () => {
+    const { app, api, open, release } = await opening(12_000);
+    await vi.waitFor(() => expect(api.serverTimeline).toHaveBeenCalledTimes(2));
+    app.closeDetail();
+    release();
+    await open;
+    expect(app.timeline).toEqual([]);
+    expect(api.serverTimeline).toHaveBeenCalledTimes(2);
   });
 });

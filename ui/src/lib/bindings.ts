@@ -114,6 +114,16 @@ export type Entry = {
  */
 seq: number, atMs: number, server: ServerId, event: Event, };
 
+export type Page = { 
+/**
+ * Oldest first.
+ */
+entries: Array<Entry>, 
+/**
+ * How many of the server's kept entries are older than these.
+ */
+older: number, };
+
 export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };

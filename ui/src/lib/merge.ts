@@ -32,3 +32,16 @@ export function mergeBySeq<T extends Sequenced>(a: readonly T[], b: readonly T[]
   const all = [...bySeq.values()].sort((x, y) => x.seq - y.seq);
   return all.length > max ? all.slice(all.length - max) : all;
 }
+
+/**
+ * Items of `older` that are older than the first of `items`, put before
+ * them, as long as there is room for them within `max` (the newest of them
+ * kept when there is not).
+ */
+export function prependOlder<T extends Sequenced>(items: readonly T[], older: readonly T[], max: number): T[] {
+  const first = items.length > 0 ? items[0].seq : Infinity;
+  const fresh = older.filter((o) => o.seq < first);
+  const room = max - items.length;
+  if (fresh.length === 0 || room <= 0) return items as T[];
+  return fresh.slice(Math.max(0, fresh.length - room)).concat(items);
+}

@@ -2,7 +2,7 @@
 // that tests fire by hand.
 import { vi } from "vitest";
 import type { Api, Events } from "./api";
-import type { AppInfo, Change, ConsentPrompt, Entry, FolderView, ServerView } from "./bindings";
+import type { AppInfo, Change, ConsentPrompt, Entry, FolderView, Page, ServerView } from "./bindings";
 
 export function fakeBackend() {
   const handlers: {
@@ -37,10 +37,13 @@ export function fakeBackend() {
     startServer: vi.fn(async () => undefined),
     stopServer: vi.fn(async () => undefined),
     restartServer: vi.fn(async () => undefined),
-    serverTimeline: vi.fn(async (): Promise<Entry[]> => []),
+    serverTimeline: vi.fn(
+      async (_id: string, _before: number | null, _limit: number): Promise<Page> => ({ entries: [], older: 0 }),
+    ),
     serverLog: vi.fn(async () => []),
     activity: vi.fn(async (): Promise<Entry[]> => []),
     templates: vi.fn(async () => []),
+    windowShown: vi.fn(async () => undefined),
   } satisfies Record<keyof Api, unknown>;
   const events: Events = {
     onChanges: async (f) => {
