@@ -56,9 +56,44 @@ pub enum SpawnError {
 pub struct Spawned {
     pub pid: u32,
     pub stdin: ChildStdin,
-    pub stdout: ChildStdout,
+    pub stdout: DrainOnDrop,
     pub stderr: ChildStderr,
     pub exit: ExitWatch,
+}
+
+/// A server's stdout that is still read, and thrown away, after Rootgate
+/// stops reading it. The session drops its reader when it closes the
+/// server's stdin; a server that writes while it shuts down (the rest of a
+/// burst, a last notification) would otherwise fail on a closed pipe and
+/// exit with an error it never had. The drain ends when every process
+/// holding the pipe's other end has exited, which the shutdown sequence
+/// ensures, and reads into a small buffer, so it holds no memory of its own.
+pub struct DrainOnDrop(Option<ChildStdout>);
+
+impl tokio::io::AsyncRead for DrainOnDrop {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        match self.0.as_mut() {
+            Some(stdout) => std::pin::Pin::new(stdout).poll_read(cx, buf),
+            // Only `Drop` takes the pipe, so this is never read again.
+            None => std::task::Poll::Ready(Ok(())),
+        }
+    }
+}
+
+impl Drop for DrainOnDrop {
+    fn drop(&mut self) {
+        if let (Some(mut stdout), Ok(runtime)) =
+            (self.0.take(), tokio::runtime::Handle::try_current())
+        {
+            runtime.spawn(async move {
+                let _ = tokio::io::copy(&mut stdout, &mut tokio::io::sink()).await;
+            });
+        }
+    }
 }
 
 /// Resolves when the process exits; owns the child so nothing else can reap
@@ -161,7 +196,7 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
     Ok(Spawned {
         pid,
         stdin,
-        stdout,
+        stdout: DrainOnDrop(Some(stdout)),
         stderr,
         exit: ExitWatch {
             pgid: Pid::from_raw(pid as i32),
@@ -513,6 +548,29 @@ mod tests {
             .await;
         assert_eq!(ended.step, Step::StdinClosed);
         assert_eq!(ended.status, "exit code 0");
+    }
+
+    #[tokio::test]
+    async fn a_server_writing_as_it_shuts_down_is_not_cut_off() {
+        // When its input closes, the server writes more than a pipe holds
+        // (about 180 KB) and exits 0. Rootgate has stopped reading by then;
+        // the drain lets the writes through, so the exit is the server's own.
+        let script = "cat >/dev/null; i=0; while [ $i -lt 4000 ]; do \
+                      echo 'a line a server writes while it shuts down'; i=$((i+1)); done";
+        let mut p = spawn_plain(&spec("sh", &["-c", script])).unwrap();
+        let (stdin, stdout) = (p.stdin, p.stdout);
+        let ended = p
+            .exit
+            .shut_down(
+                async move {
+                    drop(stdout);
+                    drop(stdin);
+                },
+                Duration::from_secs(5),
+            )
+            .await;
+        assert_eq!(ended.status, "exit code 0");
+        assert_eq!(ended.step, Step::StdinClosed);
     }
 
     #[tokio::test]
