@@ -25,7 +25,9 @@ as_root() {
 # the real GTK folder dialog, ImageMagick for screenshots).
 APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
-TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum)
+# util-linux (unshare, setpriv) and mount: the folder-availability tests
+# unmount folders in a private mount namespace and drop root's DAC rights.
+TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum util-linux mount)
 pkgs=("${APP_PKGS[@]}")
 [ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
 command -v node >/dev/null || pkgs+=(nodejs npm)
