@@ -471,7 +471,15 @@ impl Bench {
             base,
             store: Arc::new(store),
             timeline: Arc::new(Timeline::default()),
-            config: SessionConfig::default(),
+            // The app gives a server 30 s to answer `initialize`; the
+            // benchmark measures how long start-up takes, however long,
+            // so it waits as long as the harness lets a run last (its
+            // `timeout 900`). 50 Python SDK servers started at once on two
+            // cores take longer than 30 s, and the baselines wait for them.
+            config: SessionConfig {
+                init_timeout: std::time::Duration::from_secs(600),
+                ..SessionConfig::default()
+            },
             settings_dir,
             sessions: std::sync::Mutex::new(Vec::new()),
         })
