@@ -369,7 +369,10 @@ fn short(v: &Value, n: usize) -> String {
 fn is_valid_name(v: &Value) -> bool {
     v.as_str().is_some_and(|n| {
         let t = n.trim();
-        !t.is_empty() && t.chars().count() <= MAX_NAME_CHARS && !t.chars().any(char::is_control)
+        !t.is_empty()
+            && t.chars().count() <= MAX_NAME_CHARS
+            && !t.chars().any(char::is_control)
+            && !t.chars().any(rootgate_core::names::reorders)
     })
 }
 

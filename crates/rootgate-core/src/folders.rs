@@ -152,6 +152,11 @@ pub enum Warning {
     /// quote, which some servers strip (the npm filesystem server trims
     /// each path it is given), so they would look for another folder.
     EdgeCharacters { name: String },
+    /// A name on the folder's path holds characters that are invisible or
+    /// reorder the text (see `names::is_hidden`), so the path may not be
+    /// what it looks like. `shown` is the name with each such character
+    /// written out as `<U+202E>`.
+    HiddenCharacters { shown: String },
 }
 
 impl Warning {
@@ -187,6 +192,10 @@ impl Warning {
             Warning::EdgeCharacters { name } => format!(
                 "\"{name}\" starts or ends with a space or a quote; some servers (the npm \
                  filesystem server among them) drop those and will not find this folder."
+            ),
+            Warning::HiddenCharacters { shown } => format!(
+                "A name on this path holds invisible characters, so the path may not be what it \
+                 looks like. Written out, it is \"{shown}\"."
             ),
         }
     }
@@ -248,6 +257,25 @@ pub fn warnings<'a>(
         _ => None,
     }) {
         out.push(Warning::EdgeCharacters { name });
+    }
+    if let Some(shown) = real.components().find_map(|c| match c {
+        Component::Normal(name) => {
+            let text = name.to_string_lossy();
+            text.chars().any(crate::names::is_hidden).then(|| {
+                text.chars()
+                    .map(|c| {
+                        if crate::names::is_hidden(c) {
+                            format!("<U+{:04X}>", u32::from(c))
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect()
+            })
+        }
+        _ => None,
+    }) {
+        out.push(Warning::HiddenCharacters { shown });
     }
     if folder.is_redirected() {
         out.push(Warning::Symlink {
@@ -404,6 +432,35 @@ mod tests {
         );
         // A folder is not nested in itself.
         assert!(warnings(&inner, None, [inner.real()]).is_empty());
+    }
+
+    #[test]
+    fn invisible_and_reordering_characters_are_written_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let sly = dir.path().join("invoice\u{202E}fdp.exe");
+        std::fs::create_dir(&sly).unwrap();
+        let w = warnings(&check(&sly).unwrap(), None, []);
+        assert!(
+            w.contains(&Warning::HiddenCharacters {
+                shown: "invoice<U+202E>fdp.exe".into()
+            }),
+            "{w:?}"
+        );
+        let zw = dir.path().join("a\u{200B}b");
+        std::fs::create_dir(&zw).unwrap();
+        let w = warnings(&check(&zw).unwrap(), None, []);
+        assert!(w.contains(&Warning::HiddenCharacters {
+            shown: "a<U+200B>b".into()
+        }));
+        // Persian written with its zero-width non-joiner is not hidden text.
+        let fa = dir.path().join("می\u{200C}خواهم");
+        std::fs::create_dir(&fa).unwrap();
+        let w = warnings(&check(&fa).unwrap(), None, []);
+        assert!(
+            !w.iter()
+                .any(|w| matches!(w, Warning::HiddenCharacters { .. })),
+            "{w:?}"
+        );
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! empty, at most [`MAX_NAME_CHARS`] characters and free of control
 //! characters (NUL, tabs, line breaks). Names are shown in the app and sent
 //! to servers as each root's `name`, so a NUL byte or a hundred kilobytes
-//! there is a mistake or an attack, never a name.
+//! there is a mistake or an attack, never a name. Nor is a character that
+//! reorders the text around it (a bidirectional override or isolate, such
+//! as U+202E): in a name it can make the consent prompt read as something
+//! else (`txt.exe` shown as `exe.txt`).
 //!
 //! This module only checks a name; the store and the server drafts decide
 //! which error to give for which kind of name. A folder's default name (the
@@ -24,6 +27,31 @@ pub enum NameError {
     TooLong(usize),
     #[error("it contains a control character (a NUL byte, a tab or a line break); remove it")]
     Control,
+    #[error(
+        "it contains an invisible character that changes the direction of the text around \
+         it (U+{:04X}); remove it", u32::from(*.0)
+    )]
+    Reorders(char),
+}
+
+/// Whether `c` is a bidirectional embedding, override or isolate: invisible
+/// characters that make the text after them display in another order. The
+/// marks (U+200E, U+200F) and the joiners some scripts need are not among
+/// them.
+pub fn reorders(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Whether `c` is shown as nothing at all, or reorders the text: what a
+/// path that is meant to deceive would use. Includes [`reorders`], the
+/// direction marks and the zero-width spaces, not the joiners (Persian and
+/// the Indic scripts write with them).
+pub fn is_hidden(c: char) -> bool {
+    reorders(c)
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200B}' | '\u{200E}' | '\u{200F}' | '\u{2060}' | '\u{FEFF}'
+        )
 }
 
 /// The name with spaces around it removed, or why it cannot be a name.
@@ -34,6 +62,9 @@ pub fn check(name: &str) -> Result<&str, NameError> {
     }
     if name.chars().any(char::is_control) {
         return Err(NameError::Control);
+    }
+    if let Some(c) = name.chars().find(|&c| reorders(c)) {
+        return Err(NameError::Reorders(c));
     }
     let chars = name.chars().count();
     if chars > MAX_NAME_CHARS {
@@ -59,6 +90,18 @@ mod tests {
         assert_eq!(
             check(&"a".repeat(100 * 1024)),
             Err(NameError::TooLong(100 * 1024))
+        );
+        assert_eq!(
+            check("report\u{202E}txt.exe"),
+            Err(NameError::Reorders('\u{202E}'))
+        );
+        assert_eq!(check("\u{2067}x"), Err(NameError::Reorders('\u{2067}')));
+        // Persian is written with the zero-width non-joiner; it stays.
+        assert_eq!(check("می\u{200C}خواهم"), Ok("می\u{200C}خواهم"));
+        assert_eq!(
+            NameError::Reorders('\u{202E}').to_string(),
+            "it contains an invisible character that changes the direction of the text around \
+             it (U+202E); remove it"
         );
         assert_eq!(
             NameError::TooLong(300).to_string(),

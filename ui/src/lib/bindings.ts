@@ -25,9 +25,9 @@ export type SharedRoot = { root: RootId,
  */
 uri: string, name: string, };
 
-export type Warning = { "kind": "filesystemRoot" } | { "kind": "homeFolder" } | { "kind": "insideSecrets", secret: string, } | { "kind": "holdsSecrets", names: Array<string>, } | { "kind": "symlink", chosen: string, real: string, } | { "kind": "nestedIn", root: string, } | { "kind": "contains", root: string, } | { "kind": "edgeCharacters", name: string, };
+export type Warning = { "kind": "filesystemRoot" } | { "kind": "homeFolder" } | { "kind": "insideSecrets", secret: string, } | { "kind": "holdsSecrets", names: Array<string>, } | { "kind": "symlink", chosen: string, real: string, } | { "kind": "nestedIn", root: string, } | { "kind": "contains", root: string, } | { "kind": "edgeCharacters", name: string, } | { "kind": "hiddenCharacters", shown: string, };
 
-export type WarningView = { message: string, } & ({ "kind": "filesystemRoot" } | { "kind": "homeFolder" } | { "kind": "insideSecrets", secret: string, } | { "kind": "holdsSecrets", names: Array<string>, } | { "kind": "symlink", chosen: string, real: string, } | { "kind": "nestedIn", root: string, } | { "kind": "contains", root: string, } | { "kind": "edgeCharacters", name: string, });
+export type WarningView = { message: string, } & ({ "kind": "filesystemRoot" } | { "kind": "homeFolder" } | { "kind": "insideSecrets", secret: string, } | { "kind": "holdsSecrets", names: Array<string>, } | { "kind": "symlink", chosen: string, real: string, } | { "kind": "nestedIn", root: string, } | { "kind": "contains", root: string, } | { "kind": "edgeCharacters", name: string, } | { "kind": "hiddenCharacters", shown: string, });
 
 export type ServerChoice = { id: ServerId, name: string, 
 /**
