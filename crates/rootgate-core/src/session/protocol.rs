@@ -301,15 +301,18 @@ impl<W> AnswerTap<W> {
         let Some(rest) = line.strip_prefix(RESPONSE_HEAD) else {
             return;
         };
-        // Only the id is read; the rest of the line need not be here. A
-        // request of ours begins the same way, with an id from our own
-        // count: what follows the id tells them apart.
+        // Only the id and what follows it are read. A request of ours
+        // begins the same way, with an id from our own count, and so does
+        // the answer to another request of the server's that reuses the id
+        // (a ping, say, while rmcp drops the roots answer it replaced): the
+        // roots answer alone goes on with `"result":{"roots":`. The line was
+        // offered whole when its write began.
         let mut values =
             serde_json::Deserializer::from_slice(rest).into_iter::<serde_json::Value>();
         let Some(Ok(id)) = values.next() else {
             return;
         };
-        if !rest[values.byte_offset()..].starts_with(br#","result":"#) {
+        if !rest[values.byte_offset()..].starts_with(br#","result":{"roots":"#) {
             return;
         }
         let Some(answer) = self.outgoing.lock().remove(&id.to_string()) else {
@@ -588,6 +591,21 @@ mod tests {
         assert_eq!(reported(&mut events), [12]);
         tap.write_all(&line.as_bytes()[n..]).await.unwrap();
         assert_eq!(reported(&mut events), Vec::<u64>::new());
+    }
+
+    #[tokio::test]
+    async fn another_answer_with_the_same_id_is_not_the_roots_answer() {
+        // The server sent a ping with id 7 while its roots/list 7 was in
+        // flight, and rmcp wrote only the ping's answer: nothing was told.
+        // Found by the session fuzzer.
+        let (mut tap, mut events) = tapped(4096);
+        let ping = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n";
+        tap.write_all(ping.as_bytes()).await.unwrap();
+        assert_eq!(reported(&mut events), Vec::<u64>::new());
+        tap.write_all(format!("{}\n", LINES[2]).as_bytes())
+            .await
+            .unwrap();
+        assert_eq!(reported(&mut events), [12]);
     }
 
     #[test]
