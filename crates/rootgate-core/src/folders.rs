@@ -248,33 +248,31 @@ pub fn warnings<'a>(
         names.sort();
         out.push(Warning::HoldsSecrets { names });
     }
-    if let Some(name) = real.components().find_map(|c| match c {
-        Component::Normal(name) => {
-            let text = name.to_string_lossy();
-            let edge = |c: char| c.is_whitespace() || c == '"' || c == '\'';
-            (text.starts_with(edge) || text.ends_with(edge)).then(|| text.into_owned())
-        }
-        _ => None,
-    }) {
-        out.push(Warning::EdgeCharacters { name });
+    // The names on the path, as text, for the two checks of what is written
+    // in them.
+    let names = || {
+        real.components().filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_string_lossy()),
+            _ => None,
+        })
+    };
+    let edge = |c: char| c.is_whitespace() || c == '"' || c == '\'';
+    if let Some(name) = names().find(|text| text.starts_with(edge) || text.ends_with(edge)) {
+        out.push(Warning::EdgeCharacters {
+            name: name.into_owned(),
+        });
     }
-    if let Some(shown) = real.components().find_map(|c| match c {
-        Component::Normal(name) => {
-            let text = name.to_string_lossy();
-            text.chars().any(crate::names::is_hidden).then(|| {
-                text.chars()
-                    .map(|c| {
-                        if crate::names::is_hidden(c) {
-                            format!("<U+{:04X}>", u32::from(c))
-                        } else {
-                            c.to_string()
-                        }
-                    })
-                    .collect()
+    if let Some(name) = names().find(|text| text.chars().any(crate::names::is_hidden)) {
+        let shown = name
+            .chars()
+            .map(|c| {
+                if crate::names::is_hidden(c) {
+                    format!("<U+{:04X}>", u32::from(c))
+                } else {
+                    c.to_string()
+                }
             })
-        }
-        _ => None,
-    }) {
+            .collect();
         out.push(Warning::HiddenCharacters { shown });
     }
     if folder.is_redirected() {
