@@ -247,11 +247,11 @@ async fn run(world: &SessionWorld, plan: Plan, garbage: &[u8]) {
     let handler = RootsClient::new(world.roots.clone(), events_tx);
     let (client_end, server_end) = tokio::io::duplex(PIPE);
     let (server_read, mut server_write) = tokio::io::split(server_end);
-    // As the session does it: answers are reported by the tapped writer as
-    // they are written.
+    // As the session does it: `roots/list` is answered by the session's
+    // transport, which reports answers as they are written.
     let (client_read, client_write) = tokio::io::split(client_end);
-    let tapped = handler.tap(client_write);
-    let client = tokio::spawn(handler.serve((client_read, tapped)));
+    let transport = handler.transport(client_read, client_write);
+    let client = tokio::spawn(handler.serve(transport));
     let (lines_tx, lines) = mpsc::unbounded_channel();
     let reader = tokio::spawn(read_client(server_read, lines_tx));
     let mut seen = Seen {
@@ -442,8 +442,8 @@ fn check_messages(
     // in the timeline), with the list it gave, and nothing else was: rmcp
     // drops an answer the server cancelled, or one whose id another request
     // in flight reuses, and such an answer must not be reported (the
-    // fuzzer found the handler doing so; answers are now reported by the
-    // tapped writer as they are written, see fuzz/README.md).
+    // fuzzer found the handler doing so; answers are now made and reported
+    // by the transport's writer as they are written, see fuzz/README.md).
     let mut reported: Vec<String> = Vec::new();
     while let Ok(event) = events.try_recv() {
         match event {

@@ -25,7 +25,6 @@ use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{ClientInitializeError, Peer, RoleClient, ServiceExt};
-use rmcp::transport::async_rw::AsyncRwTransport;
 use serde::Serialize;
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -439,12 +438,9 @@ impl Actor {
         let answer_bytes = protocol::answer_size(self.roots.borrow().roots());
         process::fit_stdin_pipe(&spawned.stdin, answer_bytes);
         let handler = RootsClient::new(self.roots.clone(), events_tx);
-        // Answers are reported as they are written (see `protocol`).
-        let stdin = handler.tap(spawned.stdin);
-        let transport = protocol::EarlyAnswers::new(
-            AsyncRwTransport::new_client(spawned.stdout, stdin),
-            handler.clone(),
-        );
+        // `roots/list` is answered, and answers reported as they are
+        // written, by this transport (see `protocol`).
+        let transport = handler.transport(spawned.stdout, spawned.stdin);
         let mut init = Box::pin(handler.serve(transport));
         let deadline = tokio::time::sleep(self.config.init_timeout);
         tokio::pin!(deadline);
@@ -518,9 +514,11 @@ impl Actor {
             let _ = quit_tx.send(true);
         });
         // Closing stdin is cancelling the service and waiting until it has
-        // dropped its writer. A server that stopped reading its input holds
-        // that writer in a write blocked on a full pipe, so the wait is
-        // bounded: the shutdown then goes on to SIGTERM, which unblocks it.
+        // ended: closing its transport stops the writer task, which drops
+        // the server's stdin even in the middle of a write blocked on a full
+        // pipe (see `protocol`). The wait is bounded all the same, so a
+        // service that does not end cannot hold the shutdown: it then goes
+        // on to SIGTERM.
         let close_stdin = |cancel: rmcp::service::RunningServiceCancellationToken,
                            mut quit: watch::Receiver<bool>| async move {
             cancel.cancel();

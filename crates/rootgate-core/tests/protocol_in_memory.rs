@@ -131,12 +131,12 @@ async fn connect(
     let (events_tx, events) = mpsc::unbounded_channel();
     let handler = RootsClient::new(h.store.subscribe(server).expect("subscribe"), events_tx);
     let (mut fake, (read, write)) = pipe();
-    // Answers are reported as they are written, through the tapped writer,
-    // as the session does it.
-    let write = handler.tap(write);
+    // On the session's transport, which answers `roots/list` and reports
+    // the answers as they are written.
+    let transport = handler.transport(read, write);
     // `serve` returns only after the handshake, which needs the fake server
     // to answer, so the client side runs as its own task.
-    let client = tokio::spawn(handler.serve((read, write)));
+    let client = tokio::spawn(handler.serve(transport));
     let init = fake.recv().await;
     assert_eq!(init["method"], "initialize", "{init}");
     fake.send(initialize_result(&init["id"])).await;
@@ -398,10 +398,7 @@ async fn logging_messages_are_passed_on_after_the_answer_they_follow() {
 }
 
 #[tokio::test]
-async fn requests_before_the_initialize_answer_are_answered_by_early_answers() {
-    use rmcp::transport::async_rw::AsyncRwTransport;
-    use rootgate_core::session::protocol::EarlyAnswers;
-
+async fn requests_before_the_initialize_answer_are_answered_by_the_transport() {
     let h = Harness::new();
     let server = store_with_server(&h);
     let (root, path) = h.folder("early");
@@ -409,10 +406,9 @@ async fn requests_before_the_initialize_answer_are_answered_by_early_answers() {
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let handler = RootsClient::new(h.store.subscribe(&server).unwrap(), events_tx);
     let (mut fake, (read, write)) = pipe();
-    // As the session does it: answers are reported as the tapped writer
-    // writes them, early ones included.
-    let write = handler.tap(write);
-    let transport = EarlyAnswers::new(AsyncRwTransport::new_client(read, write), handler.clone());
+    // As the session does it: answers are reported as they are written,
+    // early ones included.
+    let transport = handler.transport(read, write);
     let client = tokio::spawn(handler.serve(transport));
     let init = fake.recv().await;
     assert_eq!(init["method"], "initialize");

@@ -12,17 +12,13 @@
 //! (the modern, stateless revision), and the deprecation is expected in this
 //! module alone.
 //!
-//! The handler never waits on anything: it answers from the `watch` value as
-//! it is at that moment. What it answered is reported to the session actor
-//! by [`AnswerTap`], the writer to the server's stdin, as each answer goes
-//! out, in the order the server will read them: rmcp handles requests
-//! concurrently and writes their responses from tasks of their own, so two
-//! answers can reach the server in the other order than they were made (an
-//! older list last, and the server left with it). This module does not
-//! decide when to notify or restart (that is the actor).
-//!
-//! [`EarlyAnswers`] wraps the stdio transport to answer the requests a server
-//! sends before its `initialize` answer, which rmcp's handshake would drop.
+//! [`RootsTransport`] answers every `roots/list` itself, beneath rmcp, and
+//! one writer task owns the server's stdin: each answer is made from the
+//! `watch` value as it is when the answer is written, and reported to the
+//! session actor at that moment, so answers are reported in the order the
+//! server reads them and the last one written is the newest list. Nothing
+//! here waits on the actor. This module does not decide when to notify or
+//! restart (that is the actor).
 #![expect(
     deprecated,
     reason = "roots and logging are deprecated by SEP-2577 but remain the way \
@@ -30,26 +26,26 @@
               every use of the deprecated rmcp API is kept in this one module"
 )]
 
-use std::collections::HashMap;
 use std::io;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ClientJsonRpcMessage, ClientResult,
-    CreateMessageRequestMethod, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ElicitationCreateRequestMethod, ErrorCode, ErrorData,
-    Implementation, JsonRpcMessage, JsonRpcRequest, ListRootsResult, LoggingLevel,
-    LoggingMessageNotificationParam, ProtocolVersion, Root, RootsCapabilities,
-    ServerJsonRpcMessage, ServerRequest,
+    ClientCapabilities, ClientConfig, ClientJsonRpcMessage, CreateMessageRequestMethod,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationCreateRequestMethod, ErrorCode, ErrorData, Implementation, JsonRpcMessage,
+    JsonRpcRequest, LoggingLevel, LoggingMessageNotificationParam, ProtocolVersion, RequestId,
+    RootsCapabilities, ServerJsonRpcMessage, ServerRequest,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, ServiceError};
 use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use serde::Serialize;
-use tokio::io::AsyncWrite;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
 
 use crate::consent::{SharedRoot, SharedRoots};
 
@@ -61,9 +57,9 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 #[derive(Debug)]
 pub enum HandlerEvent {
     /// The server asked `roots/list` and was answered with this list.
-    /// Reported by [`AnswerTap`] just before the answer is written, so
-    /// answers are reported in the order the server receives them, and
-    /// before anything the server sends in reply to one.
+    /// Reported by the writer just before the answer is written, so answers
+    /// are reported in the order the server receives them, and before
+    /// anything the server sends in reply to one.
     Answered {
         request_id: String,
         generation: u64,
@@ -110,34 +106,14 @@ impl From<LoggingMessageNotificationParam> for ServerMessage {
     }
 }
 
-/// An answer the handler made and [`AnswerTap`] has not yet seen go out.
-#[derive(Debug)]
-struct Unwritten {
-    request_id: String,
-    generation: u64,
-    roots: Arc<[SharedRoot]>,
-}
-
-/// Answers made and not yet written, by the request id as JSON text (so
-/// the number 1 and the string "1" stay apart). An answer rmcp drops (its
-/// request was cancelled) stays here until the connection ends.
-#[derive(Debug, Clone, Default)]
-struct Outgoing(Arc<Mutex<HashMap<String, Unwritten>>>);
-
-impl Outgoing {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Unwritten>> {
-        // Entries are inserted and removed whole; a poisoned map is intact.
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// The rmcp client handler of one session.
+/// The rmcp client handler of one session: it declares roots and handles
+/// what the server sends other than `roots/list` (which [`RootsTransport`]
+/// answers before rmcp sees it).
 #[derive(Clone)]
 pub struct RootsClient {
     roots: watch::Receiver<SharedRoots>,
     events: mpsc::UnboundedSender<HandlerEvent>,
     info: ClientConfig,
-    outgoing: Outgoing,
 }
 
 impl RootsClient {
@@ -158,49 +134,46 @@ impl RootsClient {
             roots,
             events,
             info,
-            outgoing: Outgoing::default(),
         }
     }
 
-    /// Wraps the writer to the server (its stdin) so that this handler's
-    /// answers are reported as they are written. Give rmcp the tapped
-    /// writer; answers written through any other are never reported.
-    pub fn tap<W: AsyncWrite + Unpin>(&self, writer: W) -> AnswerTap<W> {
-        AnswerTap {
-            inner: writer,
-            outgoing: self.outgoing.clone(),
-            events: self.events.clone(),
-            written: 0,
-            scanned_to: 0,
-            line_start: true,
+    /// The transport to serve this handler on: messages from the server are
+    /// read from `read` (its stdout), and everything for it is written to
+    /// `write` (its stdin) by a task of its own, spawned here (so this must
+    /// be called inside a tokio runtime). Serve the handler on nothing else:
+    /// `roots/list` is answered, and its answers reported, only here.
+    pub fn transport<R, W>(&self, read: R, write: W) -> RootsTransport<R>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let (frames, queue) = mpsc::unbounded_channel();
+        let closed = CancellationToken::new();
+        tokio::spawn(
+            Writer {
+                out: write,
+                roots: self.roots.clone(),
+                events: self.events.clone(),
+                prepared: None,
+            }
+            .run(queue, closed.clone()),
+        );
+        let lines = LineQueue {
+            frames: frames.clone(),
+            partial: Vec::new(),
+        };
+        RootsTransport {
+            inner: AsyncRwTransport::new_client(read, lines),
+            client: self.clone(),
+            frames,
+            closed,
+            handshake_answered: false,
         }
     }
 
     fn refuse(&self, method: &'static str) {
         // The actor may already be gone during shutdown; nothing to report then.
         let _ = self.events.send(HandlerEvent::Refused { method });
-    }
-
-    /// The shared list as it is now, as a `roots/list` result for request
-    /// `id`. It is reported to the actor by [`AnswerTap`] when it is written.
-    fn answer(&self, id: &rmcp::model::RequestId) -> ListRootsResult {
-        let snapshot = self.roots.borrow().clone();
-        let roots = snapshot
-            .roots()
-            .iter()
-            .map(|r| Root::new(r.uri.clone()).with_name(r.name.clone()))
-            .collect();
-        // Encoding a request id (a number or a string) cannot fail.
-        let key = serde_json::to_string(id).unwrap_or_default();
-        self.outgoing.lock().insert(
-            key,
-            Unwritten {
-                request_id: id.to_string(),
-                generation: snapshot.generation(),
-                roots: snapshot.shared(),
-            },
-        );
-        ListRootsResult::new(roots)
     }
 }
 
@@ -209,12 +182,10 @@ impl ClientHandler for RootsClient {
         self.info.clone()
     }
 
-    async fn list_roots(
-        &self,
-        context: RequestContext<RoleClient>,
-    ) -> Result<ListRootsResult, ErrorData> {
-        Ok(self.answer(&context.id))
-    }
+    // `list_roots` is not overridden: [`RootsTransport`] answers every
+    // `roots/list` itself, so rmcp never calls it. Were the handler served
+    // on another transport, rmcp's default (an empty list) would tell the
+    // server nothing, which is the safe way to be wrong.
 
     async fn create_message(
         &self,
@@ -247,110 +218,153 @@ impl ClientHandler for RootsClient {
     }
 }
 
-/// How rmcp (pinned) begins every response line it writes.
-const RESPONSE_HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
-
-/// The writer to a server's stdin, reporting each `roots/list` answer of its
-/// [`RootsClient`] just before the answer's first byte is written.
-///
-/// rmcp writes one newline-terminated JSON message at a time, under a lock,
-/// so the order in which lines begin here is the order the server reads
-/// them. A line that begins a response to a request the handler answered is
-/// that answer. A write may take only part of what it is offered; the rest
-/// is offered again, so the tap remembers how far it has looked.
-pub struct AnswerTap<W> {
-    inner: W,
-    outgoing: Outgoing,
-    events: mpsc::UnboundedSender<HandlerEvent>,
-    /// Bytes written so far.
-    written: u64,
-    /// Bytes (counted like `written`) already looked at for line starts.
-    scanned_to: u64,
-    /// True when the last byte written ended a line (or none was written).
-    line_start: bool,
+/// One piece of work for the [`Writer`], in the order the server will read
+/// them.
+enum Frame {
+    /// Whole lines rmcp (or the transport) encoded.
+    Lines(Vec<u8>),
+    /// The answer to `roots/list` request `id` (its JSON text, so the number
+    /// 1 and the string "1" stay apart), made from the list as it is when
+    /// the answer is written.
+    Roots { id: String, request_id: String },
 }
 
-impl<W> AnswerTap<W> {
-    /// Reports every answer that begins in `buf` and was not reported yet.
-    fn announce_lines_in(&mut self, buf: &[u8]) {
-        let seen = usize::try_from(self.scanned_to - self.written)
-            .unwrap_or(usize::MAX)
-            .min(buf.len());
-        let mut at = seen;
-        let starts_line = |at: usize| {
-            if at == 0 {
-                self.line_start
-            } else {
-                buf[at - 1] == b'\n'
-            }
-        };
-        if at < buf.len() && starts_line(at) {
-            self.announce(&buf[at..]);
-        }
-        while let Some(newline) = buf[at..].iter().position(|b| *b == b'\n') {
-            at += newline + 1;
-            if at < buf.len() {
-                self.announce(&buf[at..]);
-            }
-        }
-        self.scanned_to = self.written + buf.len() as u64;
-    }
-
-    /// Reports the answer `line` begins, if it is one of the handler's.
-    fn announce(&self, line: &[u8]) {
-        let Some(rest) = line.strip_prefix(RESPONSE_HEAD) else {
-            return;
-        };
-        // Only the id and what follows it are read. A request of ours
-        // begins the same way, with an id from our own count, and so does
-        // the answer to another request of the server's that reuses the id
-        // (a ping, say, while rmcp drops the roots answer it replaced): the
-        // roots answer alone goes on with `"result":{"roots":`. The line was
-        // offered whole when its write began.
-        let mut values =
-            serde_json::Deserializer::from_slice(rest).into_iter::<serde_json::Value>();
-        let Some(Ok(id)) = values.next() else {
-            return;
-        };
-        if !rest[values.byte_offset()..].starts_with(br#","result":{"roots":"#) {
-            return;
-        }
-        let Some(answer) = self.outgoing.lock().remove(&id.to_string()) else {
-            return;
-        };
-        // The actor may already be gone during shutdown; nothing to report then.
-        let _ = self.events.send(HandlerEvent::Answered {
-            request_id: answer.request_id,
-            generation: answer.generation,
-            roots: answer.roots,
-        });
-    }
+/// The writer rmcp is given: it passes each whole line on to the [`Writer`]
+/// as a frame, so rmcp's messages and the transport's answers share one
+/// ordered queue and never interleave. It never waits; a server that stops
+/// reading is the writer task's to wait for, and the shutdown's to end.
+struct LineQueue {
+    frames: mpsc::UnboundedSender<Frame>,
+    /// The start of a line rmcp has not finished writing.
+    partial: Vec<u8>,
 }
 
-impl<W: AsyncWrite + Unpin> AsyncWrite for AnswerTap<W> {
+impl AsyncWrite for LineQueue {
     fn poll_write(
         self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
+        _cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        this.announce_lines_in(buf);
-        let result = Pin::new(&mut this.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = result
-            && n > 0
-        {
-            this.line_start = buf[n - 1] == b'\n';
-            this.written += n as u64;
+        this.partial.extend_from_slice(buf);
+        if let Some(end) = memchr::memrchr(b'\n', &this.partial) {
+            let rest = this.partial.split_off(end + 1);
+            let lines = std::mem::replace(&mut this.partial, rest);
+            if this.frames.send(Frame::Lines(lines)).is_err() {
+                return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+            }
         }
-        result
+        Poll::Ready(Ok(buf.len()))
     }
 
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
     }
 
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// The task that owns the server's stdin and writes every frame to it, in
+/// order. A `roots/list` answer is made here, just before it is written,
+/// from the list as it is then, and reported to the actor at that moment:
+/// so answers are reported in the order the server reads them, and the last
+/// answer written is always the newest list.
+struct Writer<W> {
+    out: W,
+    roots: watch::Receiver<SharedRoots>,
+    events: mpsc::UnboundedSender<HandlerEvent>,
+    /// The last list's answer, encoded once: a server may ask many times
+    /// between changes, and 10,000 roots take about 1 ms to encode.
+    prepared: Option<Prepared>,
+}
+
+/// The `result` of a `roots/list` answer for one generation of the list.
+struct Prepared {
+    generation: u64,
+    result: Arc<[u8]>,
+}
+
+/// A `roots/list` result as the protocol spells it, borrowing the list.
+#[derive(Serialize)]
+struct ResultBody<'a> {
+    roots: Vec<RootBody<'a>>,
+}
+
+#[derive(Serialize)]
+struct RootBody<'a> {
+    uri: &'a str,
+    name: &'a str,
+}
+
+impl<W: AsyncWrite + Unpin> Writer<W> {
+    async fn run(mut self, mut queue: mpsc::UnboundedReceiver<Frame>, closed: CancellationToken) {
+        loop {
+            let written = tokio::select! {
+                // Closing stdin is the server's signal to end; what is still
+                // queued then is not for it to read.
+                _ = closed.cancelled() => break,
+                frame = queue.recv() => match frame {
+                    Some(frame) => closed.run_until_cancelled(self.write(frame)).await,
+                    None => break,
+                },
+            };
+            match written {
+                Some(Ok(())) => {}
+                // The server is gone or has closed its input: drop what is
+                // queued, and let rmcp's next write fail.
+                Some(Err(_)) | None => break,
+            }
+        }
+        // Dropping `self.out` here closes the server's stdin.
+    }
+
+    async fn write(&mut self, frame: Frame) -> io::Result<()> {
+        match frame {
+            Frame::Lines(lines) => self.out.write_all(&lines).await?,
+            Frame::Roots { id, request_id } => {
+                let snapshot = self.roots.borrow().clone();
+                let result = self.result(&snapshot);
+                // The actor may already be gone during shutdown; nothing to report then.
+                let _ = self.events.send(HandlerEvent::Answered {
+                    request_id,
+                    generation: snapshot.generation(),
+                    roots: snapshot.shared(),
+                });
+                let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
+                self.out.write_all(head.as_bytes()).await?;
+                self.out.write_all(&result).await?;
+                self.out.write_all(b"}\n").await?;
+            }
+        }
+        self.out.flush().await
+    }
+
+    /// The encoded `result` for `snapshot`, made once per generation.
+    fn result(&mut self, snapshot: &SharedRoots) -> Arc<[u8]> {
+        match &self.prepared {
+            Some(p) if p.generation == snapshot.generation() => Arc::clone(&p.result),
+            _ => {
+                let body = ResultBody {
+                    roots: snapshot
+                        .roots()
+                        .iter()
+                        .map(|r| RootBody {
+                            uri: &r.uri,
+                            name: &r.name,
+                        })
+                        .collect(),
+                };
+                // Strings and arrays of them always encode.
+                let result: Arc<[u8]> = serde_json::to_vec(&body).unwrap_or_default().into();
+                self.prepared = Some(Prepared {
+                    generation: snapshot.generation(),
+                    result: Arc::clone(&result),
+                });
+                result
+            }
+        }
     }
 }
 
@@ -372,79 +386,85 @@ pub async fn notify_list_changed(peer: &Peer<RoleClient>) -> Result<(), ServiceE
     peer.notify_roots_list_changed().await
 }
 
-/// A session's transport that answers the requests a server sends before
-/// its `initialize` answer.
+/// A session's transport: rmcp's line-delimited stdio transport for reading,
+/// with every `roots/list` answered here, and requests a server sends before
+/// its `initialize` answer answered too.
 ///
-/// rmcp's handshake waits for that answer and drops every other request but
-/// `ping`, so a server that asks for `roots/list` first never hears back, and
-/// one that waits for the answer before answering `initialize` hangs the
-/// handshake until its timeout, which then blames the wrong thing. The
-/// lifecycle says servers SHOULD NOT send such requests, but JSON-RPC wants
-/// every request answered, so they are answered here: `roots/list` with the
-/// server's shared list (what the handler would give a moment later, and
-/// reported to the actor the same way), sampling and elicitation refused as
-/// the handler refuses them, anything else "method not found". Pings are left
-/// to rmcp, which answers them. From the first response on, every message
-/// passes through untouched.
-pub struct EarlyAnswers<T> {
-    inner: T,
+/// `roots/list` is answered here, not by the handler, for two reasons. The
+/// answer is queued in the order the request was read, and made as it is
+/// written (see [`Writer`]); rmcp would answer each request from a task of
+/// its own, and its answers could reach the server in the other order. And
+/// the list's encoding is kept from one answer to the next: through rmcp,
+/// each answer copied every URI and name twice and encoded them anew.
+///
+/// rmcp's handshake waits for the `initialize` answer and drops every other
+/// request but `ping`, so a server that asks for `roots/list` first would
+/// never hear back, and one that waits for the answer before answering
+/// `initialize` would hang the handshake until its timeout, which then blames
+/// the wrong thing. The lifecycle says servers SHOULD NOT send such requests,
+/// but JSON-RPC wants every request answered, so they are answered here:
+/// `roots/list` as always, sampling and elicitation refused as the handler
+/// refuses them, anything else "method not found". Pings are left to rmcp,
+/// which answers them. From the first response on, requests other than
+/// `roots/list` pass to rmcp untouched.
+pub struct RootsTransport<R: AsyncRead> {
+    inner: AsyncRwTransport<RoleClient, R, LineQueue>,
     client: RootsClient,
+    frames: mpsc::UnboundedSender<Frame>,
+    /// Cancelled when the transport closes or is dropped: the writer then
+    /// stops, and the server's stdin closes, even in the middle of a write
+    /// to a server that stopped reading.
+    closed: CancellationToken,
     handshake_answered: bool,
 }
 
-impl<T> EarlyAnswers<T> {
-    pub fn new(inner: T, client: RootsClient) -> Self {
-        EarlyAnswers {
-            inner,
-            client,
-            handshake_answered: false,
-        }
+impl<R: AsyncRead> RootsTransport<R> {
+    /// Queues the answer to `roots/list` request `id`.
+    fn answer_roots(&self, id: &RequestId) {
+        // Encoding a request id (a number or a string) cannot fail.
+        let frame = Frame::Roots {
+            id: serde_json::to_string(id).unwrap_or_default(),
+            request_id: id.to_string(),
+        };
+        // A closed queue means the writer stopped: the server is gone, and
+        // the next receive sees its output end.
+        let _ = self.frames.send(frame);
     }
 
-    /// The answer to a request that came before the `initialize` answer.
-    fn early_answer(
-        &self,
-        request: ServerRequest,
-        id: rmcp::model::RequestId,
-    ) -> ClientJsonRpcMessage {
-        match request {
-            ServerRequest::ListRootsRequest(_) => ClientJsonRpcMessage::response(
-                ClientResult::ListRootsResult(self.client.answer(&id)),
-                id,
-            ),
+    /// The answer to a request other than `roots/list` or `ping` that came
+    /// before the `initialize` answer.
+    fn early_answer(&self, request: ServerRequest, id: RequestId) -> ClientJsonRpcMessage {
+        let error = match request {
             ServerRequest::CreateMessageRequest(_) => {
                 self.client.refuse("sampling/createMessage");
-                ClientJsonRpcMessage::error(
-                    ErrorData::method_not_found::<CreateMessageRequestMethod>(),
-                    Some(id),
-                )
+                ErrorData::method_not_found::<CreateMessageRequestMethod>()
             }
             ServerRequest::ElicitRequest(_) => {
                 self.client.refuse("elicitation/create");
-                ClientJsonRpcMessage::error(
-                    ErrorData::method_not_found::<ElicitationCreateRequestMethod>(),
-                    Some(id),
-                )
+                ErrorData::method_not_found::<ElicitationCreateRequestMethod>()
             }
-            ServerRequest::CustomRequest(custom) => ClientJsonRpcMessage::error(
-                ErrorData::new(ErrorCode::METHOD_NOT_FOUND, custom.method, None),
-                Some(id),
-            ),
-            // Pings never come here (rmcp answers them); rmcp may add kinds
-            // of request, which this client would not offer either.
-            _ => ClientJsonRpcMessage::error(
-                ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "method not found", None),
-                Some(id),
-            ),
-        }
+            ServerRequest::CustomRequest(custom) => {
+                ErrorData::new(ErrorCode::METHOD_NOT_FOUND, custom.method, None)
+            }
+            // rmcp may add kinds of request, which this client would not
+            // offer either.
+            _ => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "method not found", None),
+        };
+        ClientJsonRpcMessage::error(error, Some(id))
     }
 }
 
-impl<T> Transport<RoleClient> for EarlyAnswers<T>
+impl<R: AsyncRead> Drop for RootsTransport<R> {
+    fn drop(&mut self) {
+        self.closed.cancel();
+    }
+}
+
+impl<R> Transport<RoleClient> for RootsTransport<R>
 where
-    T: Transport<RoleClient>,
+    R: AsyncRead + Send + Unpin + 'static,
 {
-    type Error = T::Error;
+    type Error = io::Error;
 
     fn send(
         &mut self,
@@ -456,12 +476,15 @@ where
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
         loop {
             let message = self.inner.receive().await?;
-            if self.handshake_answered {
-                return Some(message);
-            }
             match message {
+                JsonRpcMessage::Request(JsonRpcRequest {
+                    request: ServerRequest::ListRootsRequest(_),
+                    id,
+                    ..
+                }) => self.answer_roots(&id),
                 JsonRpcMessage::Request(JsonRpcRequest { request, id, .. })
-                    if !matches!(request, ServerRequest::PingRequest(_)) =>
+                    if !self.handshake_answered
+                        && !matches!(request, ServerRequest::PingRequest(_)) =>
                 {
                     let answer = self.early_answer(request, id);
                     // A failed send means the server is gone; the next
@@ -481,8 +504,10 @@ where
         }
     }
 
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        self.inner.close()
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let closed = self.inner.close().await;
+        self.closed.cancel();
+        closed
     }
 }
 
@@ -490,7 +515,7 @@ where
 mod tests {
     use super::*;
     use crate::ids::RootId;
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::AsyncReadExt;
 
     /// A writer that takes at most `chunk` bytes per write, as a full pipe
     /// does.
@@ -520,92 +545,171 @@ mod tests {
         }
     }
 
-    /// A tap on a trickling writer, with unwritten answers of generations
-    /// 10, 11 and 12 to requests 1, "1" and 7.
-    fn tapped(chunk: usize) -> (AnswerTap<Trickle>, mpsc::UnboundedReceiver<HandlerEvent>) {
-        let (events_tx, events) = mpsc::unbounded_channel();
-        let client = RootsClient::new(watch::channel(SharedRoots::empty()).1, events_tx);
-        for (key, generation) in [("1", 10), ("\"1\"", 11), ("7", 12)] {
-            client.outgoing.lock().insert(
-                key.to_owned(),
-                Unwritten {
-                    request_id: key.to_owned(),
-                    generation,
-                    roots: Arc::from([]),
-                },
-            );
-        }
-        let tap = client.tap(Trickle {
-            chunk,
-            bytes: Vec::new(),
-        });
-        (tap, events)
-    }
-
-    const LINES: [&str; 5] = [
-        r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
-        // Our own request with id 1 is not the answer to the server's 1.
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
-        r#"{"jsonrpc":"2.0","id":7,"result":{"roots":[{"uri":"file:///a","name":"a"}]}}"#,
-        r#"{"jsonrpc":"2.0","id":"1","result":{"roots":[]}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}"#,
-    ];
-
-    fn reported(events: &mut mpsc::UnboundedReceiver<HandlerEvent>) -> Vec<u64> {
-        std::iter::from_fn(|| events.try_recv().ok())
-            .map(|e| match e {
-                HandlerEvent::Answered { generation, .. } => generation,
-                other => panic!("{other:?}"),
+    fn shared(names: &[&str]) -> Vec<SharedRoot> {
+        names
+            .iter()
+            .map(|name| SharedRoot {
+                root: RootId::generate(),
+                uri: format!("file:///srv/{}", name.replace('"', "%22")),
+                name: (*name).to_owned(),
             })
             .collect()
     }
 
-    #[tokio::test]
-    async fn answers_are_reported_once_in_the_order_they_are_written() {
-        let all: String = LINES.iter().map(|l| format!("{l}\n")).collect();
-        for chunk in [1, 7, 64, 4096] {
-            // Line by line, as rmcp writes, and all at once.
-            let (mut tap, mut events) = tapped(chunk);
-            for line in LINES {
-                tap.write_all(format!("{line}\n").as_bytes()).await.unwrap();
-            }
-            assert_eq!(reported(&mut events), [12, 11, 10], "chunk {chunk}");
-            assert_eq!(tap.inner.bytes, all.as_bytes());
+    fn roots_frame(id: &str) -> Frame {
+        Frame::Roots {
+            id: id.to_owned(),
+            request_id: id.trim_matches('"').to_owned(),
+        }
+    }
 
-            let (mut tap, mut events) = tapped(chunk);
-            tap.write_all(all.as_bytes()).await.unwrap();
-            assert_eq!(reported(&mut events), [12, 11, 10], "chunk {chunk}");
-            assert_eq!(tap.inner.bytes, all.as_bytes());
+    /// Runs a writer over `frames` into a trickling writer, publishing the
+    /// lists in `lists` (one per generation) before it starts, and returns
+    /// what it wrote and the generations it reported.
+    async fn write_all(
+        frames: Vec<Frame>,
+        lists: &[&[&str]],
+        chunk: usize,
+    ) -> (Vec<serde_json::Value>, Vec<u64>) {
+        let (publish, roots) = watch::channel(SharedRoots::empty());
+        for list in lists {
+            publish.send_modify(|current| {
+                if let Some(next) = current.advance(shared(list)) {
+                    *current = next;
+                }
+            });
+        }
+        let (events_tx, mut events) = mpsc::unbounded_channel();
+        let (queue_tx, mut queue) = mpsc::unbounded_channel();
+        for frame in frames {
+            queue_tx.send(frame).unwrap();
+        }
+        drop(queue_tx);
+        let mut writer = Writer {
+            out: Trickle {
+                chunk,
+                bytes: Vec::new(),
+            },
+            roots,
+            events: events_tx,
+            prepared: None,
+        };
+        while let Ok(frame) = queue.try_recv() {
+            writer.write(frame).await.unwrap();
+        }
+        let lines = writer
+            .out
+            .bytes
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        let reported = std::iter::from_fn(|| events.try_recv().ok())
+            .map(|e| match e {
+                HandlerEvent::Answered { generation, .. } => generation,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        (lines, reported)
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_made_from_the_list_as_it_is_when_written() {
+        // Both requests were queued while the list was older; each answer
+        // carries the list of the moment it goes out, and the ids keep
+        // their JSON types.
+        let frames = vec![roots_frame("1"), roots_frame("\"1\"")];
+        let (lines, reported) = write_all(frames, &[&["old"], &["new", "other"]], 7).await;
+        assert_eq!(reported, [2, 2]);
+        assert_eq!(lines[0]["id"], 1);
+        assert_eq!(lines[1]["id"], "1");
+        for line in &lines {
+            assert_eq!(line["jsonrpc"], "2.0");
+            assert_eq!(
+                line["result"],
+                serde_json::json!({"roots": [
+                    {"uri": "file:///srv/new", "name": "new"},
+                    {"uri": "file:///srv/other", "name": "other"},
+                ]})
+            );
         }
     }
 
     #[tokio::test]
-    async fn an_answer_is_reported_before_its_first_byte_is_written() {
-        let (mut tap, mut events) = tapped(3);
-        let line = format!("{}\n", LINES[2]);
-        // One write call: the tap has seen the line; the pipe took 3 bytes.
-        let n = std::future::poll_fn(|cx| Pin::new(&mut tap).poll_write(cx, line.as_bytes()))
-            .await
-            .unwrap();
-        assert_eq!(n, 3);
-        assert_eq!(reported(&mut events), [12]);
-        tap.write_all(&line.as_bytes()[n..]).await.unwrap();
-        assert_eq!(reported(&mut events), Vec::<u64>::new());
+    async fn lines_and_answers_go_out_in_the_order_they_were_queued() {
+        let frames = vec![
+            Frame::Lines(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n".to_vec()),
+            roots_frame("7"),
+            Frame::Lines(
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"c\"}\n"
+                    .to_vec(),
+            ),
+            roots_frame("8"),
+        ];
+        let (lines, reported) = write_all(frames, &[&["a \"quoted\" \u{202e} name"]], 1).await;
+        assert_eq!(reported, [1, 1]);
+        let order: Vec<String> = lines
+            .iter()
+            .map(|l| match l.get("method") {
+                Some(m) => m.as_str().unwrap().to_owned(),
+                None => format!("answer {}", l["id"]),
+            })
+            .collect();
+        assert_eq!(order, ["a", "answer 7", "b", "c", "answer 8"]);
+        assert_eq!(
+            lines[1]["result"]["roots"][0]["name"],
+            "a \"quoted\" \u{202e} name"
+        );
     }
 
     #[tokio::test]
-    async fn another_answer_with_the_same_id_is_not_the_roots_answer() {
-        // The server sent a ping with id 7 while its roots/list 7 was in
-        // flight, and rmcp wrote only the ping's answer: nothing was told.
-        // Found by the session fuzzer.
-        let (mut tap, mut events) = tapped(4096);
-        let ping = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n";
-        tap.write_all(ping.as_bytes()).await.unwrap();
-        assert_eq!(reported(&mut events), Vec::<u64>::new());
-        tap.write_all(format!("{}\n", LINES[2]).as_bytes())
+    async fn the_line_queue_passes_on_whole_lines_only() {
+        let (frames, mut queue) = mpsc::unbounded_channel();
+        let mut lines = LineQueue {
+            frames,
+            partial: Vec::new(),
+        };
+        lines.write_all(b"{\"a\":1}\n{\"b\"").await.unwrap();
+        lines.write_all(b":2}\n").await.unwrap();
+        let mut got = Vec::new();
+        while let Ok(Frame::Lines(bytes)) = queue.try_recv() {
+            got.push(String::from_utf8(bytes).unwrap());
+        }
+        assert_eq!(got, ["{\"a\":1}\n", "{\"b\":2}\n"]);
+        drop(queue);
+        assert!(
+            lines.write_all(b"{}\n").await.is_err(),
+            "the writer is gone"
+        );
+    }
+
+    #[tokio::test]
+    async fn closing_ends_a_write_to_a_server_that_stopped_reading() {
+        // A pipe of 64 bytes that nobody reads: the first big write blocks.
+        let (client_end, mut server_end) = tokio::io::duplex(64);
+        let (events_tx, _events) = mpsc::unbounded_channel();
+        let (queue_tx, queue) = mpsc::unbounded_channel();
+        let closed = CancellationToken::new();
+        let writer = Writer {
+            out: client_end,
+            roots: watch::channel(SharedRoots::empty()).1,
+            events: events_tx,
+            prepared: None,
+        };
+        let task = tokio::spawn(writer.run(queue, closed.clone()));
+        queue_tx.send(Frame::Lines(vec![b'x'; 4096])).unwrap();
+        tokio::task::yield_now().await;
+        assert!(!task.is_finished());
+        closed.cancel();
+        tokio::time::timeout(std::time::Duration::from_secs(5), task)
             .await
+            .expect("the writer did not stop")
             .unwrap();
-        assert_eq!(reported(&mut events), [12]);
+        // The writer dropped its end: the server reads what got through,
+        // then the end of its input.
+        let mut seen = Vec::new();
+        server_end.read_to_end(&mut seen).await.unwrap();
+        assert_eq!(seen.len(), 64);
     }
 
     #[test]
