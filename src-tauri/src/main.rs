@@ -20,7 +20,6 @@ mod hostile;
 #[cfg(test)]
 mod permissions;
 mod picker;
-mod rendering;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -270,9 +269,6 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             #[cfg(feature = "e2e-picker")]
             if let Some(picks) = launch.e2e_picks.clone() {
                 app.manage(E2ePicks(picks));
-            }
-            if let Some(window) = app.get_webview_window("main") {
-                rendering::fit_to_machine(&window);
             }
             bridge::forward(app.handle().clone(), &supervisor);
             app.manage(supervisor);
