@@ -46,13 +46,24 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use serde::Serialize;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, PollSender};
 
 use crate::consent::{SharedRoot, SharedRoots};
 
 /// The protocol revision Rootgate asks for: the last one with `initialize`,
 /// server-initiated `roots/list` and `list_changed`.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// How many frames (lines and answers) may wait for a session's writer.
+/// When they are this many, the server is not read from until it has read
+/// some of what it was sent: a server that asks without ever reading its
+/// input is held at a few megabytes of waiting answers instead of growing
+/// the queue without bound. The bound is high on purpose. A server that
+/// reads and writes on one thread blocks on a full output pipe, and while
+/// we do not read it, it does not read either; with a small bound, a burst
+/// of a few thousand requests from a busy server locked both sides (the
+/// roots-flood fault test found it at 256).
+const QUEUE_FRAMES: usize = 65_536;
 
 /// What the handler saw, for the actor to record and act on.
 #[derive(Debug)]
@@ -148,7 +159,17 @@ impl RootsClient {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let (frames, queue) = mpsc::unbounded_channel();
+        self.transport_queueing(read, write, QUEUE_FRAMES)
+    }
+
+    /// [`Self::transport`] with a queue of `frames` frames (tests use a
+    /// small one).
+    fn transport_queueing<R, W>(&self, read: R, write: W, frames: usize) -> RootsTransport<R>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let (frames, queue) = mpsc::channel(frames);
         let closed = CancellationToken::new();
         tokio::spawn(
             Writer {
@@ -160,13 +181,14 @@ impl RootsClient {
             .run(queue, closed.clone()),
         );
         let lines = LineQueue {
-            frames: frames.clone(),
+            frames: PollSender::new(frames.clone()),
             partial: Vec::new(),
         };
         RootsTransport {
             inner: AsyncRwTransport::new_client(read, lines),
             client: self.clone(),
             frames,
+            pending: None,
             closed,
             handshake_answered: false,
         }
@@ -232,10 +254,11 @@ enum Frame {
 
 /// The writer rmcp is given: it passes each whole line on to the [`Writer`]
 /// as a frame, so rmcp's messages and the transport's answers share one
-/// ordered queue and never interleave. It never waits; a server that stops
-/// reading is the writer task's to wait for, and the shutdown's to end.
+/// ordered queue and never interleave. It waits only while the queue is
+/// full (see [`QUEUE_FRAMES`]); a server that stops reading is the writer
+/// task's to wait for, and the shutdown's to end.
 struct LineQueue {
-    frames: mpsc::UnboundedSender<Frame>,
+    frames: PollSender<Frame>,
     /// The start of a line rmcp has not finished writing.
     partial: Vec<u8>,
 }
@@ -243,16 +266,26 @@ struct LineQueue {
 impl AsyncWrite for LineQueue {
     fn poll_write(
         self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
+        // Room is reserved before any byte is taken, so a write that has to
+        // wait has taken nothing and can be repeated as it is.
+        if std::task::ready!(this.frames.poll_reserve(cx)).is_err() {
+            return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+        }
         this.partial.extend_from_slice(buf);
-        if let Some(end) = memchr::memrchr(b'\n', &this.partial) {
-            let rest = this.partial.split_off(end + 1);
-            let lines = std::mem::replace(&mut this.partial, rest);
-            if this.frames.send(Frame::Lines(lines)).is_err() {
-                return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+        match memchr::memrchr(b'\n', &this.partial) {
+            Some(end) => {
+                let rest = this.partial.split_off(end + 1);
+                let lines = std::mem::replace(&mut this.partial, rest);
+                if this.frames.send_item(Frame::Lines(lines)).is_err() {
+                    return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+                }
+            }
+            None => {
+                this.frames.abort_send();
             }
         }
         Poll::Ready(Ok(buf.len()))
@@ -300,7 +333,7 @@ struct RootBody<'a> {
 }
 
 impl<W: AsyncWrite + Unpin> Writer<W> {
-    async fn run(mut self, mut queue: mpsc::UnboundedReceiver<Frame>, closed: CancellationToken) {
+    async fn run(mut self, mut queue: mpsc::Receiver<Frame>, closed: CancellationToken) {
         loop {
             let written = tokio::select! {
                 // Closing stdin is the server's signal to end; what is still
@@ -414,7 +447,12 @@ pub async fn notify_list_changed(peer: &Peer<RoleClient>) -> Result<(), ServiceE
 pub struct RootsTransport<R: AsyncRead> {
     inner: AsyncRwTransport<RoleClient, R, LineQueue>,
     client: RootsClient,
-    frames: mpsc::UnboundedSender<Frame>,
+    frames: mpsc::Sender<Frame>,
+    /// A `roots/list` answer read but not yet queued, because the queue was
+    /// full. It is kept here, not in a local, because rmcp drops a
+    /// `receive` in progress whenever it has something to send, and the
+    /// answer must survive that.
+    pending: Option<Frame>,
     /// Cancelled when the transport closes or is dropped: the writer then
     /// stops, and the server's stdin closes, even in the middle of a write
     /// to a server that stopped reading.
@@ -423,16 +461,32 @@ pub struct RootsTransport<R: AsyncRead> {
 }
 
 impl<R: AsyncRead> RootsTransport<R> {
-    /// Queues the answer to `roots/list` request `id`.
-    fn answer_roots(&self, id: &RequestId) {
+    /// Puts the answer to `roots/list` request `id` in line for the queue.
+    fn answer_roots(&mut self, id: &RequestId) {
         // Encoding a request id (a number or a string) cannot fail.
-        let frame = Frame::Roots {
+        self.pending = Some(Frame::Roots {
             id: serde_json::to_string(id).unwrap_or_default(),
             request_id: id.to_string(),
-        };
-        // A closed queue means the writer stopped: the server is gone, and
-        // the next receive sees its output end.
-        let _ = self.frames.send(frame);
+        });
+    }
+
+    /// Queues the answer put in line, waiting for room: until there is, the
+    /// server is not read from. Safe to drop while waiting; the answer stays
+    /// in line.
+    async fn queue_pending(&mut self) {
+        if self.pending.is_none() {
+            return;
+        }
+        match self.frames.reserve().await {
+            Ok(permit) => {
+                if let Some(frame) = self.pending.take() {
+                    permit.send(frame);
+                }
+            }
+            // The writer stopped: the server is gone or closed its input,
+            // and nothing more reaches it.
+            Err(_) => self.pending = None,
+        }
     }
 
     /// The answer to a request other than `roots/list` or `ping` that came
@@ -479,6 +533,7 @@ where
 
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
         loop {
+            self.queue_pending().await;
             let message = self.inner.receive().await?;
             match message {
                 JsonRpcMessage::Request(JsonRpcRequest {
@@ -519,7 +574,7 @@ where
 mod tests {
     use super::*;
     use crate::ids::RootId;
-    use tokio::io::AsyncReadExt;
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
 
     /// A writer that takes at most `chunk` bytes per write, as a full pipe
     /// does.
@@ -668,9 +723,9 @@ mod tests {
 
     #[tokio::test]
     async fn the_line_queue_passes_on_whole_lines_only() {
-        let (frames, mut queue) = mpsc::unbounded_channel();
+        let (frames, mut queue) = mpsc::channel(8);
         let mut lines = LineQueue {
-            frames,
+            frames: PollSender::new(frames),
             partial: Vec::new(),
         };
         lines.write_all(b"{\"a\":1}\n{\"b\"").await.unwrap();
@@ -692,7 +747,7 @@ mod tests {
         // A pipe of 64 bytes that nobody reads: the first big write blocks.
         let (client_end, mut server_end) = tokio::io::duplex(64);
         let (events_tx, _events) = mpsc::unbounded_channel();
-        let (queue_tx, queue) = mpsc::unbounded_channel();
+        let (queue_tx, queue) = mpsc::channel(4);
         let closed = CancellationToken::new();
         let writer = Writer {
             out: client_end,
@@ -701,7 +756,7 @@ mod tests {
             prepared: None,
         };
         let task = tokio::spawn(writer.run(queue, closed.clone()));
-        queue_tx.send(Frame::Lines(vec![b'x'; 4096])).unwrap();
+        queue_tx.send(Frame::Lines(vec![b'x'; 4096])).await.unwrap();
         tokio::task::yield_now().await;
         assert!(!task.is_finished());
         closed.cancel();
@@ -714,6 +769,55 @@ mod tests {
         let mut seen = Vec::new();
         server_end.read_to_end(&mut seen).await.unwrap();
         assert_eq!(seen.len(), 64);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_server_that_does_not_read_is_not_read_from_without_bound() {
+        const ASKED: usize = 2000;
+        let (mut server_out, client_read) = tokio::io::duplex(4096);
+        let (client_write, server_in) = tokio::io::duplex(4096);
+        let (publish, roots) = watch::channel(SharedRoots::empty());
+        publish.send_modify(|current| {
+            if let Some(next) = current.advance(shared(&["a"])) {
+                *current = next;
+            }
+        });
+        let (events_tx, _events) = mpsc::unbounded_channel();
+        let client = RootsClient::new(roots, events_tx);
+        // A small queue, so that the test needs few requests.
+        let mut transport = client.transport_queueing(client_read, client_write, 64);
+        let reading = tokio::spawn(async move {
+            while transport.receive().await.is_some() {}
+            // Kept open until the answers have been read: dropping it closes
+            // the server's input, and what is still queued is dropped.
+            transport
+        });
+        let asking = tokio::spawn(async move {
+            for id in 0..ASKED {
+                let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roots/list"}}"#);
+                server_out.write_all(line.as_bytes()).await.unwrap();
+                server_out.write_all(b"\n").await.unwrap();
+            }
+        });
+        // The server reads nothing yet. Time only moves on here once every
+        // task is waiting, so this is the state the transport settles in.
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        assert!(
+            !asking.is_finished(),
+            "all {ASKED} requests were read while none of the answers were"
+        );
+        // Now the server reads: every request is answered, in order.
+        let mut answers = tokio::io::BufReader::new(server_in).lines();
+        let mut ids = Vec::new();
+        while ids.len() < ASKED {
+            let line = answers.next_line().await.unwrap().expect("an answer");
+            let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(answer["result"]["roots"][0]["name"], "a");
+            ids.push(answer["id"].as_u64().unwrap() as usize);
+        }
+        assert_eq!(ids, (0..ASKED).collect::<Vec<_>>());
+        asking.await.unwrap();
+        drop(reading.await.unwrap());
     }
 
     #[test]
