@@ -246,10 +246,9 @@ impl ClientHandler for RootsClient {
 enum Frame {
     /// Whole lines rmcp (or the transport) encoded.
     Lines(Vec<u8>),
-    /// The answer to `roots/list` request `id` (its JSON text, so the number
-    /// 1 and the string "1" stay apart), made from the list as it is when
-    /// the answer is written.
-    Roots { id: String, request_id: String },
+    /// The answer to `roots/list` request `id`, made from the list as it is
+    /// when the answer is written.
+    Roots { id: RequestId },
 }
 
 /// The writer rmcp is given: it passes each whole line on to the [`Writer`]
@@ -357,15 +356,18 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
     async fn write(&mut self, frame: Frame) -> io::Result<()> {
         match frame {
             Frame::Lines(lines) => self.out.write_all(&lines).await?,
-            Frame::Roots { id, request_id } => {
+            Frame::Roots { id } => {
                 let snapshot = self.roots.borrow().clone();
                 let result = self.result(&snapshot);
                 // The actor may already be gone during shutdown; nothing to report then.
                 let _ = self.events.send(HandlerEvent::Answered {
-                    request_id,
+                    request_id: id.to_string(),
                     generation: snapshot.generation(),
                     roots: snapshot.shared(),
                 });
+                // The id as JSON text, so the number 1 and the string "1"
+                // stay apart. Encoding a number or a string cannot fail.
+                let id = serde_json::to_string(&id).unwrap_or_default();
                 let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
                 // One write (`writev`) for the whole line when the pipe has
                 // room: a server woken by each piece would read the line in
@@ -462,12 +464,8 @@ pub struct RootsTransport<R: AsyncRead> {
 
 impl<R: AsyncRead> RootsTransport<R> {
     /// Puts the answer to `roots/list` request `id` in line for the queue.
-    fn answer_roots(&mut self, id: &RequestId) {
-        // Encoding a request id (a number or a string) cannot fail.
-        self.pending = Some(Frame::Roots {
-            id: serde_json::to_string(id).unwrap_or_default(),
-            request_id: id.to_string(),
-        });
+    fn answer_roots(&mut self, id: RequestId) {
+        self.pending = Some(Frame::Roots { id });
     }
 
     /// Queues the answer put in line, waiting for room: until there is, the
@@ -540,7 +538,7 @@ where
                     request: ServerRequest::ListRootsRequest(_),
                     id,
                     ..
-                }) => self.answer_roots(&id),
+                }) => self.answer_roots(id),
                 JsonRpcMessage::Request(JsonRpcRequest { request, id, .. })
                     if !self.handshake_answered
                         && !matches!(request, ServerRequest::PingRequest(_)) =>
@@ -615,10 +613,10 @@ mod tests {
             .collect()
     }
 
+    /// The frame answering request `id`, given as JSON text.
     fn roots_frame(id: &str) -> Frame {
         Frame::Roots {
-            id: id.to_owned(),
-            request_id: id.trim_matches('"').to_owned(),
+            id: serde_json::from_str(id).unwrap(),
         }
     }
 
