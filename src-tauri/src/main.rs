@@ -17,6 +17,8 @@ mod commands;
 mod error;
 #[cfg(test)]
 mod hostile;
+#[cfg(target_os = "linux")]
+mod painting;
 #[cfg(test)]
 mod permissions;
 mod picker;
@@ -192,6 +194,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Before any window or thread exists: a re-executed process starts again
+    // from the top, with the same arguments.
+    #[cfg(target_os = "linux")]
+    if painting::cpu_painting_wanted(&painting::Machine::current()) {
+        let e = painting::reexec_with_cpu_painting();
+        tracing::warn!(
+            "could not restart with CPU painting, so pages paint through software GL: {e}"
+        );
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

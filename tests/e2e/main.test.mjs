@@ -136,6 +136,20 @@ describe('two real servers, a folder shared with exactly one, withdrawn, kept ac
     await app.screenshot('first-run');
   });
 
+  step("without a GPU, the window's web process paints with the CPU (src-tauri/src/painting.rs)", async () => {
+    // The app re-executes itself to set WebKit's switch, so the web process
+    // it started must carry it. With a GPU render node (or the switch set by
+    // whoever started the tests) WebKit keeps its own choice.
+    const gpu = fs.existsSync('/dev/dri') && fs.readdirSync('/dev/dri').some((n) => n.startsWith('renderD'));
+    const web = app.children().filter((pid) => (cmdline(pid) ?? '').includes('WebKitWebProcess'));
+    assert.ok(web.length > 0, 'the app runs a WebKitWebProcess');
+    const environ = fs.readFileSync(`/proc/${web[0]}/environ`, 'utf8').split('\0');
+    const given = process.env.WEBKIT_SKIA_ENABLE_CPU_RENDERING;
+    const expected = given !== undefined ? given : gpu ? undefined : '1';
+    const seen = environ.find((e) => e.startsWith('WEBKIT_SKIA_ENABLE_CPU_RENDERING='))?.split('=')[1];
+    assert.equal(seen, expected, `WEBKIT_SKIA_ENABLE_CPU_RENDERING in the web process (GPU render node here: ${gpu})`);
+  });
+
   step('adds the npm filesystem server and the Python SDK server through the form, approves and starts each', async () => {
     for (const server of [FS, PY]) {
       ids[server.name] = await addServer(app, server);
