@@ -22,7 +22,13 @@ describe("visibleRange", () => {
   });
 
   it("clamps at the end of the list", () => {
-    expect(visibleRange(19_900, 500, 20, 1000, 5)).toEqual({ start: 990, end: 1000 });
+    // The viewport cannot scroll past 19,500: rows 975 to 999 show.
+    expect(visibleRange(19_500, 500, 20, 1000, 5)).toEqual({ start: 970, end: 1000 });
+  });
+
+  it("shows the last screenful for a scrollTop past it (a list opened at its end)", () => {
+    expect(visibleRange(19_900, 500, 20, 1000, 5)).toEqual({ start: 970, end: 1000 });
+    expect(visibleRange(Number.MAX_SAFE_INTEGER, 500, 20, 1000, 5)).toEqual({ start: 970, end: 1000 });
   });
 
   it("clamps a scrollTop beyond the end (list just shrank)", () => {

@@ -21,8 +21,12 @@ export function visibleRange(
   overscan: number,
 ): Range {
   if (count <= 0 || rowHeight <= 0) return { start: 0, end: 0 };
-  const top = Math.max(0, Number.isFinite(scrollTop) ? scrollTop : 0);
   const height = Math.max(0, Number.isFinite(viewportHeight) ? viewportHeight : 0);
+  // No viewport scrolls further than its last screenful, so a scrollTop past
+  // it (a list opened at its end, or one that just shrank) shows that
+  // screenful rather than its last row alone.
+  const lastTop = Math.max(0, count * rowHeight - height);
+  const top = Math.min(lastTop, Math.max(0, Number.isFinite(scrollTop) ? scrollTop : 0));
   const extra = Math.max(0, Math.floor(overscan));
   const first = Math.min(count - 1, Math.floor(top / rowHeight));
   const lastVisible = Math.min(count, Math.ceil((top + height) / rowHeight));
