@@ -7,6 +7,7 @@ client, or the no-SDK floor `raw` for spawn-roots) with their median.
 
 Usage: python3 interleaved.py OUT_DIR
 """
+import functools
 import json
 import statistics
 import sys
@@ -24,17 +25,25 @@ CASES = [
 ]
 
 
+@functools.cache
+def records(out: Path, client: str) -> tuple:
+    """Every result line of a client's JSONL file, read once for all cases."""
+    path = out / f"{client}.jsonl"
+    if not path.exists():
+        return ()
+    found = []
+    for line in path.read_text().splitlines():
+        try:
+            found.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return tuple(found)
+
+
 def rounds(out: Path, client: str, metric: str, size: int, field: str, stat: str):
     """The statistic of each round, keyed by round number."""
     found = {}
-    path = out / f"{client}.jsonl"
-    if not path.exists():
-        return found
-    for line in path.read_text().splitlines():
-        try:
-            o = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for o in records(out, client):
         if o.get("metric") != metric:
             continue
         if (o.get("size") if metric == "rootsize" else o.get("n")) != size:

@@ -23,9 +23,10 @@ declare -A C=(
 { echo "start $(date -Is) $(uptime)"; } > "$OUT/load.txt"
 METRICS=${METRICS:-propagate rootsize}
 want() { [[ " $METRICS " == *" $1 "* ]]; }
+# One run of client $c in round $round (both set by the loop below).
+run() { ${C[$c]} "$@" -- $SRV 2>>"$OUT/$c.stderr" | sed "s/^{/{\"round\":$round,/" >> "$OUT/$c.jsonl"; }
 for round in $(seq 1 ${ROUNDS:-5}); do
   for c in ts raw rootgate-tmpfs rootgate; do
-    run() { ${C[$c]} "$@" -- $SRV 2>>"$OUT/$c.stderr" | sed "s/^{/{\"round\":$round,/" >> "$OUT/$c.jsonl"; }
     if want propagate; then
       run propagate --n 1 --iters 200
       run propagate --n 50 --iters 200

@@ -25,7 +25,7 @@ export function visibleRange(
   // No viewport scrolls further than its last screenful, so a scrollTop past
   // it (a list opened at its end, or one that just shrank) shows that
   // screenful rather than its last row alone.
-  const lastTop = Math.max(0, count * rowHeight - height);
+  const lastTop = Math.max(0, totalHeight(count, rowHeight) - height);
   const top = Math.min(lastTop, Math.max(0, Number.isFinite(scrollTop) ? scrollTop : 0));
   const extra = Math.max(0, Math.floor(overscan));
   const first = Math.min(count - 1, Math.floor(top / rowHeight));
