@@ -12,13 +12,22 @@
 //!
 //! WebKit reads its switch, `WEBKIT_SKIA_ENABLE_CPU_RENDERING`, from the
 //! environment of its web process, which inherits the app's environment.
-//! Setting a variable in a running process is `unsafe` in Rust 2024 (another
-//! thread may read the environment at the same time), and this workspace
-//! forbids `unsafe`, so the app re-executes itself once with the variable
-//! set: the same program, arguments and process id, before any window or
-//! thread exists. The variable changes how page tiles are painted, nothing
-//! the page itself can see. The servers the app starts inherit it too; it
-//! means nothing to them.
+//! Setting a variable in a running process is `unsafe` in Rust 2024: libc's
+//! `getenv` takes no lock, so a thread reading the environment meanwhile may
+//! read freed memory. Here it could not be done soundly even with `unsafe`:
+//! by `main`, WebKit's library initialiser has already started a thread (its
+//! allocator's scavenger; gdb on `pthread_create`), and a variable set from
+//! the executable's pre-initialiser, before any library initialiser runs, is
+//! undone when libc's own initialiser sets the environment back to the one
+//! the process was started with (both tried on this machine). So the app
+//! re-executes itself once with the variable set: the same program,
+//! arguments and process id, before any window exists. It costs a second
+//! load of GTK and WebKit's 169 libraries, about 100 ms of CPU here: two
+//! thirds of it the dynamic loader binding symbols, the rest the kernel
+//! mapping pages (`perf stat` and `perf record` of a start that exits at
+//! once). Only machines without a GPU pay it. The variable changes how page tiles are painted, nothing the page
+//! itself can see. The servers the app starts inherit it too; it means
+//! nothing to them.
 //!
 //! Not here: anything else about the window, and any choice a person made:
 //! the variable already set, to any value (`0` keeps GPU painting), is left
