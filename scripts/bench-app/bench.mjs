@@ -497,7 +497,7 @@ async function runStep(session, own, steps, name, spec, round) {
   // A step that also waited for rows loading in the background: its CPU
   // time is the whole load's, reported with the load, not as the step's.
   if (r.then) r.then.cpuMs = cpuMs;
-  steps.push({ name, round, ms: r.ms, cpuMs: r.then ? NaN : cpuMs, mainMs: r.then ? NaN : mainMs, frames: r.frames, shown: r.shown });
+  steps.push({ name, round, ms: r.ms, cpuMs: r.then ? NaN : cpuMs, mainMs: r.then ? NaN : mainMs, frames: r.frames, shown: r.shown, phases: r.phases });
   if (process.env.BENCH_VERBOSE) {
     const then = r.then ? `; all in after ${fmt(r.then.ms)} ms, longest frame gap ${fmt(r.then.longestFrameGapMs, 1)} ms` : '';
     say(`  ${name}: ${fmt(r.ms, 1)} ms, CPU ${fmt(cpuMs, 1)} ms (main threads ${fmt(mainMs, 1)})${then}`);
@@ -625,11 +625,31 @@ async function lists() {
       cpuMaxMs: max(cpu),
       mainMedianMs: median(main),
       mainMaxMs: max(main),
+      phases: phaseMedians(mine),
     };
   });
   results.listSteps = steps;
   results.timelineLoads = timelineLoads;
   results.listMemory = memory;
+}
+
+/**
+ * Medians of the parts of a step's time (page.mjs): the page's script, the
+ * wait for the frame after it, styling and laying out that frame, and the
+ * rest of it up to a task after it. Only steps shown in one frame, whose
+ * parts add up to the whole; null when there are none.
+ */
+function phaseMedians(steps) {
+  const one = steps.filter((s) => s.frames === 1 && s.phases);
+  if (one.length === 0) return null;
+  const script = one.map((s) => s.phases.scriptMs ?? 0);
+  return {
+    count: one.length,
+    scriptMs: median(script),
+    waitMs: median(one.map((s, i) => s.phases.frameAtMs - script[i])),
+    layoutMs: median(one.map((s) => s.phases.layoutMs)),
+    restMs: median(one.map((s) => s.phases.restMs)),
+  };
 }
 
 // ----- report ---------------------------------------------------------------------
@@ -678,6 +698,21 @@ function summary() {
       lines.push(
         `| ${s.name} | ${s.count} | ${fmt(s.medianMs, 1)} | ${fmt(s.maxMs, 1)} | ${fmt(s.cpuMedianMs, 1)} (${fmt(s.cpuMaxMs, 1)}) | ${fmt(s.mainMedianMs, 1)} (${fmt(s.mainMaxMs, 1)}) |`,
       );
+    }
+    const split = results.lists.filter((s) => s.phases && s.name.startsWith('open'));
+    if (split.length > 0) {
+      lines.push(
+        '',
+        'Where opening a view spends its time (medians over the openings shown in one frame): the page\'s script (the click and the view it renders), ' +
+          'the wait for the next frame, WebKit styling and laying out that frame, and the rest of the frame (resize observers, the updates they cause, painting).',
+        '',
+        '| step | times | script ms | wait ms | style and layout ms | rest of the frame ms |',
+        '|---|---:|---:|---:|---:|---:|',
+      );
+      for (const s of split) {
+        const p = s.phases;
+        lines.push(`| ${s.name} | ${p.count} | ${fmt(p.scriptMs, 1)} | ${fmt(p.waitMs, 1)} | ${fmt(p.layoutMs, 1)} | ${fmt(p.restMs, 1)} |`);
+      }
     }
     const mem = (m) => Object.entries(m ?? {}).map(([k, v]) => `${k.split(' ')[0]} ${fmt((v?.rss ?? 0) / 1024, 1)}`).join(', ');
     lines.push('', `RSS MiB at start: ${mem(results.listMemory.atStart)}; after the flood: ${mem(results.listMemory.afterFlood)}; after opening the views: ${mem(results.listMemory.afterViews)}.`);

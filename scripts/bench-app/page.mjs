@@ -23,8 +23,12 @@ export const READY_SCRIPT = `
 `;
 
 /**
- * Runs one step in the page and calls `done` with `{ ms, frames, shown }`
- * or `{ error }`. `spec`:
+ * Runs one step in the page and calls `done` with `{ ms, frames, shown,
+ * phases }` or `{ error }`. `phases` splits `ms`: `scriptMs` (a click's
+ * handler and the rendering it did, null for scrolls), `frameAtMs` (when the
+ * frame that showed the result began), `layoutMs` (WebKit styling and laying
+ * out that frame) and `restMs` (the rest of the frame: resize observers,
+ * the updates they cause, and painting, until a task after the frame). `spec`:
  *   action: 'click' (selector) or 'scroll' (viewport; to: 'top' | 'middle'
  *     | 'end', or by: pixels, or pages: viewport heights)
  *   viewport: the list to wait for; minItems: its aria-setsize at least
@@ -56,6 +60,11 @@ function step(spec, done) {
   } catch (e) {
     return done({ error: String(e) });
   }
+  // Where a click's time goes: the page's script (the click handler and the
+  // view it renders, which Svelte does in a microtask queued before this
+  // one), then WebKit's work in the frame that shows the result (below).
+  let scriptMs = null;
+  if (spec.action === 'click') queueMicrotask(() => (scriptMs = performance.now() - t0));
   // Whether the list is there, long enough, and its rows cover the viewport
   // as it is scrolled now: the first and the last row in view are rendered.
   const shown = () => {
@@ -76,15 +85,27 @@ function step(spec, done) {
   let frames = 0;
   const check = () => {
     frames += 1;
+    // The frame callback runs before WebKit styles and lays out the frame;
+    // reading the rows' geometry in shown() makes it do that here, which it
+    // would do next anyway, so the two times below split the frame.
+    const frameAt = performance.now();
     let seen = null;
     try {
       seen = shown();
     } catch {
       seen = null;
     }
+    const laidOutAt = performance.now();
     if (seen) {
       return setTimeout(() => {
-        const result = { ms: performance.now() - t0, frames, shown: seen };
+        const end = performance.now();
+        const phases = {
+          scriptMs,
+          frameAtMs: frameAt - t0,
+          layoutMs: laidOutAt - frameAt,
+          restMs: end - laidOutAt,
+        };
+        const result = { ms: end - t0, frames, shown: seen, phases };
         if (spec.untilItems === undefined) return done(result);
         watch(result);
       });
