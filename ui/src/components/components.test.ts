@@ -39,11 +39,11 @@ describe("VirtualList", () => {
   });
 });
 
-async function startApp(setup: (b: ReturnType<typeof fakeBackend>) => void = () => {}) {
+async function startApp(setup: (b: ReturnType<typeof fakeBackend>) => void = () => {}, prepareViewsAfterMs = 60_000) {
   const b = fakeBackend();
   setup(b);
   const app = new AppState(b.api, b.events);
-  mounted.push(mount(App, { target: document.body, props: { app, autostart: false } }));
+  mounted.push(mount(App, { target: document.body, props: { app, autostart: false, prepareViewsAfterMs } }));
   await app.start();
   flushSync();
   return { app, ...b };
@@ -289,5 +289,45 @@ describe("queued consent prompts", () => {
     q("consent-share")?.click();
     await settle();
     expect(api.answerPrompt).toHaveBeenCalledWith(2, [], null);
+  });
+});
+
+describe("views", () => {
+  const slot = (view: string) => document.querySelector<HTMLElement>(`[data-view="${view}"]`);
+
+  it("are made when first shown, then kept hidden, with focus on the shown one's heading", async () => {
+    const { app } = await startApp((b) => b.api.listFolders.mockResolvedValue([folder("r1")]));
+    // At start only the first view is made.
+    expect(slot("folders")?.hidden).toBe(false);
+    expect(slot("servers")).toBeNull();
+    expect(slot("activity")).toBeNull();
+    const row = all("folder-row")[0];
+    expect(row).toBeDefined();
+
+    app.show("activity");
+    flushSync();
+    await settle();
+    expect(slot("folders")?.hidden).toBe(true);
+    expect(slot("activity")?.hidden).toBe(false);
+    expect(slot("servers")).toBeNull();
+    expect(document.activeElement?.id).toBe("activity-title");
+
+    app.show("folders");
+    flushSync();
+    await settle();
+    expect(slot("activity")?.hidden).toBe(true);
+    expect(slot("folders")?.hidden).toBe(false);
+    // The same row, not one made again.
+    expect(all("folder-row")[0]).toBe(row);
+    expect(document.activeElement?.id).toBe("folders-title");
+  });
+
+  it("not shown yet are made, hidden, a while after start-up", async () => {
+    const { app } = await startApp(() => {}, 10);
+    await vi.waitFor(() => expect(slot("activity")).not.toBeNull());
+    expect(slot("servers")?.hidden).toBe(true);
+    expect(slot("activity")?.hidden).toBe(true);
+    expect(slot("folders")?.hidden).toBe(false);
+    expect(app.view).toBe("folders");
   });
 });

@@ -2,14 +2,52 @@
 // so the props can be $state): rows added above the row at the top of the
 // view must not move it.
 import { createRawSnippet, flushSync, mount, unmount } from "svelte";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import VirtualList from "./VirtualList.svelte";
+
+// The DOM here lays nothing out: lists are given a height by hand, and told
+// of a new one through a ResizeObserver the test drives, as the window's
+// would when the list's view is hidden or shown again.
+let listHeight = 300;
+const observers = new Set<FakeResizeObserver>();
+class FakeResizeObserver {
+  constructor(private readonly callback: ResizeObserverCallback) {
+    observers.add(this);
+  }
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+  resized(target: Element) {
+    this.callback([{ target } as unknown as ResizeObserverEntry], this as unknown as ResizeObserver);
+  }
+}
+function resize(viewport: HTMLElement, height: number) {
+  listHeight = height;
+  for (const o of observers) o.resized(viewport);
+  flushSync();
+}
+const realClientHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "clientHeight");
+const realResizeObserver = globalThis.ResizeObserver;
+beforeAll(() => {
+  globalThis.ResizeObserver = FakeResizeObserver as unknown as typeof ResizeObserver;
+  Object.defineProperty(HTMLElement.prototype, "clientHeight", {
+    configurable: true,
+    get(this: HTMLElement) {
+      return this.getAttribute("role") === "list" ? listHeight : 0;
+    },
+  });
+});
+afterAll(() => {
+  globalThis.ResizeObserver = realResizeObserver;
+  if (realClientHeight) Object.defineProperty(HTMLElement.prototype, "clientHeight", realClientHeight);
+});
 
 let mounted: Record<string, unknown>[] = [];
 afterEach(() => {
   for (const m of mounted) unmount(m);
   mounted = [];
   document.body.innerHTML = "";
+  listHeight = 300;
 });
 
 const row = createRawSnippet((item: () => number) => ({
@@ -48,5 +86,40 @@ describe("VirtualList keeps its place", () => {
     props.items = range(110, 300);
     flushSync();
     expect(viewport.scrollTop).toBe((20 - 10) * 20 + 10);
+  });
+});
+
+describe("VirtualList hidden and shown again", () => {
+  const shownRows = () => [...document.querySelectorAll('[data-testid="row"]')].map((r) => Number(r.textContent));
+
+  it("keeps its rows while hidden, and its place when shown", () => {
+    const { viewport } = list();
+    viewport.scrollTop = 410; // 10 px into row 20 (the number 120)
+    viewport.dispatchEvent(new Event("scroll"));
+    flushSync();
+    const rows = shownRows();
+    expect(rows).toContain(120);
+    resize(viewport, 0);
+    // Hidden: the same rows, not those of a list 0 px (or 900 px) tall.
+    expect(shownRows()).toEqual(rows);
+    viewport.scrollTop = 0; // what hiding a box does to its scroll position
+    resize(viewport, 300);
+    expect(viewport.scrollTop).toBe(410);
+    expect(shownRows()).toEqual(rows);
+  });
+
+  it("is where it was when shown, without a row to hold on to", () => {
+    const props = $state({ items: range(0, 100), rowHeight: 20, label: "plain", row });
+    mounted.push(mount(VirtualList<number>, { target: document.body, props }));
+    flushSync();
+    const viewport = document.querySelector<HTMLElement>('[role="list"]');
+    if (!viewport) throw new Error("no list");
+    viewport.scrollTop = 600;
+    viewport.dispatchEvent(new Event("scroll"));
+    flushSync();
+    resize(viewport, 0);
+    viewport.scrollTop = 0;
+    resize(viewport, 300);
+    expect(viewport.scrollTop).toBe(600);
   });
 });

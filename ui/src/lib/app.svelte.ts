@@ -26,6 +26,17 @@ import { afterPaint, markReady } from "./ready";
 
 export type View = "folders" | "servers" | "activity";
 
+export const VIEWS_IN_ORDER: readonly View[] = ["folders", "servers", "activity"];
+
+/**
+ * How long after start-up the views not shown yet are made, hidden
+ * (App.svelte): after the window shows its content and the servers start.
+ */
+export const PREPARE_VIEWS_AFTER_MS = 1_500;
+
+/** The heading of the view shown: the views not shown are kept, hidden (App.svelte). */
+export const VIEW_HEADING = "main [data-view]:not([hidden]) h1";
+
 export const MAX_LOG_LINES = 5_000;
 export const MAX_ACTIVITY = 20_000;
 /** As many as the core keeps per server (timeline::DEFAULT_CAPACITY). */
