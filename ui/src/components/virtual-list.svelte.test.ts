@@ -4,6 +4,7 @@
 import { createRawSnippet, flushSync, mount, unmount } from "svelte";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import VirtualList from "./VirtualList.svelte";
+import ListInView from "./testing/ListInView.svelte";
 
 // The DOM here lays nothing out: lists are given a height by hand, and told
 // of a new one through a ResizeObserver the test drives, as the window's
@@ -121,5 +122,29 @@ describe("VirtualList hidden and shown again", () => {
     viewport.scrollTop = 0;
     resize(viewport, 300);
     expect(viewport.scrollTop).toBe(600);
+  });
+
+  it("in a kept view, is back in place in the first frame after the view is shown, before any resize is reported", async () => {
+    const props = $state({ items: range(0, 100), shown: true });
+    mounted.push(mount(ListInView, { target: document.body, props }));
+    flushSync();
+    const viewport = document.querySelector<HTMLElement>('[role="list"]');
+    if (!viewport) throw new Error("no list");
+    expect(viewport.closest("[data-view]")?.hasAttribute("hidden")).toBe(false);
+    viewport.scrollTop = 410;
+    viewport.dispatchEvent(new Event("scroll"));
+    flushSync();
+    props.shown = false;
+    flushSync();
+    expect(viewport.closest("[data-view]")?.hasAttribute("hidden")).toBe(true);
+    resize(viewport, 0);
+    viewport.scrollTop = 0;
+    listHeight = 300;
+    // Shown again; no resize observer has reported anything yet.
+    props.shown = true;
+    flushSync();
+    await new Promise((r) => requestAnimationFrame(r));
+    flushSync();
+    expect(viewport.scrollTop).toBe(410);
   });
 });
