@@ -26,8 +26,6 @@ import { afterPaint, markReady } from "./ready";
 
 export type View = "folders" | "servers" | "activity";
 
-export const VIEWS_IN_ORDER: readonly View[] = ["folders", "servers", "activity"];
-
 /**
  * How long after start-up the views not shown yet are made, hidden
  * (App.svelte): after the window shows its content and the servers start.

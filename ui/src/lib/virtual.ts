@@ -2,12 +2,6 @@
 // a viewport shows, plus a few either side so fast scrolling does not flash
 // blank rows. Pure, so it is unit tested without a DOM.
 
-/**
- * The context key under which a kept view (ViewSlot.svelte) offers a
- * function telling whether it is shown; lists outside one are always shown.
- */
-export const VIEW_SHOWN = Symbol("rootgate-view-shown");
-
 /** Rows `start` (inclusive) to `end` (exclusive). */
 export interface Range {
   start: number;
