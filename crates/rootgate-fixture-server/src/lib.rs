@@ -30,6 +30,11 @@
 //! `misbehave` module). Those behaviours live at the edges of the loop in
 //! [`run`]; two of them use a second thread (the floods), and one blocks
 //! SIGTERM. Without the flag none of that runs.
+//!
+//! Two options make it take changes the way some servers in the wild do:
+//! `--ignore-list-changed` asks once, after `initialized`, and never again;
+//! `--ask-every-ms N` ignores `list_changed` and asks on its own schedule,
+//! from a second thread.
 
 mod misbehave;
 
@@ -78,6 +83,12 @@ Options:
   --report FILE       Append one JSON line to FILE for every roots answer.
   --name NAME         Report NAME as serverInfo.name (default: rootgate-fixture).
   --ask-delay-ms N    Wait N milliseconds before sending each roots/list request.
+  --ignore-list-changed
+                      Ask for roots/list once, after initialized, and never again:
+                      notifications/roots/list_changed changes nothing.
+  --ask-every-ms N    Ignore notifications/roots/list_changed and ask for
+                      roots/list every N milliseconds instead (from a second
+                      thread, ids \"poll-0\", \"poll-1\", ...).
   --misbehave KIND    Misbehave in one way, for fault-injection tests (below).
   --flood-requests N  roots-flood, stop-reading-input: how many roots/list
                       requests (default 10000).
@@ -141,6 +152,11 @@ struct Config {
     ask_delay: std::time::Duration,
     /// The one way to misbehave, for fault-injection tests.
     misbehave: Option<misbehave::Kind>,
+    /// Whether `notifications/roots/list_changed` is ignored (a server that
+    /// asks once, or only on its own schedule).
+    ignore_list_changed: bool,
+    /// How often to ask for `roots/list` on its own, if at all.
+    ask_every: Option<std::time::Duration>,
     /// How many `roots/list` requests `roots-flood` sends.
     flood_requests: u64,
     /// How many bytes `stderr-flood` writes.
@@ -155,6 +171,8 @@ impl Default for Config {
             name: DEFAULT_NAME.to_owned(),
             ask_delay: std::time::Duration::ZERO,
             misbehave: None,
+            ignore_list_changed: false,
+            ask_every: None,
             flood_requests: misbehave::DEFAULT_FLOOD_REQUESTS,
             flood_bytes: misbehave::DEFAULT_FLOOD_BYTES,
         }
@@ -191,6 +209,17 @@ fn parse_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Command, Stri
                     .and_then(|v| v.parse().ok())
                     .ok_or("--ask-delay-ms needs a number of milliseconds")?;
                 config.ask_delay = std::time::Duration::from_millis(ms);
+            }
+            Some("--ignore-list-changed") => config.ignore_list_changed = true,
+            Some("--ask-every-ms") => {
+                let value = args.next().ok_or("--ask-every-ms needs a number")?;
+                let ms: u64 = value
+                    .to_str()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|ms| *ms > 0)
+                    .ok_or("--ask-every-ms needs a positive number of milliseconds")?;
+                config.ask_every = Some(std::time::Duration::from_millis(ms));
+                config.ignore_list_changed = true;
             }
             Some("--misbehave") => {
                 let value = args.next().ok_or("--misbehave needs a KIND (see --help)")?;
@@ -297,6 +326,7 @@ struct Flood {
 struct Server {
     name: String,
     roots_on_init: bool,
+    ignore_list_changed: bool,
     /// Whether the client declared `capabilities.roots` in `initialize`.
     client_has_roots: bool,
     /// The id of the next request we send to the client.
@@ -326,6 +356,7 @@ impl Server {
         Server {
             name: config.name.clone(),
             roots_on_init: config.roots_on_init,
+            ignore_list_changed: config.ignore_list_changed,
             client_has_roots: false,
             next_request_id: 0,
             outstanding: HashMap::new(),
@@ -463,6 +494,9 @@ impl Server {
             // `--no-roots-on-init` lets tests see what happens when we wait.
             "notifications/initialized" if self.client_has_roots && self.roots_on_init => {
                 out.push(self.roots_list_request(None));
+            }
+            "notifications/roots/list_changed" if self.ignore_list_changed => {
+                self.diagnose("told the roots changed; not asking (--ignore-list-changed)".into());
             }
             // The client only sends this if it supports roots, so there is no
             // need to check the declared capability first.
@@ -603,6 +637,19 @@ impl Server {
     /// reports it whole. Returns false for everything else.
     fn made_up_reply(&mut self, id: Option<&Value>, object: &Map<String, Value>) -> bool {
         let text_id = id.and_then(Value::as_str);
+        if text_id.is_some_and(|id| id.starts_with(POLL_ID_PREFIX)) {
+            match parse_roots(object.get("result")) {
+                Ok(roots) if !object.contains_key("error") => {
+                    self.accept_roots(roots);
+                    self.seen = Some(Seen::RootsAccepted);
+                }
+                Ok(_) | Err(_) => self.diagnose(format!(
+                    "the answer to {} is an error or malformed; keeping the previous roots",
+                    display_id(id)
+                )),
+            }
+            return true;
+        }
         if let Some(flood) = self.flood.as_mut()
             && text_id.is_some_and(|id| id.starts_with(misbehave::FLOOD_ID_PREFIX))
         {
@@ -824,6 +871,11 @@ fn run(config: &Config) -> Result<ExitCode, String> {
         }
         let mut messages = server.handle(&line);
         let seen = server.take_seen();
+        if let (Some(every), Some(Seen::Initialized)) = (config.ask_every, seen)
+            && server.client_has_roots
+        {
+            start_polling(every);
+        }
         // Side effects go out before the messages, so that a test which reads
         // the report after receiving a tool result always finds the line there.
         for effect in server.take_effects() {
@@ -879,6 +931,25 @@ fn run(config: &Config) -> Result<ExitCode, String> {
             Some(misbehave::Then::Continue) | None => {}
         }
     }
+}
+
+/// The id prefix of the `roots/list` requests `--ask-every-ms` sends.
+const POLL_ID_PREFIX: &str = "poll-";
+
+/// Asks for `roots/list` every `every`, from a second thread, until the
+/// client is gone. The main loop reads and applies the answers.
+fn start_polling(every: std::time::Duration) {
+    std::thread::spawn(move || {
+        for i in 0u64.. {
+            std::thread::sleep(every);
+            let request = json!({
+                "jsonrpc": "2.0", "id": format!("{POLL_ID_PREFIX}{i}"), "method": "roots/list",
+            });
+            if write_message(&mut io::stdout().lock(), &request).is_err() {
+                return;
+            }
+        }
+    });
 }
 
 /// Writes one line a misbehaviour made up.
