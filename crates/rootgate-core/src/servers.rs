@@ -73,6 +73,11 @@ pub struct ServerSpec {
     /// until the person approves the new one.
     #[serde(default)]
     pub approved_command: Option<String>,
+    /// Seen by Rootgate, not set by the person: the server did not ask for
+    /// its folders after being told they changed, so withdrawals reach it by
+    /// restart. Forgotten when its command changes.
+    #[serde(default)]
+    pub ignores_list_changed: bool,
 }
 
 /// Why a server draft was refused.
@@ -154,6 +159,7 @@ impl ServerDraft {
             withdrawal: self.withdrawal,
             enforce_roots: self.enforce_roots,
             approved_command: None,
+            ignores_list_changed: false,
         })
     }
 }

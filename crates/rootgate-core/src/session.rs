@@ -15,6 +15,7 @@
 //! roots API (`protocol`), process-group signalling (`process`), and the
 //! notification timing rules (`notify`).
 
+pub mod delivery;
 pub mod notify;
 pub mod process;
 pub mod protocol;
@@ -34,10 +35,12 @@ use tokio::time::Instant;
 
 use crate::consent::{SharedRoot, SharedRoots};
 use crate::enforcement;
-use crate::ids::ServerId;
+use crate::ids::{ServerId, now_ms};
 use crate::servers::{ServerSpec, Withdrawal};
 use crate::timeline::{Event, Timeline};
-use notify::{Decision, NotifyGate};
+use delivery::Restarted;
+pub use delivery::{Delivery, DeliveryState, Following};
+use notify::{Decision, NotifyGate, NotifyTiming};
 use process::ExitWatch;
 pub use protocol::ServerMessage;
 use protocol::{HandlerEvent, RootsClient};
@@ -61,9 +64,9 @@ pub struct SessionConfig {
     pub request_timeout: Duration,
     /// How long each step of the shutdown sequence waits for an exit.
     pub shutdown_grace: Duration,
-    /// How long a `list_changed` holds the next one while the server has
-    /// not yet asked (see `notify`).
-    pub notify_hold: Duration,
+    /// When to notify, confirm, and give up waiting for a server to ask
+    /// (see `notify`).
+    pub notify: NotifyTiming,
 }
 
 impl Default for SessionConfig {
@@ -72,7 +75,7 @@ impl Default for SessionConfig {
             init_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(2),
-            notify_hold: Duration::from_millis(500),
+            notify: NotifyTiming::default(),
         }
     }
 }
@@ -137,6 +140,8 @@ enum Command {
     Stop(oneshot::Sender<()>),
     Shutdown(oneshot::Sender<()>),
     Peer(oneshot::Sender<Option<Peer<RoleClient>>>),
+    /// Forget that the server was seen not to follow changes.
+    Forget,
 }
 
 /// A handle to one server's session actor. Dropping every handle shuts the
@@ -146,6 +151,7 @@ pub struct Session {
     server: ServerId,
     commands: mpsc::UnboundedSender<Command>,
     status: watch::Receiver<Status>,
+    delivery: watch::Receiver<Delivery>,
     stderr: Arc<StderrLog>,
     messages: broadcast::Sender<ServerMessage>,
     config: SessionConfig,
@@ -163,12 +169,16 @@ impl Session {
     ) -> Session {
         let (commands, rx) = mpsc::unbounded_channel();
         let (status_tx, status) = watch::channel(Status::Stopped { last_exit: None });
+        let (delivery_tx, delivery) = watch::channel(Delivery::default());
         let stderr = Arc::new(StderrLog::default());
         let messages = broadcast::Sender::new(SERVER_MESSAGE_BUFFER);
         let actor = Actor {
             server: server.clone(),
             commands: rx,
             status: status_tx,
+            delivery: delivery_tx,
+            following: Following::Unknown,
+            restarted: None,
             roots,
             timeline,
             stderr: Arc::clone(&stderr),
@@ -180,6 +190,7 @@ impl Session {
             server,
             commands,
             status,
+            delivery,
             stderr,
             messages,
             config,
@@ -226,11 +237,33 @@ impl Session {
     }
 
     /// Waits until the status satisfies `want` or `timeout` passes, and
-    /// returns the status at that moment.
+    /// returns the status that satisfied it (or, after the timeout, the
+    /// status then).
     pub async fn wait_for(&self, timeout: Duration, want: impl Fn(&Status) -> bool) -> Status {
         let mut rx = self.status.clone();
-        let _ = tokio::time::timeout(timeout, rx.wait_for(|s| want(s))).await;
-        rx.borrow().clone()
+        // The status that satisfied `want`, not the one after it: a server
+        // that started and is already being restarted was still running.
+        let found = match tokio::time::timeout(timeout, rx.wait_for(|s| want(s))).await {
+            Ok(Ok(status)) => Some(status.clone()),
+            _ => None,
+        };
+        found.unwrap_or_else(|| rx.borrow().clone())
+    }
+
+    /// Where the server stands with its folders now.
+    pub fn delivery(&self) -> Delivery {
+        self.delivery.borrow().clone()
+    }
+
+    pub fn subscribe_delivery(&self) -> watch::Receiver<Delivery> {
+        self.delivery.clone()
+    }
+
+    /// Forgets that the server was seen not to follow changes: withdrawals
+    /// are told again rather than applied by restart, until it is seen
+    /// again.
+    pub fn forget_following(&self) {
+        let _ = self.commands.send(Command::Forget);
     }
 
     pub fn stderr(&self) -> &Arc<StderrLog> {
@@ -294,6 +327,11 @@ struct Actor {
     server: ServerId,
     commands: mpsc::UnboundedReceiver<Command>,
     status: watch::Sender<Status>,
+    delivery: watch::Sender<Delivery>,
+    /// What was seen of the server's way with `list_changed`, across runs.
+    following: Following,
+    /// The last restart made to apply a change.
+    restarted: Option<Restarted>,
     roots: watch::Receiver<SharedRoots>,
     timeline: Arc<Timeline>,
     stderr: Arc<StderrLog>,
@@ -310,11 +348,21 @@ impl Actor {
                 Some(spec) => spec,
                 None => match self.commands.recv().await {
                     None => return,
-                    Some(Command::Start(spec)) => spec,
+                    Some(Command::Start(spec)) => {
+                        self.adopt(&spec);
+                        spec
+                    }
                     Some(Command::Restart(spec)) => match spec.or_else(|| last_spec.clone()) {
-                        Some(spec) => spec,
+                        Some(spec) => {
+                            self.adopt(&spec);
+                            spec
+                        }
                         None => continue,
                     },
+                    Some(Command::Forget) => {
+                        self.forget();
+                        continue;
+                    }
                     Some(Command::Stop(done)) => {
                         let _ = done.send(());
                         continue;
@@ -345,6 +393,61 @@ impl Actor {
 
     fn record(&self, event: Event) {
         self.timeline.record(&self.server, event);
+    }
+
+    /// Takes what the person's settings say about the server's way with
+    /// changes, at a start or restart they asked for. (Restarts the actor
+    /// makes itself keep what it saw, which the settings may not hold yet.)
+    fn adopt(&mut self, spec: &ServerSpec) {
+        if spec.ignores_list_changed {
+            self.following = Following::Ignores;
+        } else if self.following == Following::Ignores {
+            self.following = Following::Unknown;
+        }
+    }
+
+    fn forget(&mut self) {
+        if self.following == Following::Ignores {
+            self.following = Following::Unknown;
+            self.delivery
+                .send_modify(|d| d.following = Following::Unknown);
+        }
+    }
+
+    /// Publishes where the server stands with its folders, if that moved.
+    fn publish_delivery(&self, state: DeliveryState, given: Option<&Arc<[SharedRoot]>>) {
+        let (granted, generation) = {
+            let roots = self.roots.borrow();
+            (roots.shared(), roots.generation())
+        };
+        let following = self.following;
+        let restarted = &self.restarted;
+        self.delivery.send_if_modified(|d| {
+            let same_list =
+                |a: Option<&Arc<[SharedRoot]>>, b: Option<&Arc<[SharedRoot]>>| match (a, b) {
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    (None, None) => true,
+                    _ => false,
+                };
+            if d.state == state
+                && d.following == following
+                && d.restarted == *restarted
+                && d.generation == generation
+                && Arc::ptr_eq(&d.granted, &granted)
+                && same_list(d.given.as_ref(), given)
+            {
+                return false;
+            }
+            *d = Delivery {
+                state,
+                given: given.cloned(),
+                granted,
+                generation,
+                following,
+                restarted: restarted.clone(),
+            };
+            true
+        });
     }
 
     fn fail(&self, reason: String) {
@@ -571,6 +674,7 @@ impl Actor {
             )
             .await;
         drop(peer);
+        self.publish_delivery(DeliveryState::NotRunning, None);
 
         let (reason, expected) = match &ending {
             Ending::Stop(_) => ("stopped".to_owned(), true),
@@ -640,13 +744,16 @@ impl Actor {
         exit: &mut ExitWatch,
         quit: &mut watch::Receiver<bool>,
     ) -> Ending {
-        let mut gate = NotifyGate::after_initialized(self.config.notify_hold, Instant::now());
         // Most servers ask for roots right after `initialized`; one that
         // does not is told with `list_changed` once the hold has passed, so
         // folders shared before it started still reach it.
-        let mut hold_until: Option<Instant> = Some(Instant::now() + self.config.notify_hold);
+        let mut gate = NotifyGate::after_initialized(self.config.notify, Instant::now());
         let mut last_given: Option<Arc<[SharedRoot]>> = None;
+        let mut waiting = Waiting::default();
+        let state = waiting.state(&gate, self.roots.borrow().generation());
+        self.publish_delivery(state, None);
         loop {
+            let wake = gate.next_wake(self.roots.borrow().generation());
             // Biased, in this order: the person's commands are never starved,
             // and everything the server said before it went away (answers,
             // messages) is recorded before its exit or closed output is.
@@ -657,11 +764,17 @@ impl Actor {
                     Some(Command::Shutdown(done)) => return Ending::Quit(Some(done)),
                     Some(Command::Stop(done)) => return Ending::Stop(done),
                     Some(Command::Restart(new)) => {
-                        return Ending::Restart(new.unwrap_or_else(|| spec.clone()));
+                        let new = new.unwrap_or_else(|| spec.clone());
+                        self.adopt(&new);
+                        return Ending::Restart(new);
                     }
                     Some(Command::Start(_)) => Decision::Idle,
                     Some(Command::Peer(reply)) => {
                         let _ = reply.send(Some(peer.clone()));
+                        Decision::Idle
+                    }
+                    Some(Command::Forget) => {
+                        self.forget();
                         Decision::Idle
                     }
                 },
@@ -679,8 +792,9 @@ impl Actor {
                                 .into(),
                         );
                     }
-                    if let Some(why) = must_restart(spec.withdrawal, last_given.as_deref(), &current) {
-                        return Ending::Withdraw(why);
+                    let ignores = self.following == Following::Ignores;
+                    if let Some(why) = must_restart(spec.withdrawal, ignores, last_given.as_deref(), &current) {
+                        return self.withdraw(why, last_given.as_deref(), &current);
                     }
                     gate.on_change(current.generation(), Instant::now())
                 }
@@ -691,9 +805,14 @@ impl Actor {
                             generation,
                             roots: Arc::clone(&roots),
                         });
+                        // Asking while told of a change is following it.
+                        if gate.notified_out() && self.following == Following::Unknown {
+                            self.following = Following::Follows;
+                        }
+                        let len = roots.len();
                         last_given = Some(roots);
                         let current = self.roots.borrow().generation();
-                        gate.on_answered(generation, current, Instant::now())
+                        gate.on_answered(generation, len, current, Instant::now())
                     }
                     HandlerEvent::Refused { method } => {
                         self.record(Event::RequestRefused { method: method.to_owned() });
@@ -706,8 +825,7 @@ impl Actor {
                         Decision::Idle
                     }
                 },
-                _ = sleep_until(hold_until), if hold_until.is_some() => {
-                    hold_until = None;
+                _ = sleep_until(wake), if wake.is_some() => {
                     let current = self.roots.borrow().generation();
                     gate.on_deadline(current, Instant::now())
                 }
@@ -731,10 +849,82 @@ impl Actor {
                         let _ = protocol::notify_list_changed(&peer).await;
                     });
                 }
-                Decision::Send => {}
-                Decision::HoldUntil(until) => hold_until = Some(until),
-                Decision::Idle => {}
+                Decision::Send | Decision::Idle => {}
+                Decision::NotPickedUp => {
+                    let current = self.roots.borrow().clone();
+                    if let Some(given) = last_given.as_deref() {
+                        // It asked before, and not after being told: it does
+                        // not follow changes.
+                        self.following = Following::Ignores;
+                        if current.withdraws_from(given) {
+                            let why = format!(
+                                "it did not pick up the change within {}",
+                                seconds(self.config.notify.pickup)
+                            );
+                            return self.withdraw(why, Some(given), &current);
+                        }
+                    }
+                    let waited = self.config.notify.pickup;
+                    self.record(Event::NotPickedUp {
+                        generation: current.generation(),
+                        waited_ms: waited.as_millis() as u64,
+                    });
+                }
             }
+            let state = waiting.state(&gate, self.roots.borrow().generation());
+            self.publish_delivery(state, last_given.as_ref());
+        }
+    }
+
+    /// Ends the connection to restart the server so that a withdrawal takes
+    /// effect, noting what the restart withdraws.
+    fn withdraw(
+        &mut self,
+        why: String,
+        given: Option<&[SharedRoot]>,
+        current: &SharedRoots,
+    ) -> Ending {
+        let withdrawn: Vec<SharedRoot> = given
+            .unwrap_or_default()
+            .iter()
+            .filter(|old| !current.roots().iter().any(|new| new.uri == old.uri))
+            .cloned()
+            .collect();
+        self.restarted = Some(Restarted {
+            at_ms: now_ms(),
+            reason: why.clone(),
+            withdrawn,
+        });
+        Ending::Withdraw(why)
+    }
+}
+
+/// When the current wait for the server began, so the state the app shows
+/// keeps its time while it lasts.
+#[derive(Default)]
+struct Waiting {
+    since_ms: Option<u64>,
+    not_picked_up_ms: Option<u64>,
+}
+
+impl Waiting {
+    fn state(&mut self, gate: &NotifyGate, current: u64) -> DeliveryState {
+        if gate.settled(current) {
+            *self = Waiting::default();
+            return DeliveryState::UpToDate;
+        }
+        if gate.answered() == Some(current) {
+            self.since_ms = None;
+            self.not_picked_up_ms = None;
+            return DeliveryState::Confirming;
+        }
+        if gate.not_picked_up() {
+            let since_ms = *self.not_picked_up_ms.get_or_insert_with(now_ms);
+            return DeliveryState::NotPickedUp { since_ms };
+        }
+        self.not_picked_up_ms = None;
+        DeliveryState::Waiting {
+            since_ms: *self.since_ms.get_or_insert_with(now_ms),
         }
     }
 }
@@ -795,6 +985,7 @@ fn same_folders(a: &[SharedRoot], b: &[SharedRoot]) -> bool {
 /// `current` can only take effect by restarting the server, and why.
 fn must_restart(
     policy: Withdrawal,
+    ignores_changes: bool,
     given: Option<&[SharedRoot]>,
     current: &SharedRoots,
 ) -> Option<String> {
@@ -806,6 +997,11 @@ fn must_restart(
         // Real servers (the npm filesystem server among them) keep their
         // previous folders when told the list is empty.
         return Some("its last folder was withdrawn, and servers ignore an empty list".into());
+    }
+    if ignores_changes {
+        return Some(
+            "it does not pick up changes, so a withdrawal takes effect by restarting it".into(),
+        );
     }
     match policy {
         Withdrawal::Restart => {
@@ -956,16 +1152,23 @@ exec cat >/dev/null
         let none = just_a.advance(vec![]).unwrap();
         let more = just_a.advance(given.clone()).unwrap();
         assert_eq!(
-            must_restart(Withdrawal::Notify, Some(&given), &just_a),
+            must_restart(Withdrawal::Notify, false, Some(&given), &just_a),
             None
         );
-        assert!(must_restart(Withdrawal::Restart, Some(&given), &just_a).is_some());
-        assert!(must_restart(Withdrawal::Notify, Some(&given), &none).is_some());
+        assert!(must_restart(Withdrawal::Restart, false, Some(&given), &just_a).is_some());
+        assert!(must_restart(Withdrawal::Notify, false, Some(&given), &none).is_some());
         assert_eq!(
-            must_restart(Withdrawal::Restart, Some(&given[..1]), &more),
+            must_restart(Withdrawal::Restart, false, Some(&given[..1]), &more),
+            None
+        );
+        // A server seen not to follow changes is restarted for any
+        // withdrawal, and for nothing else.
+        assert!(must_restart(Withdrawal::Notify, true, Some(&given), &just_a).is_some());
+        assert_eq!(
+            must_restart(Withdrawal::Notify, true, Some(&given[..1]), &more),
             None
         );
         // A server that was never given anything has nothing to forget.
-        assert_eq!(must_restart(Withdrawal::Restart, None, &none), None);
+        assert_eq!(must_restart(Withdrawal::Restart, true, None, &none), None);
     }
 }

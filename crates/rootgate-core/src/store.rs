@@ -354,6 +354,11 @@ impl Store {
             if slot.is_approved() && slot.command_line() == spec.command_line() {
                 spec.approved_command = slot.approved_command.clone();
             }
+            // What was seen of how the server takes changes is about the
+            // program that ran: another command is another program.
+            if slot.command_line() == spec.command_line() {
+                spec.ignores_list_changed = slot.ignores_list_changed;
+            }
             *slot = spec.clone();
             Ok(spec)
         })
@@ -377,6 +382,18 @@ impl Store {
             }
             spec.approved_command = Some(command_line.to_owned());
             Ok(spec.clone())
+        })
+    }
+
+    /// Records whether the server was seen to ignore `list_changed` (or
+    /// forgets it, with `false`).
+    pub fn set_ignores_list_changed(&self, id: &ServerId, ignores: bool) -> Result<(), StoreError> {
+        if self.server(id)?.ignores_list_changed == ignores {
+            return Ok(());
+        }
+        self.change(|s| {
+            find_server(s, id)?.ignores_list_changed = ignores;
+            Ok(())
         })
     }
 

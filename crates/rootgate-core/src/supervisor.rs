@@ -29,7 +29,8 @@ use crate::folders::{self, CheckedFolder, FolderError, Warning};
 use crate::ids::{RootId, ServerId};
 use crate::roots::Root;
 use crate::servers::{ServerDraft, ServerSpec};
-use crate::session::{LogLine, Session, SessionConfig, SessionError, Status};
+use crate::session::delivery::{DeliverySummary, FolderDelivery};
+use crate::session::{Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status};
 use crate::settings::{Recovery, SettingsFile};
 use crate::store::{Store, StoreError};
 use crate::timeline::{Entry, Event, Page, Timeline};
@@ -175,6 +176,8 @@ pub struct ServerView {
     pub command_line: String,
     pub approved: bool,
     pub status: Status,
+    /// Where the server stands with its folders.
+    pub delivery: DeliverySummary,
 }
 
 /// Something that changed, for the app to show without polling.
@@ -192,6 +195,11 @@ pub enum Change {
     Status { server: ServerId, status: Status },
     /// A server wrote a line on stderr.
     Log { server: ServerId, line: LogLine },
+    /// Where a server stands with its folders changed.
+    Delivery {
+        server: ServerId,
+        delivery: DeliverySummary,
+    },
 }
 
 struct PendingPrompt {
@@ -332,6 +340,7 @@ impl Supervisor {
             self.config,
         );
         let mut status = session.subscribe_status();
+        let mut delivery = session.subscribe_delivery();
         let mut log = session.stderr().subscribe();
         let changes = self.changes.clone();
         let server = spec.id.clone();
@@ -346,6 +355,14 @@ impl Supervisor {
                             supervisor.on_status(&server, &status);
                         }
                         let _ = changes.send(Change::Status { server: server.clone(), status });
+                    }
+                    changed = delivery.changed() => {
+                        if changed.is_err() { break; }
+                        let now = delivery.borrow_and_update().clone();
+                        if let Some(supervisor) = me.upgrade() {
+                            supervisor.on_delivery(&server, &now);
+                        }
+                        let _ = changes.send(Change::Delivery { server: server.clone(), delivery: now.summary() });
                     }
                     line = log.recv() => match line {
                         Ok(line) => { let _ = changes.send(Change::Log { server: server.clone(), line }); }
@@ -426,6 +443,17 @@ impl Supervisor {
                 });
             }
             Status::Stopped { .. } | Status::Starting | Status::Stopping => {}
+        }
+    }
+
+    /// Remembers, in the settings, a server seen not to follow changes, so
+    /// that it is shown and its withdrawals are applied by restart from its
+    /// next launch on too.
+    fn on_delivery(&self, id: &ServerId, delivery: &Delivery) {
+        if delivery.following == Following::Ignores
+            && let Err(e) = self.store.set_ignores_list_changed(id, true)
+        {
+            tracing::warn!("could not remember that {id} ignores list_changed: {e}");
         }
     }
 
@@ -644,16 +672,35 @@ impl Supervisor {
     // ----- servers ---------------------------------------------------------
 
     fn view(&self, spec: ServerSpec) -> ServerView {
-        let status = lock(&self.sessions)
+        let (status, delivery) = lock(&self.sessions)
             .get(&spec.id)
-            .map(Session::status)
-            .unwrap_or(Status::Stopped { last_exit: None });
+            .map(|s| (s.status(), s.delivery()))
+            .unwrap_or_else(|| (Status::Stopped { last_exit: None }, Delivery::default()));
+        let mut delivery = delivery.summary();
+        if spec.ignores_list_changed {
+            delivery.following = Following::Ignores;
+        }
         ServerView {
             command_line: spec.command_line(),
             approved: spec.is_approved(),
             status,
+            delivery,
             spec,
         }
+    }
+
+    /// Each folder a server is granted or may still hold, and where it
+    /// stands with the server.
+    pub fn server_folders(&self, id: &ServerId) -> Result<Vec<FolderDelivery>, SupervisorError> {
+        Ok(self.session(id)?.delivery().folders())
+    }
+
+    /// Forgets that a server was seen not to follow changes: its
+    /// withdrawals are told again, and it is watched afresh.
+    pub fn forget_following(&self, id: &ServerId) -> Result<ServerView, SupervisorError> {
+        self.store.set_ignores_list_changed(id, false)?;
+        self.session(id)?.forget_following();
+        self.server(id)
     }
 
     pub fn servers(&self) -> Vec<ServerView> {

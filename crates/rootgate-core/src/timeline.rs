@@ -45,6 +45,9 @@ pub enum Event {
     },
     /// `notifications/roots/list_changed` was sent for this generation.
     ListChangedSent { generation: u64 },
+    /// The server was told of a change and did not ask for the list within
+    /// `waited_ms`: what was added is not picked up yet.
+    NotPickedUp { generation: u64, waited_ms: u64 },
     /// The server was restarted so that a withdrawal takes effect.
     RestartedToWithdraw { reason: String },
     /// The server runs under a Landlock ruleset: it may read and write

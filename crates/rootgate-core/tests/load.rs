@@ -272,7 +272,23 @@ struct Before {
 }
 
 impl Fleet {
-    fn before(&self) -> Before {
+    /// Waits until every server holds its current list with nothing left
+    /// to tell it (a burst ends with a confirming notification), then notes
+    /// what each was given: so that what follows is caused by the next
+    /// change alone.
+    async fn before(&self) -> Before {
+        for (s, session) in self.sessions.iter().enumerate() {
+            eventually("every server to settle before the next change", || async {
+                let d = session.delivery();
+                let current = self.h.store.shared_with(self.id(s)).expect("server");
+                if d.settled() && d.generation == current.generation() {
+                    Ok(())
+                } else {
+                    Err(format!("server {s}: {:?} at {}", d.state, d.generation))
+                }
+            })
+            .await;
+        }
         Before {
             seq: self.h.now_seq(),
             generations: (0..self.specs.len())
@@ -386,7 +402,7 @@ async fn fifty_servers_and_a_thousand_folders() {
     let path = fleet.h.dir.path().join("folders/added later");
     std::fs::create_dir_all(&path).expect("create folder");
     let checked = folders::check(&path).expect("check folder");
-    let before = fleet.before();
+    let before = fleet.before().await;
     let added = fleet.h.store.add_root(&checked, None).expect("add root");
     let ids: Vec<ServerId> = affected.iter().map(|&s| fleet.id(s).clone()).collect();
     fleet
@@ -417,7 +433,7 @@ async fn fifty_servers_and_a_thousand_folders() {
         affected.len() >= 5,
         "seed {seed}: the most shared folder has {affected:?}"
     );
-    let before = fleet.before();
+    let before = fleet.before().await;
     fleet
         .h
         .store
@@ -440,7 +456,7 @@ async fn fifty_servers_and_a_thousand_folders() {
     let f = (0..folders.len())
         .min_by_key(|&f| shared_by(f, &grants).len())
         .expect("a folder");
-    let before = fleet.before();
+    let before = fleet.before().await;
     fleet
         .h
         .store
@@ -464,7 +480,7 @@ async fn fifty_servers_and_a_thousand_folders() {
             row[f] = false;
         }
     }
-    let before = fleet.before();
+    let before = fleet.before().await;
     fleet
         .h
         .store

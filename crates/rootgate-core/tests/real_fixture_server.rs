@@ -119,7 +119,7 @@ async fn a_burst_is_one_notification_and_the_last_answer_is_the_newest() {
     let mut h = Harness::new();
     // The server waits a second before asking, and the gate holds for two:
     // every change of the burst lands while the first notification is out.
-    h.config.notify_hold = Duration::from_secs(2);
+    h.config.notify.hold = Duration::from_secs(2);
     let bin = fixture_server();
     let (spec, session) = h.server(
         "slow asker",

@@ -297,3 +297,71 @@ async fn a_prompt_stays_open_when_saving_fails() {
     assert!(sup.open_prompts().is_empty());
     assert_eq!(sup.folders().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_seen_not_to_follow_changes_is_remembered_until_forgotten() {
+    use rootgate_core::session::Following;
+    let dir = tempfile::tempdir().unwrap();
+    let settings = SettingsFile::at(dir.path().join("config/settings.json"));
+    let mut config = SessionConfig::default();
+    config.notify.pickup = std::time::Duration::from_secs(1);
+    let sup = Supervisor::open(settings.clone(), config).unwrap();
+    let mut draft = fixture_draft("asks once");
+    draft.args = vec!["--ignore-list-changed".into()];
+    let view = sup.add_server(draft).unwrap();
+    let id = view.spec.id.clone();
+    sup.approve_command(&id, &view.command_line).unwrap();
+    let share = |name: &str| {
+        let prompt = sup.prompt_for_path(&make_folder(&dir, name)).unwrap();
+        sup.answer_prompt(prompt.id, std::slice::from_ref(&id), None)
+            .unwrap()
+    };
+    let a = share("a");
+    sup.start(&id).unwrap();
+    running(&sup.session_of(&id).unwrap()).await;
+    wait_timeline(sup.timeline(), &id, 0, |e| {
+        matches!(e, rootgate_core::timeline::Event::RootsAnswered { roots, .. } if roots.len() == 1)
+    })
+    .await;
+    share("b");
+    wait_timeline(sup.timeline(), &id, 0, |e| {
+        matches!(e, rootgate_core::timeline::Event::NotPickedUp { .. })
+    })
+    .await;
+    eventually("the settings to remember it", || async {
+        let view = sup.server(&id).map_err(|e| e.to_string())?;
+        if view.spec.ignores_list_changed && view.delivery.following == Following::Ignores {
+            Ok(())
+        } else {
+            Err(format!("{:?}", view.delivery))
+        }
+    })
+    .await;
+    assert!(
+        std::fs::read_to_string(settings.path())
+            .unwrap()
+            .contains("\"ignoresListChanged\": true"),
+        "saved to the settings file"
+    );
+    sup.shutdown().await;
+    drop(sup);
+
+    // Opened again, it still knows, and says so on the server.
+    let sup = Supervisor::open(settings.clone(), config).unwrap();
+    assert_eq!(
+        sup.server(&id).unwrap().delivery.following,
+        Following::Ignores
+    );
+    // The person may have it watched again.
+    let view = sup.forget_following(&id).unwrap();
+    assert!(!view.spec.ignores_list_changed);
+    assert_eq!(view.delivery.following, Following::Unknown);
+    // Another command is another program: what was seen is forgotten.
+    sup.store().set_ignores_list_changed(&id, true).unwrap();
+    let mut edited = sup.server(&id).unwrap().spec.to_draft();
+    edited.args.push("--name=other".into());
+    let edited = sup.update_server(&id, edited).await.unwrap();
+    assert!(!edited.spec.ignores_list_changed);
+    sup.revoke(&id, &a.root.id).unwrap();
+    sup.shutdown().await;
+}
