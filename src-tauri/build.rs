@@ -25,6 +25,8 @@ const COMMANDS: &[&str] = &[
     "restart_server",
     "server_timeline",
     "server_log",
+    "server_folders",
+    "forget_following",
     "activity",
     "templates",
     "window_shown",

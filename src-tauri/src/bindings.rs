@@ -10,6 +10,9 @@ use rootgate_core::folders::Warning;
 use rootgate_core::ids::{RootId, ServerId};
 use rootgate_core::roots::Root;
 use rootgate_core::servers::{ServerDraft, ServerSpec, Withdrawal};
+use rootgate_core::session::delivery::{
+    DeliveryState, DeliverySummary, FolderDelivery, FolderState, Following, RestartNote,
+};
 use rootgate_core::session::{LogLine, RunningInfo, Status};
 use rootgate_core::supervisor::{
     Change, ConsentPrompt, FolderView, ServerChoice, ServerView, WarningView,
@@ -41,6 +44,12 @@ fn declarations() -> String {
         ServerSpec::decl(&cfg),
         RunningInfo::decl(&cfg),
         Status::decl(&cfg),
+        DeliveryState::decl(&cfg),
+        Following::decl(&cfg),
+        RestartNote::decl(&cfg),
+        DeliverySummary::decl(&cfg),
+        FolderState::decl(&cfg),
+        FolderDelivery::decl(&cfg),
         ServerView::decl(&cfg),
         LogLine::decl(&cfg),
         Event::decl(&cfg),

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use rootgate_core::ids::{RootId, ServerId};
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
+use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::supervisor::{ConsentPrompt, FolderView, ServerView, Supervisor};
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
@@ -170,6 +171,21 @@ pub fn server_timeline(
 #[instrument(skip(sup), err)]
 pub fn server_log(sup: Sup<'_>, id: Arg<ServerId>) -> Result<Vec<LogLine>> {
     Ok(sup.log_of(&id.0)?)
+}
+
+/// Each folder a server is granted or may still hold, and whether the
+/// server has picked it up.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn server_folders(sup: Sup<'_>, id: Arg<ServerId>) -> Result<Vec<FolderDelivery>> {
+    Ok(sup.server_folders(&id.0)?)
+}
+
+/// Forgets that a server was seen not to follow changes.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn forget_following(sup: Sup<'_>, id: Arg<ServerId>) -> Result<ServerView> {
+    Ok(sup.forget_following(&id.0)?)
 }
 
 #[tauri::command]

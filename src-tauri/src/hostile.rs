@@ -747,6 +747,37 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
+            name: "server_folders",
+            args: vec![("id", Kind::Str)],
+            bases: vec![json!({"id": server})],
+            // Read-only; the real server is stopped and holds nothing.
+            on_success: |h, args, out| {
+                if args["id"] == json!(h.server) && out == &json!([]) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "folders for {}: {}",
+                        short(&args["id"], 100),
+                        short(out, 200)
+                    ))
+                }
+            },
+        },
+        Command {
+            name: "forget_following",
+            args: vec![("id", Kind::Str)],
+            bases: vec![json!({"id": server})],
+            // Forgetting what was seen of the real server changes no folder,
+            // grant or command.
+            on_success: |h, args, _| {
+                if args["id"] == json!(h.server) {
+                    Ok(())
+                } else {
+                    Err(format!("forgot for {}", short(&args["id"], 100)))
+                }
+            },
+        },
+        Command {
             name: "server_log",
             args: vec![("id", Kind::Str)],
             bases: vec![json!({"id": server})],

@@ -325,6 +325,8 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::restart_server,
             commands::server_timeline,
             commands::server_log,
+            commands::server_folders,
+            commands::forget_following,
             commands::activity,
             commands::templates,
             commands::window_shown,

@@ -2,7 +2,7 @@ import { createRawSnippet, flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import App from "../App.svelte";
 import { AppState } from "../lib/app.svelte";
-import { entry, fakeBackend, folder, prompt, server, settle } from "../lib/testing";
+import { delivered, entry, fakeBackend, folder, prompt, server, settle } from "../lib/testing";
 import VirtualList from "./VirtualList.svelte";
 
 let mounted: Record<string, unknown>[] = [];
@@ -271,6 +271,64 @@ describe("the window", () => {
     btn(rows[1], "server-start")?.click();
     flushSync();
     expect(q("approval-command")?.textContent).toBe("/bin/srv");
+  });
+});
+
+describe("folders a server has not picked up", () => {
+  const running = {
+    state: "running" as const,
+    pid: 3,
+    protocolVersion: "2025-11-25",
+    serverName: "once",
+    serverVersion: "1",
+    capabilities: {},
+  };
+
+  it("shows on the row, and per folder in the detail with a way to apply", async () => {
+    const { app, api } = await startApp((b) => {
+      b.api.listServers.mockResolvedValue([
+        server("a", {
+          name: "Asks once",
+          status: running,
+          delivery: delivered({ following: "ignores", notPickedUp: 1, told: 1 }),
+        }),
+      ]);
+      b.api.listFolders.mockResolvedValue([
+        folder("r1", { name: "Kept", servers: ["a"] }),
+        folder("r2", { name: "New", servers: ["a"] }),
+      ]);
+      b.api.serverFolders.mockResolvedValue([
+        { root: "r1", name: "Kept", state: "told" },
+        { root: "r2", name: "New", state: "notPickedUp" },
+        { root: "r3", name: "Gone", state: "restartedToApply" },
+      ]);
+    });
+    app.show("servers");
+    flushSync();
+    expect(all("delivery-note").map((n) => n.textContent)).toEqual([
+      "does not follow changes",
+      "1 folder not picked up yet",
+    ]);
+    await app.openDetail("a");
+    await vi.waitFor(() => expect(app.detailFolders).toHaveLength(3));
+    flushSync();
+    const items = all("sees-item");
+    expect(items.map((i) => i.dataset.state)).toEqual(["told", "notPickedUp", "restartedToApply"]);
+    expect(items.map((i) => i.querySelector('[data-testid="folder-state"]')?.textContent)).toEqual([
+      "told",
+      "not picked up yet",
+      "withdrawn · restarted to apply",
+    ]);
+    expect(q("ignores-changes")?.textContent).toContain("Does not follow changes");
+    q("restart-to-apply")?.click();
+    await settle();
+    expect(api.restartServer).toHaveBeenCalledWith("a");
+    api.forgetFollowing.mockResolvedValue(server("a", { name: "Asks once", status: running, delivery: delivered() }));
+    q("forget-following")?.click();
+    await settle();
+    flushSync();
+    expect(api.forgetFollowing).toHaveBeenCalledWith("a");
+    expect(q("ignores-changes")).toBeNull();
   });
 });
 

@@ -12,6 +12,7 @@ import type {
   ConsentPrompt,
   Entry,
   ErrorCode,
+  FolderDelivery,
   FolderView,
   LogLine,
   Notice,
@@ -93,6 +94,10 @@ export const api = {
   serverTimeline: (id: ServerId, before: number | null, limit: number) =>
     call<Page>("server_timeline", { id, before, limit }),
   serverLog: (id: ServerId) => call<LogLine[]>("server_log", { id }),
+  /** Each folder the server is granted or may still hold, and whether it picked it up. */
+  serverFolders: (id: ServerId) => call<FolderDelivery[]>("server_folders", { id }),
+  /** Forgets that the server was seen not to follow changes. */
+  forgetFollowing: (id: ServerId) => call<ServerView>("forget_following", { id }),
   activity: () => call<Entry[]>("activity"),
   templates: () => call<ServerTemplate[]>("templates"),
   /** Says the window shows its content: the enabled servers start now. */

@@ -9,7 +9,9 @@ import type {
   AppInfo,
   Change,
   ConsentPrompt,
+  DeliverySummary,
   Entry,
+  FolderDelivery,
   FolderView,
   LogLine,
   RootId,
@@ -104,6 +106,8 @@ export class AppState {
   /** The open server's timeline and stderr. */
   timeline = $state.raw<Entry[]>([]);
   log = $state.raw<LogLine[]>([]);
+  /** Where each of the open server's folders stands with it. */
+  detailFolders = $state.raw<FolderDelivery[]>([]);
   detailLoading = $state(false);
 
   picking = $state(false);
@@ -130,6 +134,9 @@ export class AppState {
   private latestStatus = new Map<ServerId, { n: number; status: Status }>();
   private unlisten: UnlistenFn[] = [];
   private detailToken = 0;
+  /** A fetch of the open server's folders is under way; another is due after it. */
+  private foldersLoading = false;
+  private foldersAgain = false;
 
   constructor(
     private api: Api,
@@ -232,6 +239,7 @@ export class AppState {
   onChanges(changes: Change[]): void {
     let settings = false;
     const statuses = new Map<ServerId, Status>();
+    const deliveries = new Map<ServerId, DeliverySummary>();
     const lines: LogLine[] = [];
     for (const c of changes) {
       switch (c.kind) {
@@ -246,14 +254,19 @@ export class AppState {
         case "log":
           if (c.server === this.detail) lines.push(c.line);
           break;
+        case "delivery":
+          deliveries.set(c.server, c.delivery);
+          break;
       }
     }
-    if (statuses.size > 0) {
+    if (statuses.size > 0 || deliveries.size > 0) {
       this.servers = this.servers.map((s) => {
         const status = statuses.get(s.id);
-        return status ? { ...s, status } : s;
+        const delivery = deliveries.get(s.id);
+        return status || delivery ? { ...s, status: status ?? s.status, delivery: delivery ?? s.delivery } : s;
       });
     }
+    if (this.detail !== null && deliveries.has(this.detail)) void this.loadDetailFolders();
     if (lines.length > 0) this.log = appendNewer(this.log, lines, MAX_LOG_LINES);
     if (settings) void this.reload();
   }
@@ -310,8 +323,10 @@ export class AppState {
     this.detail = id;
     this.timeline = [];
     this.log = [];
+    this.detailFolders = [];
     this.detailLoading = true;
     const token = ++this.detailToken;
+    void this.loadDetailFolders();
     const [page, log] = await Promise.allSettled([
       this.api.serverTimeline(id, null, TIMELINE_FIRST_PAGE),
       this.api.serverLog(id),
@@ -348,11 +363,35 @@ export class AppState {
     }
   }
 
+  /** Fetches where the open server's folders stand; overlapping calls run once more, not twice. */
+  private async loadDetailFolders(): Promise<void> {
+    if (this.foldersLoading) {
+      this.foldersAgain = true;
+      return;
+    }
+    this.foldersLoading = true;
+    try {
+      do {
+        this.foldersAgain = false;
+        const id = this.detail;
+        if (id === null) break;
+        const folders = await this.api.serverFolders(id);
+        if (this.detail === id) this.detailFolders = folders;
+      } while (this.foldersAgain);
+    } catch {
+      // The section then shows the folders without their state; the next
+      // change fetches again.
+    } finally {
+      this.foldersLoading = false;
+    }
+  }
+
   closeDetail(): void {
     this.detailToken++;
     this.detail = null;
     this.timeline = [];
     this.log = [];
+    this.detailFolders = [];
     this.detailLoading = false;
   }
 
@@ -551,6 +590,15 @@ export class AppState {
       return;
     }
     await this.withBusy(server.id, () => this.api.restartServer(server.id));
+  }
+
+  /** Forgets that a server was seen not to follow changes. */
+  async forgetFollowing(server: ServerView): Promise<void> {
+    try {
+      this.upsertServer(await this.api.forgetFollowing(server.id));
+    } catch (e) {
+      this.notify(plainMessage(e));
+    }
   }
 
   /** Approves exactly the command line shown, then starts the server. */

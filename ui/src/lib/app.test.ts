@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { AppState, MAX_LOG_LINES, TIMELINE_FIRST_PAGE, TIMELINE_PAGE } from "./app.svelte";
 import { READY_MARK } from "./ready";
-import { entry, fakeBackend, folder, prompt, server, settle } from "./testing";
+import { delivered, entry, fakeBackend, folder, prompt, server, settle } from "./testing";
 
 async function started() {
   const b = fakeBackend();
@@ -350,5 +350,43 @@ describe("a server's long timeline", () => {
     await open;
     expect(app.timeline).toEqual([]);
     expect(api.serverTimeline).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("delivery of folders", () => {
+  it("updates a server's row from a delivery change and fetches the open server's folders again", async () => {
+    const { app, api, handlers } = await started();
+    api.listServers.mockResolvedValue([server("a"), server("b")]);
+    await app.reload();
+    api.serverFolders.mockResolvedValue([{ root: "r1", name: "one", state: "waiting" }]);
+    await app.openDetail("a");
+    await vi.waitFor(() => expect(app.detailFolders.map((f) => f.state)).toEqual(["waiting"]));
+    api.serverFolders.mockResolvedValue([{ root: "r1", name: "one", state: "notPickedUp" }]);
+    handlers.changes?.([
+      {
+        kind: "delivery",
+        server: "a",
+        delivery: delivered({ state: { state: "notPickedUp", sinceMs: 1 }, following: "ignores", notPickedUp: 1 }),
+      },
+      { kind: "delivery", server: "b", delivery: delivered({ told: 2 }) },
+    ]);
+    expect(app.servers.map((s) => s.delivery.following)).toEqual(["ignores", "unknown"]);
+    expect(app.servers[1].delivery.told).toBe(2);
+    await vi.waitFor(() => expect(app.detailFolders.map((f) => f.state)).toEqual(["notPickedUp"]));
+    // A change for another server does not fetch the open one's again.
+    const calls = api.serverFolders.mock.calls.length;
+    handlers.changes?.([{ kind: "delivery", server: "b", delivery: delivered({ told: 3 }) }]);
+    await settle();
+    expect(api.serverFolders).toHaveBeenCalledTimes(calls);
+  });
+
+  it("forgets that a server ignores changes and shows the answer", async () => {
+    const { app, api } = await started();
+    api.listServers.mockResolvedValue([server("a", { delivery: delivered({ following: "ignores" }) })]);
+    await app.reload();
+    api.forgetFollowing.mockResolvedValue(server("a", { delivery: delivered() }));
+    await app.forgetFollowing(app.servers[0]);
+    expect(api.forgetFollowing).toHaveBeenCalledWith("a");
+    expect(app.servers[0].delivery.following).toBe("unknown");
   });
 });

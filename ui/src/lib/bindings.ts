@@ -86,13 +86,39 @@ enforceRoots: boolean,
  * whose command line differs from it (new, or edited) does not start
  * until the person approves the new one.
  */
-approvedCommand: string | null, };
+approvedCommand: string | null, 
+/**
+ * Seen by Rootgate, not set by the person: the server did not ask for
+ * its folders after being told they changed, so withdrawals reach it by
+ * restart. Forgotten when its command changes.
+ */
+ignoresListChanged: boolean, };
 
 export type RunningInfo = { pid: number, protocolVersion: string, serverName: string, serverVersion: string, capabilities: JsonValue, };
 
 export type Status = { "state": "stopped", lastExit: string | null, } | { "state": "starting" } | { "state": "running" } & RunningInfo | { "state": "stopping" } | { "state": "failed", reason: string, };
 
-export type ServerView = { commandLine: string, approved: boolean, status: Status, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+export type DeliveryState = { "state": "notRunning" } | { "state": "upToDate" } | { "state": "waiting", sinceMs: number, } | { "state": "confirming" } | { "state": "notPickedUp", sinceMs: number, };
+
+export type Following = "unknown" | "follows" | "ignores";
+
+export type RestartNote = { atMs: number, reason: string, };
+
+export type DeliverySummary = { state: DeliveryState | null, following: Following, told: number, waiting: number, notPickedUp: number, withdrawing: number, restartedToApply: number, 
+/**
+ * When and why the server was last restarted to apply a change.
+ */
+restarted: RestartNote | null, };
+
+export type FolderState = "told" | "waiting" | "notPickedUp" | "withdrawing" | "restartedToApply";
+
+export type FolderDelivery = { root: RootId, name: string, state: FolderState, };
+
+export type ServerView = { commandLine: string, approved: boolean, status: Status, 
+/**
+ * Where the server stands with its folders.
+ */
+delivery: DeliverySummary, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
  * Run the server under a Landlock ruleset that holds it to its roots.
  */
@@ -102,11 +128,17 @@ enforceRoots: boolean,
  * whose command line differs from it (new, or edited) does not start
  * until the person approves the new one.
  */
-approvedCommand: string | null, };
+approvedCommand: string | null, 
+/**
+ * Seen by Rootgate, not set by the person: the server did not ask for
+ * its folders after being told they changed, so withdrawals reach it by
+ * restart. Forgotten when its command changes.
+ */
+ignoresListChanged: boolean, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 
-export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
+export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
 
 export type Entry = { 
 /**
@@ -124,7 +156,7 @@ entries: Array<Entry>,
  */
 older: number, };
 
-export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, };
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Event, Status } from "./bindings";
 import {
+  deliveryNotes,
+  folderStateLabel,
   allowedActions,
   count,
   describeEvent,
@@ -45,6 +47,10 @@ describe("describeEvent: every timeline kind is a sentence", () => {
     [{ kind: "rootsAnswered", requestId: "2", generation: 4, roots: [root(1)] }, "Asked for roots → told 1 folder"],
     [{ kind: "rootsAnswered", requestId: "3", generation: 5, roots: [] }, "Asked for roots → told no folders"],
     [{ kind: "listChangedSent", generation: 6 }, "Told the server its folders changed."],
+    [
+      { kind: "notPickedUp", generation: 7, waitedMs: 3000 },
+      "Did not ask for its folders within 3 s of being told they changed: what was added is not picked up yet.",
+    ],
     [
       { kind: "restartedToWithdraw", reason: "“Photos” was withdrawn" },
       "Restarted so a withdrawn folder takes effect: “Photos” was withdrawn.",
@@ -188,5 +194,42 @@ describe("count", () => {
     expect(count(1, "folder")).toBe("1 folder");
     expect(count(2, "folder")).toBe("2 folders");
     expect(count(0, "folder", "folders", "no folders")).toBe("no folders");
+  });
+});
+
+describe("delivery", () => {
+  const quiet = {
+    state: { state: "upToDate" as const },
+    following: "follows" as const,
+    told: 3,
+    waiting: 0,
+    notPickedUp: 0,
+    withdrawing: 0,
+    restartedToApply: 0,
+    restarted: null,
+  };
+
+  it("says nothing while a server holds what it is granted", () => {
+    expect(deliveryNotes(quiet)).toEqual([]);
+  });
+
+  it("names changes not picked up, waiting, and a server that does not follow", () => {
+    expect(deliveryNotes({ ...quiet, following: "ignores", notPickedUp: 2, withdrawing: 1 }).map((n) => n.text)).toEqual([
+      "does not follow changes",
+      "2 folders not picked up yet",
+      "waiting for the server",
+    ]);
+  });
+
+  it("labels every folder state", () => {
+    expect(
+      (["told", "waiting", "notPickedUp", "withdrawing", "restartedToApply"] as const).map(folderStateLabel),
+    ).toEqual([
+      "told",
+      "waiting for the server",
+      "not picked up yet",
+      "withdrawn · waiting for the server",
+      "withdrawn · restarted to apply",
+    ]);
   });
 });

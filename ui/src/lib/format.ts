@@ -1,7 +1,7 @@
 // Words for what the UI shows: timeline entries as sentences, status as a
 // badge, times, counts. Pure, so every case is unit tested.
 
-import type { Event, Status } from "./bindings";
+import type { DeliverySummary, Event, FolderState, Status } from "./bindings";
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");
@@ -46,6 +46,8 @@ export function describeEvent(event: Event): string {
       return `Asked for roots → told ${count(event.roots.length, "folder", "folders", "no folders")}`;
     case "listChangedSent":
       return "Told the server its folders changed.";
+    case "notPickedUp":
+      return `Did not ask for its folders within ${formatDelay(event.waitedMs)} of being told they changed: what was added is not picked up yet.`;
     case "restartedToWithdraw":
       return sentence(`Restarted so a withdrawn folder takes effect: ${event.reason}`);
     case "enforced":
@@ -83,6 +85,69 @@ export function describeEvent(event: Event): string {
   }
 }
 
+/** Where one folder stands with a server, in a few words. */
+export function folderStateLabel(state: FolderState): string {
+  switch (state) {
+    case "told":
+      return "told";
+    case "waiting":
+      return "waiting for the server";
+    case "notPickedUp":
+      return "not picked up yet";
+    case "withdrawing":
+      return "withdrawn · waiting for the server";
+    case "restartedToApply":
+      return "withdrawn · restarted to apply";
+  }
+}
+
+export function folderStateTone(state: FolderState): Tone {
+  switch (state) {
+    case "told":
+      return "good";
+    case "waiting":
+    case "withdrawing":
+      return "info";
+    case "notPickedUp":
+      return "warn";
+    case "restartedToApply":
+      return "neutral";
+  }
+}
+
+/**
+ * What a server's row says about its folders beyond the count: changes it
+ * has not picked up, and whether it follows changes at all. Empty when all
+ * is well.
+ */
+export function deliveryNotes(d: DeliverySummary): { text: string; tone: Tone; title: string }[] {
+  const notes: { text: string; tone: Tone; title: string }[] = [];
+  if (d.following === "ignores") {
+    notes.push({
+      text: "does not follow changes",
+      tone: "warn",
+      title:
+        "It did not ask for its folders after being told they changed, so Rootgate restarts it whenever a folder is withdrawn.",
+    });
+  }
+  if (d.notPickedUp > 0) {
+    notes.push({
+      text: `${count(d.notPickedUp, "folder")} not picked up yet`,
+      tone: "warn",
+      title: "It was told of these folders and has not asked for them. Restart it to apply them.",
+    });
+  }
+  const waiting = d.waiting + d.withdrawing;
+  if (waiting > 0) {
+    notes.push({
+      text: "waiting for the server",
+      tone: "info",
+      title: "It was told its folders changed and has not asked for them yet.",
+    });
+  }
+  return notes;
+}
+
 /** A delay in words: "250 ms", "2 s", "1.5 s". */
 export function formatDelay(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -102,6 +167,7 @@ export function eventTone(event: Event): Tone {
       return "info";
     case "restartedToWithdraw":
     case "restartedToEnforce":
+    case "notPickedUp":
     case "requestRefused":
     case "restartScheduled":
       return "warn";

@@ -2,7 +2,32 @@
 // that tests fire by hand.
 import { vi } from "vitest";
 import type { Api, Events } from "./api";
-import type { AppInfo, Change, ConsentPrompt, Entry, FolderView, Page, ServerView } from "./bindings";
+import type {
+  AppInfo,
+  Change,
+  ConsentPrompt,
+  DeliverySummary,
+  Entry,
+  FolderDelivery,
+  FolderView,
+  Page,
+  ServerView,
+} from "./bindings";
+
+/** A server that holds what it is granted. */
+export function delivered(over: Partial<DeliverySummary> = {}): DeliverySummary {
+  return {
+    state: { state: "upToDate" },
+    following: "unknown",
+    told: 0,
+    waiting: 0,
+    notPickedUp: 0,
+    withdrawing: 0,
+    restartedToApply: 0,
+    restarted: null,
+    ...over,
+  };
+}
 
 export function fakeBackend() {
   const handlers: {
@@ -41,6 +66,8 @@ export function fakeBackend() {
       async (_id: string, _before: number | null, _limit: number): Promise<Page> => ({ entries: [], older: 0 }),
     ),
     serverLog: vi.fn(async () => []),
+    serverFolders: vi.fn(async (): Promise<FolderDelivery[]> => []),
+    forgetFollowing: vi.fn(),
     activity: vi.fn(async (): Promise<Entry[]> => []),
     templates: vi.fn(async () => []),
     windowShown: vi.fn(async () => undefined),
@@ -81,7 +108,9 @@ export function server(id: string, over: Partial<ServerView> = {}): ServerView {
     approvedCommand: "/bin/srv",
     commandLine: "/bin/srv",
     approved: true,
+    ignoresListChanged: false,
     status: { state: "stopped", lastExit: null },
+    delivery: delivered({ state: { state: "notRunning" } }),
     ...over,
   };
 }
