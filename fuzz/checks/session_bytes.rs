@@ -28,7 +28,8 @@ use rootgate_core::consent::SharedRoots;
 use rootgate_core::ids::ServerId;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::SUPPORTED_VERSIONS;
-use rootgate_core::session::protocol::{HandlerEvent, RootsClient};
+use rootgate_core::session::protocol::RootsClient;
+use rootgate_core::session::wire::HandlerEvent;
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
 use rootgate_core::uri::path_to_uri;
@@ -250,7 +251,7 @@ async fn run(world: &SessionWorld, plan: Plan, garbage: &[u8]) {
     // As the session does it: `roots/list` is answered by the session's
     // transport, which reports answers as they are written.
     let (client_read, client_write) = tokio::io::split(client_end);
-    let transport = handler.transport(client_read, client_write);
+    let (transport, _wire) = handler.transport(client_read, client_write);
     let client = tokio::spawn(handler.serve(transport));
     let (lines_tx, lines) = mpsc::unbounded_channel();
     let reader = tokio::spawn(read_client(server_read, lines_tx));

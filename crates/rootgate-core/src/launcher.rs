@@ -362,7 +362,7 @@ fn reap_exited() {
 fn descendants() -> Vec<Pid> {
     let me = getpid().as_raw();
     let group = getpgrp().as_raw();
-    let procs = crate::session::process::proc_table();
+    let procs = crate::procs::proc_table();
     let mut found: Vec<i32> = Vec::new();
     let mut frontier = vec![me];
     while let Some(parent) = frontier.pop() {

@@ -4,7 +4,8 @@
 //! The crate holds folders and their checks (`folders`, `roots`, `uri`, `names`),
 //! consent (`consent`), server specifications (`servers`), the settings file
 //! (`settings`), the store that saves and publishes (`store`), and one actor
-//! per running server (`session`), with its timeline and stderr log. It has no
+//! per running server (`session`), with its timeline and stderr log, and the
+//! processes below them (`launcher`, `procs`). It has no
 //! GUI dependency and builds and tests headless; the desktop app is a thin
 //! shell over it. It deliberately holds no UI text beyond error and warning
 //! messages, and never takes a path from anywhere but a caller that got it
@@ -18,6 +19,7 @@ pub mod launcher;
 pub mod monitor;
 pub mod mounts;
 pub mod names;
+pub mod procs;
 pub mod roots;
 pub mod servers;
 pub mod session;

@@ -27,8 +27,9 @@ use std::time::Duration;
 
 use harness::*;
 use rootgate_core::ids::ServerId;
+use rootgate_core::procs;
 use rootgate_core::servers::{ServerDraft, ServerSpec};
-use rootgate_core::session::{ServerMessage, Session, Status, process};
+use rootgate_core::session::{ServerMessage, Session, Status};
 use rootgate_core::settings::Settings;
 use rootgate_core::timeline::{DEFAULT_CAPACITY, Event};
 
@@ -299,7 +300,7 @@ impl Fault {
         self.healthy_session.shutdown().await;
         for server in [&self.faulty.id, &self.healthy.id] {
             for pid in spawned_pids(&self.h, server) {
-                let left = process::live_members(pid as i32);
+                let left = procs::live_members(pid as i32);
                 assert!(left.is_empty(), "processes left in group {pid}: {left:?}");
             }
         }

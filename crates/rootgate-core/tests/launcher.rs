@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use harness::*;
 use rootgate_core::enforcement::{self, Support};
+use rootgate_core::procs::proc_table;
 use rootgate_core::servers::{ServerDraft, ServerSpec};
 use rootgate_core::session::Session;
-use rootgate_core::session::process::proc_table;
 use rootgate_core::timeline::Event;
 
 /// A shell line that starts, beside the server, a background child (in the

@@ -19,7 +19,8 @@ use rmcp::ServiceExt;
 use rmcp::service::{RoleClient, RunningService};
 use rootgate_core::ids::ServerId;
 use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::protocol::{HandlerEvent, RootsClient, notify_list_changed};
+use rootgate_core::session::protocol::RootsClient;
+use rootgate_core::session::wire::{HandlerEvent, Wire};
 use rootgate_core::uri::path_to_uri;
 use serde_json::{Value, json};
 use tokio::io::{
@@ -127,13 +128,14 @@ async fn connect(
     FakeServer,
     RunningService<RoleClient, RootsClient>,
     mpsc::UnboundedReceiver<HandlerEvent>,
+    Wire,
 ) {
     let (events_tx, events) = mpsc::unbounded_channel();
     let handler = RootsClient::new(h.store.subscribe(server).expect("subscribe"), events_tx);
     let (mut fake, (read, write)) = pipe();
     // On the session's transport, which answers `roots/list` and reports
     // the answers as they are written.
-    let transport = handler.transport(read, write);
+    let (transport, wire) = handler.transport(read, write);
     // `serve` returns only after the handshake, which needs the fake server
     // to answer, so the client side runs as its own task.
     let client = tokio::spawn(handler.serve(transport));
@@ -147,7 +149,7 @@ async fn connect(
         .expect("the handshake did not finish in time")
         .expect("the client task panicked")
         .expect("the handshake failed");
-    (fake, client, events)
+    (fake, client, events, wire)
 }
 
 /// The next event the handler reported.
@@ -215,7 +217,7 @@ async fn roots_list_is_answered_with_the_current_granted_list() {
     let server = store_with_server(&h);
     let (one, one_path) = h.folder("프로젝트 #1");
     h.store.grant(&server, &one).unwrap();
-    let (mut fake, _client, mut events) = connect(&h, &server).await;
+    let (mut fake, _client, mut events, _wire) = connect(&h, &server).await;
 
     let reply = fake.ask(0, "roots/list").await;
     assert!(reply.get("error").is_none(), "{reply}");
@@ -273,7 +275,7 @@ async fn roots_list_is_answered_with_the_current_granted_list() {
 async fn refused_and_still_connected(method: &str, params: Value) {
     let h = Harness::new();
     let server = store_with_server(&h);
-    let (mut fake, _client, mut events) = connect(&h, &server).await;
+    let (mut fake, _client, mut events, _wire) = connect(&h, &server).await;
 
     fake.send(json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}))
         .await;
@@ -323,12 +325,12 @@ async fn elicitation_is_refused_as_method_not_found() {
 }
 
 #[tokio::test]
-async fn notify_list_changed_sends_the_bare_notification() {
+async fn list_changed_is_the_bare_notification() {
     let h = Harness::new();
     let server = store_with_server(&h);
-    let (mut fake, client, _events) = connect(&h, &server).await;
+    let (mut fake, _client, _events, wire) = connect(&h, &server).await;
 
-    notify_list_changed(client.peer()).await.unwrap();
+    wire.notify_list_changed();
     let message = fake.recv().await;
     assert_eq!(message["jsonrpc"], "2.0");
     assert_eq!(message["method"], "notifications/roots/list_changed");
@@ -355,7 +357,7 @@ async fn notify_list_changed_sends_the_bare_notification() {
 async fn logging_messages_are_passed_on_after_the_answer_they_follow() {
     let h = Harness::new();
     let server = store_with_server(&h);
-    let (mut fake, _client, mut events) = connect(&h, &server).await;
+    let (mut fake, _client, mut events, _wire) = connect(&h, &server).await;
 
     // A bench server acknowledges each list it receives with a logging
     // notification; the answer must reach the actor before the message.
@@ -408,7 +410,7 @@ async fn requests_before_the_initialize_answer_are_answered_by_the_transport() {
     let (mut fake, (read, write)) = pipe();
     // As the session does it: answers are reported as they are written,
     // early ones included.
-    let transport = handler.transport(read, write);
+    let (transport, _wire) = handler.transport(read, write);
     let client = tokio::spawn(handler.serve(transport));
     let init = fake.recv().await;
     assert_eq!(init["method"], "initialize");

@@ -168,5 +168,5 @@ async fn npx_and_its_node_are_gone_after_shutdown() {
         })
         .collect();
     assert!(left.is_empty(), "left running: {left:?}");
-    assert!(rootgate_core::session::process::live_members(info.pid as i32).is_empty());
+    assert!(rootgate_core::procs::live_members(info.pid as i32).is_empty());
 }

@@ -1,0 +1,309 @@
+//! The running phase of a life of the server: roots answered (by the
+//! wire), changes told with `list_changed` when the notify gate says so,
+//! withdrawals that need a restart, changes not picked up, and the
+//! delivery the window shows, until something ends the connection.
+//!
+//! What is not here: launching and closing the process (`connection`), the
+//! timing rules (`notify`), and the bytes on the wire (`wire`).
+
+use std::sync::Arc;
+
+use tokio::time::Instant;
+
+use super::Command;
+use super::actor::Actor;
+use super::connection::{Connection, Ending, seconds};
+use super::delivery::{DeliveryState, Following, Restarted};
+use super::notify::{Decision, NotifyGate};
+use super::wire::HandlerEvent;
+use crate::consent::{SharedRoot, SharedRoots};
+use crate::ids::now_ms;
+use crate::servers::{ServerSpec, Withdrawal};
+use crate::timeline::Event;
+
+impl Actor {
+    /// The running phase: answers, notifies and watches until something
+    /// ends the connection.
+    pub(super) async fn serve(&mut self, spec: &ServerSpec, conn: &mut Connection) -> Ending {
+        let Connection {
+            exit,
+            events,
+            wire,
+            link,
+            enforced,
+            ..
+        } = conn;
+        let (Some(wire), Some(link)) = (wire.as_ref(), link.as_mut()) else {
+            return Ending::Closed;
+        };
+        let enforced = enforced.as_ref();
+        let peer = link.peer.clone();
+        // Most servers ask for roots right after `initialized`; one that
+        // does not is told with `list_changed` once the hold has passed, so
+        // folders shared before it started still reach it.
+        let mut gate = NotifyGate::after_initialized(self.config.notify, Instant::now());
+        let mut last_given: Option<Arc<[SharedRoot]>> = None;
+        let mut waiting = Waiting::default();
+        let state = waiting.state(&gate, self.roots.borrow().generation());
+        self.publish_delivery(state, None);
+        loop {
+            let wake = gate.next_wake(self.roots.borrow().generation());
+            // Biased, in this order: the person's commands are never starved,
+            // and everything the server said before it went away (answers,
+            // messages) is recorded before its exit or closed output is.
+            let decision = tokio::select! {
+                biased;
+                command = self.commands.recv() => match command {
+                    None => return Ending::Quit(None),
+                    Some(Command::Shutdown(done)) => return Ending::Quit(Some(done)),
+                    Some(Command::Stop(done)) => return Ending::Stop(done),
+                    Some(Command::Restart(new)) => {
+                        let new = new.unwrap_or_else(|| spec.clone());
+                        self.adopt(&new);
+                        return Ending::Restart(new);
+                    }
+                    Some(Command::Start(_)) => Decision::Idle,
+                    Some(Command::Peer(reply)) => {
+                        let _ = reply.send(Some(peer.clone()));
+                        Decision::Idle
+                    }
+                    Some(Command::Forget) => {
+                        self.forget();
+                        Decision::Idle
+                    }
+                },
+                changed = self.roots.changed() => {
+                    if changed.is_err() {
+                        return Ending::Removed;
+                    }
+                    let current = self.roots.borrow_and_update().clone();
+                    if let Some(at_start) = enforced
+                        && !same_folders(at_start.roots(), current.roots())
+                    {
+                        return Ending::Reenforce(
+                            "its roots are enforced, and a new list takes effect under a new \
+                             ruleset"
+                                .into(),
+                        );
+                    }
+                    let ignores = self.following == Following::Ignores;
+                    if let Some(why) = must_restart(spec.withdrawal, ignores, last_given.as_deref(), &current) {
+                        return self.withdraw(why, last_given.as_deref(), &current);
+                    }
+                    gate.on_change(current.generation(), Instant::now())
+                }
+                Some(event) = events.recv() => match event {
+                    HandlerEvent::Answered { request_id, generation, roots } => {
+                        self.record(Event::RootsAnswered {
+                            request_id,
+                            generation,
+                            roots: Arc::clone(&roots),
+                        });
+                        // Asking while told of a change is following it.
+                        if gate.notified_out() && self.following == Following::Unknown {
+                            self.following = Following::Follows;
+                        }
+                        let len = roots.len();
+                        last_given = Some(roots);
+                        let current = self.roots.borrow().generation();
+                        gate.on_answered(generation, len, current, Instant::now())
+                    }
+                    HandlerEvent::Refused { method } => {
+                        self.record(Event::RequestRefused { method: method.to_owned() });
+                        Decision::Idle
+                    }
+                    HandlerEvent::Message(message) => {
+                        // Nobody listening is normal (the app does not show
+                        // these yet).
+                        let _ = self.messages.send(message);
+                        Decision::Idle
+                    }
+                },
+                _ = sleep_until(wake), if wake.is_some() => {
+                    let current = self.roots.borrow().generation();
+                    gate.on_deadline(current, Instant::now())
+                }
+                _ = exit.exited() => return Ending::Exited,
+                _ = link.ended.wait_for(|ended| *ended) => return Ending::Closed,
+            };
+            match decision {
+                Decision::Send if !wire.closed.is_cancelled() => {
+                    let generation = self.roots.borrow().generation();
+                    // Queued from a task of its own (see `Wire`): a server
+                    // that stopped reading its input leaves the queue full,
+                    // and waiting here would block every command too, stop
+                    // included. It is recorded as it is handed to the wire,
+                    // so it precedes the `roots/list` it prompts in the
+                    // timeline.
+                    self.record(Event::ListChangedSent { generation });
+                    wire.notify_list_changed();
+                }
+                Decision::Send | Decision::Idle => {}
+                Decision::NotPickedUp => {
+                    let current = self.roots.borrow().clone();
+                    if let Some(given) = last_given.as_deref() {
+                        // It asked before, and not after being told: it does
+                        // not follow changes.
+                        self.following = Following::Ignores;
+                        if current.withdraws_from(given) {
+                            let why = format!(
+                                "it did not pick up the change within {}",
+                                seconds(self.config.notify.pickup)
+                            );
+                            return self.withdraw(why, Some(given), &current);
+                        }
+                    }
+                    let waited = self.config.notify.pickup;
+                    self.record(Event::NotPickedUp {
+                        generation: current.generation(),
+                        waited_ms: waited.as_millis() as u64,
+                    });
+                }
+            }
+            let state = waiting.state(&gate, self.roots.borrow().generation());
+            self.publish_delivery(state, last_given.as_ref());
+        }
+    }
+
+    /// Ends the connection to restart the server so that a withdrawal takes
+    /// effect, noting what the restart withdraws.
+    pub(super) fn withdraw(
+        &mut self,
+        why: String,
+        given: Option<&[SharedRoot]>,
+        current: &SharedRoots,
+    ) -> Ending {
+        let withdrawn: Vec<SharedRoot> = given
+            .unwrap_or_default()
+            .iter()
+            .filter(|old| !current.roots().iter().any(|new| new.uri == old.uri))
+            .cloned()
+            .collect();
+        self.restarted = Some(Restarted {
+            at_ms: now_ms(),
+            reason: why.clone(),
+            withdrawn,
+        });
+        Ending::Withdraw(why)
+    }
+}
+
+/// When the current wait for the server began, so the state the app shows
+/// keeps its time while it lasts.
+#[derive(Default)]
+pub(super) struct Waiting {
+    since_ms: Option<u64>,
+    not_picked_up_ms: Option<u64>,
+}
+
+impl Waiting {
+    pub(super) fn state(&mut self, gate: &NotifyGate, current: u64) -> DeliveryState {
+        if gate.settled(current) {
+            *self = Waiting::default();
+            return DeliveryState::UpToDate;
+        }
+        if gate.answered() == Some(current) {
+            self.since_ms = None;
+            self.not_picked_up_ms = None;
+            return DeliveryState::Confirming;
+        }
+        if gate.not_picked_up() {
+            let since_ms = *self.not_picked_up_ms.get_or_insert_with(now_ms);
+            return DeliveryState::NotPickedUp { since_ms };
+        }
+        self.not_picked_up_ms = None;
+        DeliveryState::Waiting {
+            since_ms: *self.since_ms.get_or_insert_with(now_ms),
+        }
+    }
+}
+
+async fn sleep_until(until: Option<Instant>) {
+    match until {
+        Some(until) => tokio::time::sleep_until(until).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether two lists name the same folders (names aside: a rename changes
+/// what a server is told, not what it may touch).
+pub(super) fn same_folders(a: &[SharedRoot], b: &[SharedRoot]) -> bool {
+    fn uris(list: &[SharedRoot]) -> Vec<&str> {
+        let mut uris: Vec<&str> = list.iter().map(|r| r.uri.as_str()).collect();
+        uris.sort_unstable();
+        uris
+    }
+    uris(a) == uris(b)
+}
+
+/// Whether the change from `given` (what the server last received) to
+/// `current` can only take effect by restarting the server, and why.
+pub(super) fn must_restart(
+    policy: Withdrawal,
+    ignores_changes: bool,
+    given: Option<&[SharedRoot]>,
+    current: &SharedRoots,
+) -> Option<String> {
+    let given = given?;
+    if !current.withdraws_from(given) {
+        return None;
+    }
+    if current.is_empty() {
+        // Real servers (the npm filesystem server among them) keep their
+        // previous folders when told the list is empty.
+        return Some("its last folder was withdrawn, and servers ignore an empty list".into());
+    }
+    if ignores_changes {
+        return Some(
+            "it does not pick up changes, so a withdrawal takes effect by restarting it".into(),
+        );
+    }
+    match policy {
+        Withdrawal::Restart => {
+            Some("this server is set to restart when a folder is withdrawn".into())
+        }
+        Withdrawal::Notify => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(uris: &[&str]) -> Vec<SharedRoot> {
+        uris.iter()
+            .map(|u| SharedRoot {
+                root: crate::ids::RootId::generate(),
+                uri: (*u).into(),
+                name: "n".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn restart_only_when_a_withdrawal_cannot_be_told() {
+        let given = shared(&["file:///a", "file:///b"]);
+        let just_a = SharedRoots::empty().advance(given[..1].to_vec()).unwrap();
+        let none = just_a.advance(vec![]).unwrap();
+        let more = just_a.advance(given.clone()).unwrap();
+        assert_eq!(
+            must_restart(Withdrawal::Notify, false, Some(&given), &just_a),
+            None
+        );
+        assert!(must_restart(Withdrawal::Restart, false, Some(&given), &just_a).is_some());
+        assert!(must_restart(Withdrawal::Notify, false, Some(&given), &none).is_some());
+        assert_eq!(
+            must_restart(Withdrawal::Restart, false, Some(&given[..1]), &more),
+            None
+        );
+        // A server seen not to follow changes is restarted for any
+        // withdrawal, and for nothing else.
+        assert!(must_restart(Withdrawal::Notify, true, Some(&given), &just_a).is_some());
+        assert_eq!(
+            must_restart(Withdrawal::Notify, true, Some(&given[..1]), &more),
+            None
+        );
+        // A server that was never given anything has nothing to forget.
+        assert_eq!(must_restart(Withdrawal::Restart, true, None, &none), None);
+    }
+}
