@@ -63,7 +63,9 @@ impl From<SupervisorError> for CommandError {
         let code = match &e {
             SupervisorError::Folder(FolderError::Missing(_)) => ErrorCode::Folder,
             SupervisorError::Folder(_) => ErrorCode::Folder,
-            SupervisorError::Store(StoreError::Settings(_)) => ErrorCode::Settings,
+            SupervisorError::Store(StoreError::Settings(_) | StoreError::ReadOnly) => {
+                ErrorCode::Settings
+            }
             SupervisorError::Store(
                 StoreError::Spec(_) | StoreError::EmptyName | StoreError::BadName(_),
             ) => ErrorCode::Invalid,

@@ -98,6 +98,8 @@ pub enum SettingsError {
     },
     #[error("could not encode settings: {0}")]
     Encode(#[from] serde_json::Error),
+    #[error("the settings file \"{path}\" cannot be read whole: {reason}")]
+    Unreadable { path: PathBuf, reason: String },
 }
 
 /// What happened to a settings file that could not be trusted.
@@ -174,6 +176,21 @@ impl SettingsFile {
     /// Reads the settings. A missing file gives empty settings; a file that
     /// cannot be trusted is moved aside, what could be read is kept and
     /// saved to a fresh file, and [`Loaded::recovery`] says what happened.
+    /// Reads the file and changes nothing on disk: what a second process
+    /// (a bridge) does while the app owns the file. A damaged file gives
+    /// every entry that could still be read and the reason, and stays where
+    /// it is for the app to recover; a missing one gives empty settings.
+    pub fn read(&self) -> Result<(Settings, Option<String>), SettingsError> {
+        match fs::read(&self.path) {
+            Ok(bytes) => Ok(parse(&bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((Settings::default(), None)),
+            Err(source) => Err(SettingsError::Read {
+                path: self.path.clone(),
+                source,
+            }),
+        }
+    }
+
     pub fn load(&self) -> Result<Loaded, SettingsError> {
         self.remove_stale_temporaries();
         let bytes = match fs::read(&self.path) {

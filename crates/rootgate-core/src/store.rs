@@ -47,6 +47,8 @@ pub enum StoreError {
         "the command changed since it was shown (shown: `{shown}`, now: `{current}`); review it again"
     )]
     StaleApproval { shown: String, current: String },
+    #[error("the settings are read here, not changed: change them in the Rootgate window")]
+    ReadOnly,
 }
 
 /// The outcome of adding a folder: the root, and whether it was already
@@ -70,6 +72,9 @@ pub struct Store {
     file: SettingsFile,
     inner: Mutex<Inner>,
     revision: watch::Sender<u64>,
+    /// Set in a process that only reads the settings (a bridge): nothing
+    /// is ever saved, and changes are refused.
+    read_only: bool,
 }
 
 impl Store {
@@ -77,18 +82,58 @@ impl Store {
     /// damaged one (the [`Recovery`] says what happened).
     pub fn open(file: SettingsFile) -> Result<(Store, Option<Recovery>), StoreError> {
         let loaded = file.load()?;
+        let store = Store::with(file, loaded.settings, false);
+        Ok((store, loaded.recovery))
+    }
+
+    /// Opens the store on a settings file that another process (the app)
+    /// owns: it is read, never written, and a damaged file is left as it is
+    /// (the string says what could not be read). Changes are refused; what
+    /// the file says is taken again with [`Store::reload`].
+    pub fn open_read_only(file: SettingsFile) -> Result<(Store, Option<String>), StoreError> {
+        let (settings, problem) = file.read()?;
+        Ok((Store::with(file, settings, true), problem))
+    }
+
+    fn with(file: SettingsFile, settings: Settings, read_only: bool) -> Store {
         let store = Store {
             file,
             inner: Mutex::new(Inner {
-                settings: loaded.settings,
+                settings,
                 unavailable: HashSet::new(),
                 publishers: HashMap::new(),
                 uris: RootUris::default(),
             }),
             revision: watch::Sender::new(0),
+            read_only,
         };
         store.lock().republish();
-        Ok((store, loaded.recovery))
+        store
+    }
+
+    /// Reads the settings file again and makes what it says current,
+    /// publishing each server's list that changed. A file that cannot be
+    /// read whole changes nothing (the app is writing it, or recovering
+    /// it; the next change of the file is read again) and says why.
+    pub fn reload(&self) -> Result<(), StoreError> {
+        let (settings, problem) = self.file.read()?;
+        if let Some(problem) = problem {
+            return Err(StoreError::Settings(SettingsError::Unreadable {
+                path: self.file.path().to_path_buf(),
+                reason: problem,
+            }));
+        }
+        let mut inner = self.lock();
+        if inner.settings == settings {
+            return Ok(());
+        }
+        inner.settings = settings;
+        let roots: HashSet<RootId> = inner.settings.roots.iter().map(|r| r.id.clone()).collect();
+        inner.unavailable.retain(|r| roots.contains(r));
+        inner.republish();
+        drop(inner);
+        self.revision.send_modify(|r| *r += 1);
+        Ok(())
     }
 
     pub fn file(&self) -> &SettingsFile {
@@ -152,6 +197,9 @@ impl Store {
         &self,
         change: impl FnOnce(&mut Settings) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
         let mut inner = self.lock();
         let mut next = inner.settings.clone();
         let out = change(&mut next)?;
