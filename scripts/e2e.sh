@@ -167,11 +167,11 @@ if [ -z "${E2E_SKIP_SETUP:-}" ]; then
   # plain build goes last and stays in target/debug, as a developer expects.
   say "building the app with the e2e-picker feature"
   cargo build -p rootgate --features e2e-picker
-  cp target/debug/rootgate "$bin/rootgate-e2e-picker.tmp"
+  cp target/debug/rootgate-desktop "$bin/rootgate-e2e-picker.tmp"
   mv "$bin/rootgate-e2e-picker.tmp" "$bin/rootgate-e2e-picker"
   say "building the app without it, for the real GTK dialog"
   cargo build -p rootgate
-  cp target/debug/rootgate "$bin/rootgate-real.tmp"
+  cp target/debug/rootgate-desktop "$bin/rootgate-real.tmp"
   mv "$bin/rootgate-real.tmp" "$bin/rootgate-real"
 fi
 # The picker build takes --e2e-picks; a plain build calls it an unknown option.

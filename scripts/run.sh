@@ -5,4 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh app
-cargo run --release --locked -p rootgate -- "$@"
+# The desktop app, the `rootgate` command (which AI apps run as
+# `rootgate connect NAME`, and which opens the app) and the servers' launcher.
+cargo build --release --locked -p rootgate -p rootgate-cli -p rootgate-core
+exec target/release/rootgate "$@"

@@ -56,7 +56,7 @@ const cfg = {
   timelineKept: num('BENCH_TIMELINE_KEPT', num('BENCH_TIMELINE', 100_000)),
   slowStartSeconds: num('BENCH_SLOW_START_SECONDS', 3),
   only: (process.env.BENCH_ONLY ?? 'startup,idle,lists').split(',').map((s) => s.trim()),
-  rootgate: process.env.BENCH_ROOTGATE || path.join(repo, 'target/release/rootgate'),
+  rootgate: process.env.BENCH_ROOTGATE || path.join(repo, 'target/release/rootgate-desktop'),
   bare: process.env.BENCH_BARE || path.join(repo, 'target/release/bare-window'),
   driver: path.join(repo, '.ci/tools/bin/tauri-driver'),
   out: path.join(repo, '.ci/out/bench-app'),

@@ -37,6 +37,7 @@ use serde::Serialize;
 use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
+use crate::bridge::relay::Relay;
 use crate::consent::SharedRoots;
 use crate::ids::ServerId;
 use crate::servers::ServerSpec;
@@ -169,6 +170,28 @@ impl Session {
         timeline: Arc<Timeline>,
         config: SessionConfig,
     ) -> Session {
+        Session::spawn_with(server, roots, timeline, config, None)
+    }
+
+    /// [`Session::spawn`] for a bridge: the server's handshake and
+    /// everything but its roots go through `relay`, to and from an AI app.
+    pub fn spawn_relayed(
+        server: ServerId,
+        roots: watch::Receiver<SharedRoots>,
+        timeline: Arc<Timeline>,
+        config: SessionConfig,
+        relay: Arc<Relay>,
+    ) -> Session {
+        Session::spawn_with(server, roots, timeline, config, Some(relay))
+    }
+
+    fn spawn_with(
+        server: ServerId,
+        roots: watch::Receiver<SharedRoots>,
+        timeline: Arc<Timeline>,
+        config: SessionConfig,
+        relay: Option<Arc<Relay>>,
+    ) -> Session {
         let (commands, rx) = mpsc::unbounded_channel();
         let (status_tx, status) = watch::channel(Status::Stopped { last_exit: None });
         let (delivery_tx, delivery) = watch::channel(Delivery::default());
@@ -186,6 +209,7 @@ impl Session {
             stderr: Arc::clone(&stderr),
             messages: messages.clone(),
             config,
+            relay,
         };
         tokio::spawn(actor.run());
         Session {

@@ -62,6 +62,15 @@ pub enum Event {
     /// The server asked for something this client does not offer, and got
     /// the proper JSON-RPC error.
     RequestRefused { method: String },
+    /// An AI app's request, carried by the bridge, was answered: its
+    /// method, the tool, prompt or resource it named, how long it took and
+    /// how it ended ("ok", "error CODE: message", "cancelled").
+    Call {
+        method: String,
+        target: Option<String>,
+        duration_ms: u64,
+        outcome: String,
+    },
     /// A stop was asked for (by the person, by a restart, by shutdown).
     Stopping { reason: String },
     /// The process ended.

@@ -48,6 +48,14 @@ describe("describeEvent: every timeline kind is a sentence", () => {
     [{ kind: "rootsAnswered", requestId: "3", generation: 5, roots: [] }, "Asked for roots → told no folders"],
     [{ kind: "listChangedSent", generation: 6 }, "Told the server its folders changed."],
     [
+      { kind: "call", method: "tools/call", target: "read_text_file", durationMs: 12, outcome: "ok" },
+      "The AI app called tools/call “read_text_file”: answered in 12 ms.",
+    ],
+    [
+      { kind: "call", method: "tools/list", target: null, durationMs: 3000, outcome: "error -32603: the server stopped" },
+      "The AI app called tools/list: error -32603: the server stopped after 3 s.",
+    ],
+    [
       { kind: "notPickedUp", generation: 7, waitedMs: 3000 },
       "Did not ask for its folders within 3 s of being told they changed: what was added is not picked up yet.",
     ],

@@ -56,6 +56,12 @@ export function describeEvent(event: Event): string {
       return sentence(`Restarted under new folder rules: ${event.reason}`);
     case "requestRefused":
       return `Refused its request “${event.method}”: Rootgate does not offer it.`;
+    case "call": {
+      const what = event.target ? `${event.method} “${event.target}”` : event.method;
+      return event.outcome === "ok"
+        ? `The AI app called ${what}: answered in ${formatDelay(event.durationMs)}.`
+        : sentence(`The AI app called ${what}: ${event.outcome} after ${formatDelay(event.durationMs)}`);
+    }
     case "stopping":
       switch (event.reason) {
         case "stopped":
@@ -165,6 +171,8 @@ export function eventTone(event: Event): Tone {
     case "rootsAnswered":
     case "listChangedSent":
       return "info";
+    case "call":
+      return event.outcome === "ok" ? "neutral" : "warn";
     case "restartedToWithdraw":
     case "restartedToEnforce":
     case "notPickedUp":

@@ -16,6 +16,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use super::delivery::{Delivery, DeliveryState, Following, Restarted};
 use super::wire::ServerMessage;
 use super::{Command, SessionConfig, Status, StderrLog};
+use crate::bridge::relay::Relay;
 use crate::consent::{SharedRoot, SharedRoots};
 use crate::ids::ServerId;
 use crate::servers::ServerSpec;
@@ -42,6 +43,9 @@ pub(super) struct Actor {
     pub(super) stderr: Arc<StderrLog>,
     pub(super) messages: broadcast::Sender<ServerMessage>,
     pub(super) config: SessionConfig,
+    /// Set for a bridge's session: the AI app's relay, which makes the
+    /// handshake and carries everything but roots.
+    pub(super) relay: Option<Arc<Relay>>,
 }
 
 impl Actor {

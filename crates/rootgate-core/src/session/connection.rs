@@ -23,8 +23,9 @@ use tokio::task::JoinHandle;
 use super::actor::{Actor, Next};
 use super::process::{self, DrainOnDrop, ExitWatch};
 use super::protocol::RootsClient;
-use super::wire::{self, HandlerEvent, Wire};
+use super::wire::{self, HandlerEvent, QUEUE_FRAMES, Wire};
 use super::{Command, RunningInfo, SUPPORTED_VERSIONS, Status, StderrLog};
+use crate::bridge::relay::Relay;
 use crate::consent::SharedRoots;
 use crate::enforcement;
 use crate::servers::ServerSpec;
@@ -49,23 +50,68 @@ pub(super) enum Ending {
 
 /// The protocol side of a running connection.
 pub(super) struct Link {
-    pub(super) peer: Peer<RoleClient>,
-    cancel: RunningServiceCancellationToken,
-    /// Set once rmcp's service has ended (the server closed its output, or
-    /// the service was cancelled). A flag rather than a oneshot: both the
-    /// running phase and the close wait for it, and either may see it first.
+    pub(super) kind: LinkKind,
+    /// Set once the server's output has ended (or rmcp's service was
+    /// cancelled). A flag rather than a oneshot: both the running phase and
+    /// the close wait for it, and either may see it first.
     pub(super) ended: watch::Receiver<bool>,
 }
 
+pub(super) enum LinkKind {
+    /// Rootgate's own client, on rmcp.
+    Own {
+        peer: Peer<RoleClient>,
+        cancel: RunningServiceCancellationToken,
+    },
+    /// A bridge's relay for an AI app.
+    Relay {
+        relay: Arc<Relay>,
+        life: u64,
+        reader: JoinHandle<()>,
+    },
+}
+
 impl Link {
-    /// Closes the server's stdin: cancels the service and waits until it
-    /// has ended, which stops the wire's writer even in the middle of a
-    /// write blocked on a full pipe. The wait is bounded, so a service that
-    /// does not end cannot hold the shutdown: it then goes on to SIGTERM.
-    async fn close(mut self, grace: Duration) {
-        self.cancel.cancel();
-        let _ = tokio::time::timeout(grace, self.ended.wait_for(|ended| *ended)).await;
+    /// The rmcp peer, for Rootgate's own calls (a bridge has none: the
+    /// app makes the calls).
+    pub(super) fn peer(&self) -> Option<Peer<RoleClient>> {
+        match &self.kind {
+            LinkKind::Own { peer, .. } => Some(peer.clone()),
+            LinkKind::Relay { .. } => None,
+        }
     }
+
+    /// Ends the protocol side, so that the server's stdin can close.
+    /// Rootgate's own: cancels the service and waits until it has ended,
+    /// which stops the wire's writer even in the middle of a write blocked
+    /// on a full pipe; the wait is bounded, so a service that does not end
+    /// cannot hold the shutdown (it then goes on to SIGTERM). A relay: the
+    /// app's requests waiting for this life get an error, and its output is
+    /// no longer read (it is drained, see `process::DrainOnDrop`).
+    async fn close(mut self, grace: Duration, why: &str) {
+        match self.kind {
+            LinkKind::Own { cancel, .. } => {
+                cancel.cancel();
+                let _ = tokio::time::timeout(grace, self.ended.wait_for(|ended| *ended)).await;
+            }
+            LinkKind::Relay {
+                relay,
+                life,
+                reader,
+            } => {
+                relay.detach(life, why).await;
+                reader.abort();
+            }
+        }
+    }
+}
+
+/// What a server said of itself in its `initialize` answer.
+struct Answered {
+    protocol_version: String,
+    server_name: String,
+    server_version: String,
+    capabilities: serde_json::Value,
 }
 
 /// One life of a server process.
@@ -170,14 +216,88 @@ impl Actor {
         })
     }
 
-    /// Does the `initialize` handshake as Rootgate's own client, answering
-    /// commands meanwhile, and publishes `Running`.
+    /// Does the `initialize` handshake, answering commands meanwhile, and
+    /// publishes `Running`: as Rootgate's own client, or for the AI app a
+    /// bridge relays.
     async fn handshake(&mut self, conn: &mut Connection, spec: &ServerSpec) -> Result<(), Ending> {
         let Some((stdout, stdin)) = conn.io.take() else {
             return Err(Ending::NoHandshake(
                 "the server's pipes were already taken".into(),
             ));
         };
+        let answered = match self.relay.clone() {
+            Some(relay) => {
+                self.relayed_handshake(conn, spec, relay, stdout, stdin)
+                    .await?
+            }
+            None => self.own_handshake(conn, spec, stdout, stdin).await?,
+        };
+        conn.started = true;
+        if !SUPPORTED_VERSIONS.contains(&answered.protocol_version.as_str()) {
+            return Err(Ending::Unsupported(answered.protocol_version));
+        }
+        if let Some(LinkKind::Relay { relay, life, .. }) = conn.link.as_ref().map(|l| &l.kind) {
+            relay.ready(*life, *life > 1).await;
+        }
+        self.record(Event::Initialized {
+            protocol_version: answered.protocol_version.clone(),
+            server_name: answered.server_name.clone(),
+            server_version: answered.server_version.clone(),
+        });
+        self.status.send_replace(Status::Running(RunningInfo {
+            pid: conn.pid,
+            protocol_version: answered.protocol_version,
+            server_name: answered.server_name,
+            server_version: answered.server_version,
+            capabilities: answered.capabilities,
+        }));
+        Ok(())
+    }
+
+    /// A command that came while the server was starting: whether it ends
+    /// the start, and how.
+    fn command_while_starting(
+        &mut self,
+        command: Option<Command>,
+        spec: &ServerSpec,
+    ) -> Option<Ending> {
+        match command {
+            Some(Command::Peer(reply)) => {
+                let _ = reply.send(None);
+                None
+            }
+            Some(Command::Start(_)) => None,
+            Some(Command::Forget) => {
+                self.forget();
+                None
+            }
+            Some(Command::Restart(new)) => {
+                let new = new.unwrap_or_else(|| spec.clone());
+                self.adopt(&new);
+                Some(Ending::Restart(new))
+            }
+            Some(Command::Stop(done)) => Some(Ending::Stop(done)),
+            Some(Command::Shutdown(done)) => Some(Ending::Quit(Some(done))),
+            None => Some(Ending::Quit(None)),
+        }
+    }
+
+    fn no_answer(&self) -> Ending {
+        Ending::NoHandshake(format!(
+            "the server did not answer `initialize` within {}; it may not be an MCP server, or \
+             it may be waiting for input of another kind",
+            seconds(self.config.init_timeout)
+        ))
+    }
+
+    /// The handshake as Rootgate's own client, on rmcp.
+    async fn own_handshake(
+        &mut self,
+        conn: &mut Connection,
+        spec: &ServerSpec,
+        stdout: DrainOnDrop,
+        stdin: ChildStdin,
+    ) -> Result<Answered, Ending> {
         let handler = RootsClient::new(self.roots.clone(), conn.events_tx.clone());
         // `roots/list` is answered, and answers reported as they are
         // written, by this transport's wire (see `wire`).
@@ -192,32 +312,16 @@ impl Actor {
                     Ok(running) => break running,
                     Err(e) => return Err(Ending::NoHandshake(handshake_failure(&e))),
                 },
-                _ = &mut deadline => return Err(Ending::NoHandshake(format!(
-                    "the server did not answer `initialize` within {}; it may not be an MCP \
-                     server, or it may be waiting for input of another kind",
-                    seconds(self.config.init_timeout)
-                ))),
-                command = self.commands.recv() => match command {
-                    Some(Command::Peer(reply)) => { let _ = reply.send(None); }
-                    Some(Command::Start(_)) => {}
-                    Some(Command::Forget) => self.forget(),
-                    Some(Command::Restart(new)) => {
-                        let new = new.unwrap_or_else(|| spec.clone());
-                        self.adopt(&new);
-                        return Err(Ending::Restart(new));
+                _ = &mut deadline => return Err(self.no_answer()),
+                command = self.commands.recv() => {
+                    if let Some(ending) = self.command_while_starting(command, spec) {
+                        return Err(ending);
                     }
-                    Some(Command::Stop(done)) => return Err(Ending::Stop(done)),
-                    Some(Command::Shutdown(done)) => return Err(Ending::Quit(Some(done))),
-                    None => return Err(Ending::Quit(None)),
-                },
+                }
             }
         };
         let peer = running.peer().clone();
         let info = peer.peer_info();
-        let protocol_version = info
-            .as_ref()
-            .map(|i| i.protocol_version.to_string())
-            .unwrap_or_default();
         let cancel = running.cancellation_token();
         let (ended_tx, ended) = watch::channel(false);
         tokio::spawn(async move {
@@ -225,35 +329,105 @@ impl Actor {
             let _ = ended_tx.send(true);
         });
         conn.link = Some(Link {
-            peer: peer.clone(),
-            cancel,
+            kind: LinkKind::Own { peer, cancel },
             ended,
         });
-        conn.started = true;
-        if !SUPPORTED_VERSIONS.contains(&protocol_version.as_str()) {
-            return Err(Ending::Unsupported(protocol_version));
-        }
         let (server_name, server_version) = info
             .as_ref()
             .and_then(|i| i.server_info.as_ref())
             .map(|s| (s.name.clone(), s.version.clone()))
             .unwrap_or_default();
-        self.record(Event::Initialized {
-            protocol_version: protocol_version.clone(),
-            server_name: server_name.clone(),
-            server_version: server_version.clone(),
-        });
-        self.status.send_replace(Status::Running(RunningInfo {
-            pid: conn.pid,
-            protocol_version,
+        Ok(Answered {
+            protocol_version: info
+                .as_ref()
+                .map(|i| i.protocol_version.to_string())
+                .unwrap_or_default(),
             server_name,
             server_version,
             capabilities: info
                 .as_ref()
                 .and_then(|i| serde_json::to_value(&i.capabilities).ok())
                 .unwrap_or_default(),
-        }));
-        Ok(())
+        })
+    }
+
+    /// The handshake a bridge relays: the AI app's `initialize` (with
+    /// Rootgate's roots declared), whose answer goes to the app; after a
+    /// restart, the same again, answered inside the bridge. The time allowed
+    /// runs from when the app's `initialize` is there.
+    async fn relayed_handshake(
+        &mut self,
+        conn: &mut Connection,
+        spec: &ServerSpec,
+        relay: Arc<Relay>,
+        stdout: DrainOnDrop,
+        stdin: ChildStdin,
+    ) -> Result<Answered, Ending> {
+        let wire = Wire::start(
+            stdin,
+            self.roots.clone(),
+            conn.events_tx.clone(),
+            QUEUE_FRAMES,
+        );
+        let mut attached = relay.attach(stdout, &wire);
+        conn.wire = Some(wire);
+        let mut ended = attached.ended.clone();
+        let mut seen = relay.subscribe();
+        let mut app_arrived = seen.borrow().app.is_some();
+        conn.link = Some(Link {
+            kind: LinkKind::Relay {
+                relay,
+                life: attached.life,
+                reader: attached.reader,
+            },
+            ended: attached.ended,
+        });
+        let deadline = tokio::time::sleep(self.config.init_timeout);
+        tokio::pin!(deadline);
+        let closed = || {
+            Ending::NoHandshake(
+                "the server closed its connection before answering `initialize`".into(),
+            )
+        };
+        let result = loop {
+            tokio::select! {
+                result = &mut attached.initialized => match result {
+                    Ok(Ok(result)) => break result,
+                    Ok(Err(e)) => return Err(Ending::NoHandshake(format!(
+                        "the server refused `initialize` ({e})"
+                    ))),
+                    Err(_) => return Err(closed()),
+                },
+                _ = &mut deadline, if app_arrived => return Err(self.no_answer()),
+                changed = seen.changed(), if !app_arrived => {
+                    if changed.is_err() {
+                        return Err(Ending::Quit(None));
+                    }
+                    if seen.borrow_and_update().app.is_some() {
+                        app_arrived = true;
+                        deadline.as_mut().reset(tokio::time::Instant::now() + self.config.init_timeout);
+                    }
+                }
+                _ = ended.wait_for(|ended| *ended) => return Err(closed()),
+                command = self.commands.recv() => {
+                    if let Some(ending) = self.command_while_starting(command, spec) {
+                        return Err(ending);
+                    }
+                }
+            }
+        };
+        let text = |v: Option<&serde_json::Value>| {
+            v.and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let info = result.get("serverInfo");
+        Ok(Answered {
+            protocol_version: text(result.get("protocolVersion")),
+            server_name: text(info.and_then(|i| i.get("name"))),
+            server_version: text(info.and_then(|i| i.get("version"))),
+            capabilities: result.get("capabilities").cloned().unwrap_or_default(),
+        })
     }
 
     /// Ends a life of the server, whatever ended it: closes stdin, waits,
@@ -292,9 +466,13 @@ impl Actor {
             });
         }
         let grace = self.config.shutdown_grace;
+        let why = match &ending {
+            Ending::Exited | Ending::Closed => "the server stopped",
+            _ => "the server was stopped by Rootgate before it answered",
+        };
         let close_stdin = async move {
             if let Some(link) = link {
-                link.close(grace).await;
+                link.close(grace, why).await;
             }
             if let Some(wire) = wire {
                 wire.close();

@@ -37,7 +37,7 @@ impl Actor {
             return Ending::Closed;
         };
         let enforced = enforced.as_ref();
-        let peer = link.peer.clone();
+        let peer = link.peer();
         // Most servers ask for roots right after `initialized`; one that
         // does not is told with `list_changed` once the hold has passed, so
         // folders shared before it started still reach it.
@@ -64,7 +64,7 @@ impl Actor {
                     }
                     Some(Command::Start(_)) => Decision::Idle,
                     Some(Command::Peer(reply)) => {
-                        let _ = reply.send(Some(peer.clone()));
+                        let _ = reply.send(peer.clone());
                         Decision::Idle
                     }
                     Some(Command::Forget) => {

@@ -1,0 +1,162 @@
+//! `rootgate`: the command people and AI apps run.
+//!
+//! `rootgate connect NAME` is the bridge an AI app starts in place of a
+//! server (see `rootgate_core::bridge`); `rootgate [FOLDER...]` opens the
+//! desktop app (`rootgate-desktop`, beside this program), offering each
+//! folder for sharing. This binary links no GUI library, so a bridge starts
+//! in a few milliseconds and stays small: the desktop app maps WebKitGTK's
+//! 169 libraries and some 50 MB before its `main` runs. It also serves as
+//! the servers' launcher and as the built-in example server.
+//!
+//! What is not here: anything the bridge or the app decides; this file
+//! only reads the command line and hands over.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use rootgate_core::bridge::{self, Outcome};
+use rootgate_core::session::SessionConfig;
+use rootgate_core::settings::SettingsFile;
+
+const USAGE: &str = "\
+Usage:
+  rootgate [FOLDER...]       Open Rootgate; each FOLDER is offered for sharing
+                             with a consent prompt.
+  rootgate connect NAME      Run the server NAME, configured and approved in
+                             Rootgate, for the AI app that started this
+                             command: MCP on standard input and output, the
+                             server told exactly the folders shared with it.
+  rootgate --version         Print the version.
+  rootgate --help            Print this help.
+
+In an AI app's MCP settings, put `rootgate connect NAME` where the server's
+own command was. Errors are written to standard error, which AI apps show in
+their logs.
+
+Exit status: 0 when the AI app closed the connection, 1 when the server could
+not be reached or stopped, 2 for a wrong command line.";
+
+/// The example server's flag, as the desktop app's templates give it.
+const EXAMPLE_SERVER_FLAG: &str = "--example-server";
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(code) = rootgate_core::launcher::run_if_requested(&args) {
+        return code;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        rootgate_core::launcher::use_program_if_none_beside(exe);
+    }
+    match args.first().and_then(|a| a.to_str()) {
+        Some("connect") => connect(&args[1..]),
+        Some("--version" | "-V") => {
+            println!("rootgate {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Some("--help" | "-h" | "help") => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some(EXAMPLE_SERVER_FLAG) => {
+            rootgate_fixture_server::main_with_args(args.into_iter().skip(1))
+        }
+        _ => open_desktop(args),
+    }
+}
+
+fn connect(args: &[OsString]) -> ExitCode {
+    let name = match args {
+        [name] => name.to_string_lossy().into_owned(),
+        [] => return usage_error("connect needs the name of a server configured in Rootgate"),
+        _ => return usage_error("connect takes one server name"),
+    };
+    let settings = match SettingsFile::default_location() {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("rootgate: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // One thread: a bridge carries one connection, and a second thread
+    // would only add wake-ups between them.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("rootgate: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = bridge::Options {
+        settings,
+        server: name,
+        session: SessionConfig::default(),
+    };
+    let outcome = runtime.block_on(async {
+        let (input, output) = app_io();
+        bridge::connect(options, input, output).await
+    });
+    // The stdin reader may still be blocked in a read of the app's input;
+    // the runtime must not wait for it.
+    runtime.shutdown_background();
+    match outcome {
+        Outcome::Disconnected => ExitCode::SUCCESS,
+        Outcome::Failed(_) => ExitCode::FAILURE,
+    }
+}
+
+/// The app's end of the connection: standard input and output. AI apps
+/// give pipes, which are read and written on the runtime's own reactor;
+/// anything else (a file, a terminal) goes through tokio's standard streams,
+/// which use a thread of their own for each read.
+fn app_io() -> (
+    Box<dyn tokio::io::AsyncRead + Unpin + Send>,
+    Box<dyn tokio::io::AsyncWrite + Unpin + Send>,
+) {
+    use std::os::fd::AsFd;
+    use tokio::net::unix::pipe;
+    let input = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| pipe::Receiver::from_file(std::fs::File::from(fd)).ok());
+    let output = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| pipe::Sender::from_file(std::fs::File::from(fd)).ok());
+    (
+        match input {
+            Some(pipe) => Box::new(pipe),
+            None => Box::new(tokio::io::stdin()),
+        },
+        match output {
+            Some(pipe) => Box::new(pipe),
+            None => Box::new(tokio::io::stdout()),
+        },
+    )
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("rootgate: {message}\n\n{USAGE}");
+    ExitCode::from(2)
+}
+
+/// Replaces this process with the desktop app, passing the arguments on.
+fn open_desktop(args: Vec<OsString>) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("rootgate-desktop")))
+        .filter(|p| p.exists());
+    let program = beside.unwrap_or_else(|| PathBuf::from("rootgate-desktop"));
+    let error = std::process::Command::new(&program).args(args).exec();
+    eprintln!(
+        "rootgate: could not open the desktop app ({}): {error}",
+        program.display()
+    );
+    ExitCode::FAILURE
+}

@@ -1,0 +1,250 @@
+//! The bridge: `rootgate connect NAME`, which an AI app runs in place of a
+//! server, so that the server it reaches is Rootgate's and sees exactly the
+//! folders the person shared with it.
+//!
+//! The bridge speaks MCP on its own stdin and stdout to the app, runs the
+//! named server as a session of Rootgate's own (the same spawn, launcher,
+//! approval check, consent-answered `roots/list`, notification rules,
+//! Landlock enforcement and timeline as the window's sessions), and
+//! carries everything else both ways through its relay (`relay`, `route`).
+//! It reads the settings file and never writes it: only the window's
+//! process does. A change made in the window reaches it through the file,
+//! which it watches.
+//!
+//! What is not here: the routing decisions (`route`), the byte-level relay
+//! (`relay`), and the command line (the `rootgate` binary).
+
+pub mod relay;
+pub mod route;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use notify::{RecursiveMode, Watcher};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+use crate::ids::ServerId;
+use crate::servers::ServerSpec;
+use crate::session::{Session, SessionConfig, Status};
+use crate::settings::SettingsFile;
+use crate::store::Store;
+use crate::timeline::Timeline;
+use relay::Relay;
+
+/// How long changes to the settings file are gathered before it is read
+/// again: an atomic save is a few events (the temporary file, the rename).
+const SETTINGS_SETTLE: Duration = Duration::from_millis(50);
+
+/// What `rootgate connect` was asked for.
+pub struct Options {
+    pub settings: SettingsFile,
+    /// The configured server's name, as the app's config gives it.
+    pub server: String,
+    pub session: SessionConfig,
+}
+
+/// How the bridge ended, for its exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The app closed the connection.
+    Disconnected,
+    /// The server could not be reached or stopped; the reason was written
+    /// to stderr and given to the app as the error of its request.
+    Failed(String),
+}
+
+/// Why the named server cannot be served at all.
+fn refusal(store: &Store, name: &str) -> Result<ServerSpec, String> {
+    let servers = store.snapshot().servers;
+    let wanted = name.trim();
+    let Some(spec) = servers
+        .iter()
+        .find(|s| s.name.trim().eq_ignore_ascii_case(wanted))
+    else {
+        let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        return Err(if names.is_empty() {
+            format!(
+                "there is no server named \"{wanted}\" in Rootgate, and none is configured yet: \
+                 open Rootgate and add it"
+            )
+        } else {
+            format!(
+                "there is no server named \"{wanted}\" in Rootgate; the configured ones are: {}",
+                names.join(", ")
+            )
+        });
+    };
+    if !spec.is_approved() {
+        return Err(format!(
+            "the command of \"{}\" has not been approved to run yet: open Rootgate and approve \
+             its command (`{}`)",
+            spec.name,
+            spec.masked_command_line()
+        ));
+    }
+    Ok(spec.clone())
+}
+
+/// Runs the bridge for the app on `app_in`/`app_out` until the app closes
+/// the connection or the server cannot go on.
+pub async fn connect(
+    options: Options,
+    app_in: impl AsyncRead + Unpin + Send + 'static,
+    app_out: impl AsyncWrite + Unpin + Send + 'static,
+) -> Outcome {
+    let (out_tx, out_rx) = mpsc::channel(1024);
+    let writer = tokio::spawn(relay::write_app(out_rx, app_out));
+    let timeline = Arc::new(Timeline::default());
+    let opened = Store::open_read_only(options.settings.clone());
+    let (store, spec) = match opened {
+        Ok((store, problem)) => {
+            if let Some(problem) = problem {
+                eprintln!(
+                    "rootgate: the settings file {} is damaged ({problem}); using what could be read",
+                    options.settings.path().display()
+                );
+            }
+            let spec = refusal(&store, &options.server);
+            (Some(Arc::new(store)), spec)
+        }
+        Err(e) => (None, Err(format!("the settings could not be read: {e}"))),
+    };
+    let server = spec
+        .as_ref()
+        .map(|s| s.id.clone())
+        .unwrap_or_else(|_| ServerId::generate());
+    let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
+    let (app_gone_tx, mut app_gone) = tokio::sync::oneshot::channel::<()>();
+    let reader_relay = Arc::clone(&relay);
+    tokio::spawn(async move {
+        reader_relay.read_app(app_in).await;
+        let _ = app_gone_tx.send(());
+    });
+    let outcome = match (store, spec) {
+        (Some(store), Ok(spec)) => {
+            serve(
+                store,
+                spec,
+                &relay,
+                timeline,
+                options.session,
+                &mut app_gone,
+            )
+            .await
+        }
+        (_, Err(why)) => refuse(&relay, &why, &mut app_gone).await,
+        (None, Ok(_)) => Outcome::Failed("the settings could not be read".into()),
+    };
+    drop(relay);
+    let _ = writer.await;
+    outcome
+}
+
+/// Says why the server cannot be reached: to stderr at once (AI apps show
+/// it in their logs), and to the app as the error of its `initialize`.
+async fn refuse(
+    relay: &Arc<Relay>,
+    why: &str,
+    app_gone: &mut tokio::sync::oneshot::Receiver<()>,
+) -> Outcome {
+    eprintln!("rootgate: {why}");
+    let mut seen = relay.subscribe();
+    loop {
+        if relay.refuse(why).await {
+            break;
+        }
+        tokio::select! {
+            _ = &mut *app_gone => break,
+            changed = seen.changed() => if changed.is_err() { break },
+        }
+    }
+    Outcome::Failed(why.to_owned())
+}
+
+async fn serve(
+    store: Arc<Store>,
+    spec: ServerSpec,
+    relay: &Arc<Relay>,
+    timeline: Arc<Timeline>,
+    config: SessionConfig,
+    app_gone: &mut tokio::sync::oneshot::Receiver<()>,
+) -> Outcome {
+    let mounts = crate::mounts::MountTable::read();
+    for root in store.snapshot().roots {
+        let _ = store.set_available(&root.id, crate::monitor::is_available(&root, &mounts));
+    }
+    if let Err(e) = crate::monitor::spawn(Arc::clone(&store)) {
+        eprintln!("rootgate: folders will not be watched for changes: {e}");
+    }
+    let _watch = watch_settings(Arc::clone(&store));
+    let roots = match store.subscribe(&spec.id) {
+        Ok(roots) => roots,
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    let session =
+        Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
+    let mut status = session.subscribe_status();
+    session.start(spec);
+    let outcome = loop {
+        tokio::select! {
+            _ = &mut *app_gone => break Outcome::Disconnected,
+            changed = status.changed() => {
+                if changed.is_err() {
+                    break Outcome::Failed("the server was removed from Rootgate".into());
+                }
+                let now = status.borrow_and_update().clone();
+                match now {
+                    Status::Failed { reason } => {
+                        eprintln!("rootgate: {reason}");
+                        relay.refuse(&reason).await;
+                        break Outcome::Failed(reason);
+                    }
+                    Status::Stopped { .. } => {
+                        let why = "the server was removed from Rootgate".to_owned();
+                        eprintln!("rootgate: {why}");
+                        relay.refuse(&why).await;
+                        break Outcome::Failed(why);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    };
+    session.shutdown().await;
+    outcome
+}
+
+/// Reads the settings file again whenever it changes, so a change made in
+/// the window reaches this connection. The watcher lives as long as the
+/// value returned.
+fn watch_settings(store: Arc<Store>) -> Option<notify::RecommendedWatcher> {
+    let path: PathBuf = store.file().path().to_path_buf();
+    let dir = path.parent()?.to_path_buf();
+    let name = path.file_name()?.to_owned();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if let Ok(event) = event
+            && event.paths.iter().any(|p| p.file_name() == Some(&name))
+        {
+            let _ = tx.send(());
+        }
+    })
+    .ok()?;
+    // The folder, not the file: a save renames a new file over the old one.
+    if let Err(e) = watcher.watch(&dir, RecursiveMode::NonRecursive) {
+        eprintln!("rootgate: changes made in the window will not reach this connection: {e}");
+        return None;
+    }
+    tokio::spawn(async move {
+        while rx.recv().await.is_some() {
+            tokio::time::sleep(SETTINGS_SETTLE).await;
+            while rx.try_recv().is_ok() {}
+            if let Err(e) = store.reload() {
+                eprintln!("rootgate: {e}");
+            }
+        }
+    });
+    Some(watcher)
+}

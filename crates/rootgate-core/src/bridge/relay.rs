@@ -1,0 +1,470 @@
+//! The bridge's relay: the tasks that carry lines between an AI app and
+//! the server Rootgate runs for it, through the [`Router`].
+//!
+//! One relay lives as long as the app's connection; the server under it
+//! may have several lives (a restart to withdraw a folder, or to remake an
+//! enforced ruleset). Each life attaches to the relay: a task reads the
+//! server's output and routes it, `roots/list` going to the session's wire
+//! to be answered from consent; the app's lines go to the server through
+//! one forwarder, which holds them while no life is ready (during a
+//! restart) so none is lost or reordered. An `initialize` for a restarted
+//! server is the app's again, answered inside the bridge, followed by what
+//! the server must be told again (initialized, logging level,
+//! subscriptions); the app is not interrupted.
+//!
+//! What is not here: the decisions about lines (`route`), the process and
+//! the session's roots logic (`session`), and the bridge's settings and
+//! window link (`bridge`).
+
+use std::io;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::route::{AppInfo, Call, Out, Router};
+use crate::ids::ServerId;
+use crate::session::wire::{Frame, Wire};
+use crate::timeline::{Event, Timeline};
+
+/// The longest line either side may write. A longer one is dropped whole
+/// (read through to its end without being kept), with an error to an app
+/// and a note for a server: a hostile peer costs its own connection a
+/// bounded buffer, nothing more.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// How many app lines may wait for the server while it (re)starts.
+const BACKLOG: usize = 4_096;
+
+/// What the window and the bridge's own loop are told of the connection.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen {
+    /// Who the app is, once it sent `initialize`.
+    pub app: Option<AppInfo>,
+    /// The app's own roots: suggestions, never shared by themselves.
+    pub app_roots: Vec<String>,
+}
+
+struct State {
+    router: Router,
+    /// The current server life: its number and the wire's frames, once it
+    /// answered `initialize` (ready) or before (attached).
+    life: u64,
+    attached: Option<mpsc::Sender<Frame>>,
+    /// Waits for the current life's `initialize` answer.
+    init_waiter: Option<oneshot::Sender<Result<Value, String>>>,
+    /// Notes written to stderr so far (they stop after a few).
+    notes: usize,
+}
+
+/// The relay of one app connection.
+pub struct Relay {
+    state: Mutex<State>,
+    server: ServerId,
+    timeline: Arc<Timeline>,
+    app_out: mpsc::Sender<Vec<u8>>,
+    to_server: mpsc::Sender<Vec<u8>>,
+    /// The frames of the life that is ready to take app lines.
+    ready: watch::Sender<Option<mpsc::Sender<Frame>>>,
+    seen: watch::Sender<Seen>,
+}
+
+/// A server life attached to the relay.
+pub struct Attached {
+    pub life: u64,
+    /// Resolves with the server's `initialize` result.
+    pub initialized: oneshot::Receiver<Result<Value, String>>,
+    /// Set when the server's output ended.
+    pub ended: watch::Receiver<bool>,
+    pub reader: JoinHandle<()>,
+}
+
+impl Relay {
+    /// A relay writing to the app through `app_out` (see [`write_app`]).
+    /// Starts the forwarder task, so it must be called in a runtime.
+    pub fn new(
+        server: ServerId,
+        timeline: Arc<Timeline>,
+        app_out: mpsc::Sender<Vec<u8>>,
+    ) -> Arc<Relay> {
+        let (to_server, backlog) = mpsc::channel(BACKLOG);
+        let (ready, ready_rx) = watch::channel(None);
+        let relay = Arc::new(Relay {
+            state: Mutex::new(State {
+                router: Router::new(),
+                life: 0,
+                attached: None,
+                init_waiter: None,
+                notes: 0,
+            }),
+            server,
+            timeline,
+            app_out,
+            to_server,
+            ready,
+            seen: watch::Sender::new(Seen::default()),
+        });
+        tokio::spawn(forward(backlog, ready_rx));
+        relay
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Each critical section leaves the router whole.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What is known of the connection, as it changes.
+    pub fn subscribe(&self) -> watch::Receiver<Seen> {
+        self.seen.subscribe()
+    }
+
+    pub fn seen(&self) -> Seen {
+        self.seen.borrow().clone()
+    }
+
+    /// Reads the app's lines until it closes its output.
+    pub async fn read_app(self: &Arc<Self>, input: impl AsyncRead + Unpin) {
+        let mut lines = Lines::new(input);
+        loop {
+            let outs = match lines.next().await {
+                Ok(Some(Line::Whole(line))) => self.lock().router.from_app(&line, Instant::now()),
+                Ok(Some(Line::TooLong(bytes))) => vec![Out::App(too_long(bytes))],
+                Ok(None) | Err(_) => return,
+            };
+            self.perform(outs, None).await;
+        }
+    }
+
+    /// Attaches a new server life: its output is read from `stdout`, and
+    /// what is for it goes to `wire`. The app's `initialize` is sent at
+    /// once if it arrived already, or as soon as it does.
+    pub fn attach(
+        self: &Arc<Self>,
+        stdout: impl AsyncRead + Unpin + Send + 'static,
+        wire: &Wire,
+    ) -> Attached {
+        let (init_tx, initialized) = oneshot::channel();
+        let (life, initialize) = {
+            let mut state = self.lock();
+            state.life += 1;
+            state.attached = Some(wire.frames.clone());
+            state.init_waiter = Some(init_tx);
+            (state.life, state.router.initialize_for_server())
+        };
+        let _ = self.ready.send(None);
+        if let Some(line) = initialize {
+            send_now(&wire.frames, line);
+        }
+        let (ended_tx, ended) = watch::channel(false);
+        let relay = Arc::clone(self);
+        let frames = wire.frames.clone();
+        let reader = tokio::spawn(async move {
+            relay.read_server(stdout, life, &frames).await;
+            let _ = ended_tx.send(true);
+        });
+        Attached {
+            life,
+            initialized,
+            ended,
+            reader,
+        }
+    }
+
+    /// The life `life` answered `initialize`: what a restarted server must
+    /// be told again goes first, then the app's lines flow to it.
+    pub async fn ready(&self, life: u64, replay: bool) {
+        let (frames, lines) = {
+            let mut state = self.lock();
+            if state.life != life {
+                return;
+            }
+            let lines = if replay {
+                state.router.replay()
+            } else {
+                Vec::new()
+            };
+            (state.attached.clone(), lines)
+        };
+        let Some(frames) = frames else { return };
+        for line in lines {
+            if frames.send(Frame::Lines(line)).await.is_err() {
+                return;
+            }
+        }
+        let _ = self.ready.send(Some(frames));
+    }
+
+    /// The life `life` ended (or is being ended): app requests waiting for
+    /// it get an error with `why`.
+    pub async fn detach(&self, life: u64, why: &str) {
+        let outs = {
+            let mut state = self.lock();
+            if state.life != life {
+                return;
+            }
+            state.attached = None;
+            state.init_waiter = None;
+            state.router.server_gone(why, Instant::now())
+        };
+        let _ = self.ready.send(None);
+        self.perform(outs, None).await;
+    }
+
+    /// The app's `initialize` can never be served (unknown server, command
+    /// not approved, server failed to start): it gets `why` as its error.
+    /// Returns false if it has not arrived yet.
+    pub async fn refuse(&self, why: &str) -> bool {
+        let line = self.lock().router.refuse_initialize(-32603, why);
+        match line {
+            Some(line) => {
+                let _ = self.app_out.send(line).await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    async fn read_server(
+        self: &Arc<Self>,
+        stdout: impl AsyncRead + Unpin,
+        life: u64,
+        frames: &mpsc::Sender<Frame>,
+    ) {
+        let mut lines = Lines::new(stdout);
+        loop {
+            let outs = match lines.next().await {
+                Ok(Some(Line::Whole(line))) => {
+                    self.lock().router.from_server(&line, Instant::now())
+                }
+                Ok(Some(Line::TooLong(bytes))) => vec![Out::Note(format!(
+                    "the server wrote a line of {bytes} bytes, longer than {MAX_LINE}; dropped"
+                ))],
+                Ok(None) | Err(_) => break,
+            };
+            self.perform(outs, Some((life, frames))).await;
+        }
+        self.detach(life, "the server stopped before answering")
+            .await;
+    }
+
+    /// Carries out what the router said. `from` is the life whose output
+    /// caused it: what goes back to that server goes to its own wire.
+    async fn perform(&self, outs: Vec<Out>, from: Option<(u64, &mpsc::Sender<Frame>)>) {
+        for out in outs {
+            match out {
+                Out::Server(line) => match from {
+                    Some((_, frames)) => {
+                        let _ = frames.send(Frame::Lines(line)).await;
+                    }
+                    // The app's lines keep their order through the one
+                    // forwarder; a full backlog holds the app back.
+                    None => {
+                        let _ = self.to_server.send(line).await;
+                    }
+                },
+                Out::RootsList(id) => {
+                    if let Some((_, frames)) = from {
+                        let _ = frames.send(Frame::Roots { id }).await;
+                    }
+                }
+                Out::App(line) => {
+                    let _ = self.app_out.send(line).await;
+                }
+                Out::AppInitialized => self.app_initialized(),
+                Out::ServerInitialized(result) => {
+                    let waiter = {
+                        let mut state = self.lock();
+                        match from {
+                            Some((life, _)) if life == state.life => state.init_waiter.take(),
+                            _ => None,
+                        }
+                    };
+                    if let Some(waiter) = waiter {
+                        let _ = waiter.send(result);
+                    }
+                }
+                Out::AppRoots(uris) => self.seen.send_modify(|s| s.app_roots = uris),
+                Out::Call(call) => self.record_call(call),
+                Out::Refused(method) => {
+                    self.timeline
+                        .record(&self.server, Event::RequestRefused { method });
+                }
+                Out::Note(note) => self.note(&note),
+            }
+        }
+    }
+
+    fn app_initialized(&self) {
+        let (app, send) = {
+            let mut state = self.lock();
+            let app = state.router.app().cloned();
+            let line = match state.attached.clone() {
+                Some(frames) => state
+                    .router
+                    .initialize_for_server()
+                    .map(|line| (frames, line)),
+                None => None,
+            };
+            (app, line)
+        };
+        if let Some((frames, line)) = send {
+            send_now(&frames, line);
+        }
+        self.seen.send_modify(|s| s.app = app);
+    }
+
+    fn record_call(&self, call: Call) {
+        self.timeline.record(
+            &self.server,
+            Event::Call {
+                method: call.method,
+                target: call.target,
+                duration_ms: call.duration.as_millis() as u64,
+                outcome: call.outcome,
+            },
+        );
+    }
+
+    fn note(&self, note: &str) {
+        const MOST: usize = 20;
+        let n = {
+            let mut state = self.lock();
+            state.notes += 1;
+            state.notes
+        };
+        if n < MOST {
+            eprintln!("rootgate: {note}");
+        } else if n == MOST {
+            eprintln!("rootgate: {note} (further notes of this kind are not written)");
+        }
+    }
+}
+
+/// Sends a line to a server's wire without waiting; the queue is empty at
+/// the moments this is used (an `initialize`), so it only fails when the
+/// server is gone.
+fn send_now(frames: &mpsc::Sender<Frame>, line: Vec<u8>) {
+    let frames = frames.clone();
+    tokio::spawn(async move {
+        let _ = frames.send(Frame::Lines(line)).await;
+    });
+}
+
+/// Passes the app's lines on to the server life that is ready, in order,
+/// waiting while none is.
+async fn forward(
+    mut backlog: mpsc::Receiver<Vec<u8>>,
+    mut ready: watch::Receiver<Option<mpsc::Sender<Frame>>>,
+) {
+    while let Some(line) = backlog.recv().await {
+        let mut line = Some(line);
+        while let Some(next) = line.take() {
+            let frames = match ready.wait_for(Option::is_some).await {
+                Ok(frames) => frames.clone(),
+                Err(_) => return,
+            };
+            let Some(frames) = frames else { continue };
+            if let Err(e) = frames.send(Frame::Lines(next)).await {
+                // That life ended under the line: the next one gets it.
+                if let Frame::Lines(back) = e.0 {
+                    line = Some(back);
+                }
+                let _ = ready
+                    .wait_for(|f| f.as_ref().is_none_or(|f| !f.same_channel(&frames)))
+                    .await;
+            }
+        }
+    }
+}
+
+/// Writes the lines for the app to `out` until the relay is gone.
+pub async fn write_app(mut lines: mpsc::Receiver<Vec<u8>>, out: impl AsyncWrite + Unpin) {
+    let mut out = tokio::io::BufWriter::with_capacity(64 * 1024, out);
+    while let Some(line) = lines.recv().await {
+        if out.write_all(&line).await.is_err() {
+            return;
+        }
+        // Flush when nothing else is waiting, so a burst goes out in few
+        // writes and a lone answer goes out at once.
+        if lines.is_empty() && out.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = out.flush().await;
+}
+
+fn too_long(bytes: usize) -> Vec<u8> {
+    let message = format!(
+        "Parse error: a line of {bytes} bytes is longer than the {MAX_LINE} bytes Rootgate relays"
+    );
+    let message = Value::String(message).to_string();
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32700,\"message\":{message}}}}}\n"
+    )
+    .into_bytes()
+}
+
+/// One line read, or how long a line was that could not be kept.
+enum Line {
+    Whole(Vec<u8>),
+    TooLong(usize),
+}
+
+/// Newline-delimited lines from a stream, each at most [`MAX_LINE`] bytes
+/// kept; blank lines are skipped.
+struct Lines<R> {
+    reader: BufReader<R>,
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    fn new(input: R) -> Self {
+        Lines {
+            reader: BufReader::with_capacity(64 * 1024, input),
+        }
+    }
+
+    async fn next(&mut self) -> io::Result<Option<Line>> {
+        let mut line = Vec::new();
+        let mut total = 0usize;
+        loop {
+            let buf = self.reader.fill_buf().await?;
+            if buf.is_empty() {
+                // The end: a last line without its newline still counts.
+                return Ok(match total {
+                    0 => None,
+                    n if n > MAX_LINE => Some(Line::TooLong(n)),
+                    _ => Some(Line::Whole(line)),
+                });
+            }
+            let (chunk, newline) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..i], true),
+                None => (buf, false),
+            };
+            total += chunk.len();
+            if total <= MAX_LINE {
+                line.extend_from_slice(chunk);
+            } else if !line.is_empty() {
+                line = Vec::new();
+            }
+            let used = chunk.len() + usize::from(newline);
+            self.reader.consume(used);
+            if newline {
+                if total > MAX_LINE {
+                    return Ok(Some(Line::TooLong(total)));
+                }
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    line.clear();
+                    total = 0;
+                    continue;
+                }
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Ok(Some(Line::Whole(line)));
+            }
+        }
+    }
+}
