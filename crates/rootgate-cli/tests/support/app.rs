@@ -1,0 +1,316 @@
+//! Shared set-up for the bridge's tests: a settings folder the tests write
+//! as the window would (a real store), real servers, and AI-app stand-ins
+//! on the official SDK clients that start `rootgate connect NAME` as their
+//! server, as Claude Desktop or Cursor would. Each test file includes this
+//! with `#[path]`; it holds no tests of its own.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rootgate_core::folders;
+use rootgate_core::ids::{RootId, ServerId};
+use rootgate_core::servers::{ServerDraft, ServerSpec};
+use rootgate_core::settings::SettingsFile;
+use rootgate_core::store::Store;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+
+pub const WAIT: Duration = Duration::from_secs(30);
+
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+fn require(path: PathBuf, how: &str) -> PathBuf {
+    assert!(path.exists(), "{} is missing; {how}", path.display());
+    path
+}
+
+/// A binary of the workspace, built by `cargo build --workspace`.
+pub fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    require(
+        dir.join(name),
+        "build the workspace first (cargo build --workspace)",
+    )
+}
+
+pub fn peers() -> PathBuf {
+    workspace_root().join("tests/peers")
+}
+
+pub fn fs_server_js() -> PathBuf {
+    require(
+        peers().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
+        "run scripts/setup.sh test to install the test peers",
+    )
+}
+
+pub fn everything_js() -> PathBuf {
+    require(
+        peers().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+        "run scripts/setup.sh test to install the test peers",
+    )
+}
+
+pub fn python() -> PathBuf {
+    require(
+        peers().join(".venv/bin/python"),
+        "run scripts/setup.sh test",
+    )
+}
+
+/// Rootgate as the person set it up: the settings folder the bridges read,
+/// written through a store, as the window writes it.
+pub struct Rootgate {
+    pub dir: tempfile::TempDir,
+    pub config_home: PathBuf,
+    pub store: Arc<Store>,
+}
+
+impl Rootgate {
+    pub fn new() -> Rootgate {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config_home = dir.path().join("config");
+        let file = SettingsFile::at(config_home.join("rootgate/settings.json"));
+        let (store, _) = Store::open(file).expect("store");
+        Rootgate {
+            dir,
+            config_home,
+            store: Arc::new(store),
+        }
+    }
+
+    /// Adds a server and approves its command, as a person would.
+    pub fn server(&self, name: &str, command: impl Into<String>, args: &[&str]) -> ServerSpec {
+        let spec = self
+            .store
+            .add_server(ServerDraft {
+                name: name.into(),
+                command: command.into(),
+                args: args.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            })
+            .expect("add server");
+        self.store
+            .approve_command(&spec.id, &spec.command_line())
+            .expect("approve")
+    }
+
+    /// A folder under the temporary folder, kept as a root (shared with no one).
+    pub fn folder(&self, name: &str) -> (RootId, PathBuf) {
+        let path = self.dir.path().join("folders").join(name);
+        std::fs::create_dir_all(&path).expect("create folder");
+        let checked = folders::check(&path).expect("check folder");
+        let added = self.store.add_root(&checked, None).expect("add root");
+        (added.root.id, checked.real().to_path_buf())
+    }
+
+    pub fn share(&self, server: &ServerId, root: &RootId) {
+        self.store.grant(server, root).expect("grant");
+    }
+
+    /// The command an AI app's config names: `rootgate connect NAME`.
+    pub fn connect_command(&self, name: &str) -> Vec<String> {
+        vec![
+            binary("rootgate").display().to_string(),
+            "connect".into(),
+            name.into(),
+        ]
+    }
+}
+
+/// An AI app stand-in, driven one request at a time.
+pub struct App {
+    pub child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::UnboundedReceiver<Value>,
+    /// Lines read but not yet asked for.
+    seen: Vec<Value>,
+    next_tag: u64,
+    pub connected: Value,
+}
+
+/// Which official SDK client stands in for the app.
+#[derive(Debug, Clone, Copy)]
+pub enum Sdk {
+    TypeScript,
+    Python,
+}
+
+impl App {
+    /// Starts the stand-in on `sdk` with `options` (see the scripts), its
+    /// server being `server_command`, and waits until it is connected (or
+    /// failed to connect: then `connected` holds the error event).
+    pub async fn start(
+        rootgate: &Rootgate,
+        sdk: Sdk,
+        options: &[&str],
+        server_command: &[String],
+    ) -> App {
+        let mut cmd = match sdk {
+            Sdk::TypeScript => {
+                let mut cmd = Command::new("node");
+                cmd.arg(peers().join("apps/ts_app.mjs"));
+                cmd
+            }
+            Sdk::Python => {
+                let mut cmd = Command::new(python());
+                cmd.arg(peers().join("apps/py_app.py"));
+                cmd
+            }
+        };
+        cmd.args(options)
+            .arg("--")
+            .args(server_command)
+            .env("XDG_CONFIG_HOME", &rootgate.config_home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("start the app stand-in");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(v) => {
+                        if tx.send(v).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => eprintln!("app stand-in wrote: {line}"),
+                }
+            }
+        });
+        let mut app = App {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+            next_tag: 1,
+            connected: Value::Null,
+        };
+        app.connected = app
+            .wait(|v| matches!(v["event"].as_str(), Some("connected" | "connectFailed")))
+            .await;
+        app
+    }
+
+    /// Waits for a line that satisfies `want`, keeping the others.
+    pub async fn wait(&mut self, want: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.seen.iter().position(&want) {
+            return self.seen.remove(i);
+        }
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            match tokio::time::timeout_at(deadline, self.lines.recv()).await {
+                Ok(Some(v)) if want(&v) => return v,
+                Ok(Some(v)) => self.seen.push(v),
+                Ok(None) => panic!("the app stand-in ended; it had written {:#?}", self.seen),
+                Err(_) => panic!("nothing matching within {WAIT:?}; seen {:#?}", self.seen),
+            }
+        }
+    }
+
+    /// Events of one kind seen so far (and taken).
+    pub fn take_events(&mut self, kind: &str) -> Vec<Value> {
+        let (taken, kept) = std::mem::take(&mut self.seen)
+            .into_iter()
+            .partition(|v| v["event"] == kind);
+        self.seen = kept;
+        taken
+    }
+
+    /// Sends a request (without waiting) and returns its tag.
+    pub async fn send(&mut self, mut request: Value) -> u64 {
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        request["tag"] = json!(tag);
+        let mut line = request.to_string();
+        line.push('\n');
+        self.stdin
+            .write_all(line.as_bytes())
+            .await
+            .expect("write to the stand-in");
+        tag
+    }
+
+    /// Sends a request and returns its answer: `{"ok": ...}` or `{"error": ...}`.
+    pub async fn request(&mut self, request: Value) -> Value {
+        let tag = self.send(request).await;
+        self.wait(|v| v["tag"] == tag).await
+    }
+
+    /// A tool call's result, failing the test on a JSON-RPC error.
+    pub async fn call(&mut self, name: &str, arguments: Value) -> Value {
+        let answer = self
+            .request(json!({"op": "callTool", "name": name, "arguments": arguments}))
+            .await;
+        match answer.get("ok") {
+            Some(ok) => ok.clone(),
+            None => panic!("tools/call {name} failed: {answer}"),
+        }
+    }
+}
+
+/// The text content of a tool result.
+pub fn tool_text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs `probe` until it returns `Ok`, for what a server applies in its
+/// own time; fails after `WAIT` with the last reason.
+pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let mut last = String::new();
+    while tokio::time::Instant::now() < deadline {
+        match probe().await {
+            Ok(value) => return value,
+            Err(why) => last = why,
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what} did not happen within {WAIT:?}; last: {last}");
+}
+
+/// The processes whose command line holds `marker`, that are not zombies.
+pub fn processes_with(marker: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    s.rsplit_once(')')
+                        .map(|(_, r)| r.trim_start().starts_with('Z'))
+                })
+                .unwrap_or(true);
+            !zombie && String::from_utf8_lossy(&cmdline).contains(marker)
+        })
+        .collect()
+}
