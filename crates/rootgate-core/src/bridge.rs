@@ -14,6 +14,7 @@
 //! What is not here: the routing decisions (`route`), the byte-level relay
 //! (`relay`), and the command line (the `rootgate` binary).
 
+pub mod link;
 pub mod relay;
 pub mod route;
 
@@ -95,7 +96,8 @@ pub async fn connect(
     app_out: impl AsyncWrite + Unpin + Send + 'static,
 ) -> Outcome {
     let (out_tx, out_rx) = mpsc::channel(1024);
-    let writer = tokio::spawn(relay::write_app(out_rx, app_out));
+    let done = tokio_util::sync::CancellationToken::new();
+    let writer = tokio::spawn(relay::write_app(out_rx, app_out, done.clone()));
     let timeline = Arc::new(Timeline::default());
     let opened = Store::open_read_only(options.settings.clone());
     let (store, spec) = match opened {
@@ -122,6 +124,7 @@ pub async fn connect(
         reader_relay.read_app(app_in).await;
         let _ = app_gone_tx.send(());
     });
+    let wait = options.session.init_timeout;
     let outcome = match (store, spec) {
         (Some(store), Ok(spec)) => {
             serve(
@@ -134,33 +137,39 @@ pub async fn connect(
             )
             .await
         }
-        (_, Err(why)) => refuse(&relay, &why, &mut app_gone).await,
+        (_, Err(why)) => {
+            refuse(&relay, &why, wait, &mut app_gone).await;
+            Outcome::Failed(why)
+        }
         (None, Ok(_)) => Outcome::Failed("the settings could not be read".into()),
     };
-    drop(relay);
+    // The app's reader may still wait for its input; what is queued for
+    // the app goes out, and the bridge ends.
+    done.cancel();
     let _ = writer.await;
     outcome
 }
 
 /// Says why the server cannot be reached: to stderr at once (AI apps show
-/// it in their logs), and to the app as the error of its `initialize`.
+/// it in their logs), and to the app as the error of its `initialize`, which
+/// may still be on its way (for at most `wait`).
 async fn refuse(
     relay: &Arc<Relay>,
     why: &str,
+    wait: Duration,
     app_gone: &mut tokio::sync::oneshot::Receiver<()>,
-) -> Outcome {
+) {
     eprintln!("rootgate: {why}");
     let mut seen = relay.subscribe();
-    loop {
-        if relay.refuse(why).await {
-            break;
-        }
+    let deadline = tokio::time::sleep(wait);
+    tokio::pin!(deadline);
+    while !relay.refuse(why).await {
         tokio::select! {
-            _ = &mut *app_gone => break,
-            changed = seen.changed() => if changed.is_err() { break },
+            _ = &mut *app_gone => return,
+            _ = &mut deadline => return,
+            changed = seen.changed() => if changed.is_err() { return },
         }
     }
-    Outcome::Failed(why.to_owned())
 }
 
 async fn serve(
@@ -186,6 +195,18 @@ async fn serve(
     let session =
         Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
     let mut status = session.subscribe_status();
+    // Reports to the window, when there is one; kept alive until the end.
+    let _link = link::Link {
+        socket: crate::connections::socket_path(store.file().path()),
+        connection: crate::ids::ConnectionId::generate(),
+        server: spec.id.clone(),
+        server_name: spec.name.clone(),
+        started_at_ms: crate::ids::now_ms(),
+        relay: Arc::clone(relay),
+        timeline: Arc::clone(session.timeline()),
+        status: session.subscribe_status(),
+    }
+    .spawn();
     session.start(spec);
     let outcome = loop {
         tokio::select! {
@@ -195,20 +216,13 @@ async fn serve(
                     break Outcome::Failed("the server was removed from Rootgate".into());
                 }
                 let now = status.borrow_and_update().clone();
-                match now {
-                    Status::Failed { reason } => {
-                        eprintln!("rootgate: {reason}");
-                        relay.refuse(&reason).await;
-                        break Outcome::Failed(reason);
-                    }
-                    Status::Stopped { .. } => {
-                        let why = "the server was removed from Rootgate".to_owned();
-                        eprintln!("rootgate: {why}");
-                        relay.refuse(&why).await;
-                        break Outcome::Failed(why);
-                    }
-                    _ => {}
-                }
+                let why = match now {
+                    Status::Failed { reason } => reason,
+                    Status::Stopped { .. } => "the server was removed from Rootgate".to_owned(),
+                    _ => continue,
+                };
+                refuse(relay, &why, config.init_timeout, app_gone).await;
+                break Outcome::Failed(why);
             }
         }
     };

@@ -51,6 +51,11 @@ id_type!(
     ServerId,
     "srv"
 );
+id_type!(
+    /// Identifies one AI app's connection through a bridge.
+    ConnectionId,
+    "conn"
+);
 
 fn random_hex() -> String {
     let mut bytes = [0u8; 8];

@@ -12,6 +12,7 @@
 //! from the person at the machine.
 
 pub mod bridge;
+pub mod connections;
 pub mod consent;
 pub mod enforcement;
 pub mod folders;

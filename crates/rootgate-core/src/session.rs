@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RoleClient};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
@@ -84,7 +84,7 @@ impl Default for SessionConfig {
 
 /// What a running server told us about itself.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunningInfo {
     pub pid: u32,
@@ -95,7 +95,7 @@ pub struct RunningInfo {
 }
 
 /// A session's state, as the app shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "state",
     rename_all = "camelCase",
@@ -158,6 +158,7 @@ pub struct Session {
     stderr: Arc<StderrLog>,
     messages: broadcast::Sender<ServerMessage>,
     config: SessionConfig,
+    timeline: Arc<Timeline>,
 }
 
 impl Session {
@@ -205,7 +206,7 @@ impl Session {
             following: Following::Unknown,
             restarted: None,
             roots,
-            timeline,
+            timeline: Arc::clone(&timeline),
             stderr: Arc::clone(&stderr),
             messages: messages.clone(),
             config,
@@ -220,11 +221,17 @@ impl Session {
             stderr,
             messages,
             config,
+            timeline,
         }
     }
 
     pub fn server(&self) -> &ServerId {
         &self.server
+    }
+
+    /// The timeline this session records into.
+    pub fn timeline(&self) -> &Arc<Timeline> {
+        &self.timeline
     }
 
     /// Starts the server with `spec`; does nothing if it is already running.

@@ -18,7 +18,7 @@
 // {"event":"resourceUpdated","uri"}, {"event":"progress",...},
 // {"event":"listChanged","kind"}, {"event":"sampling",...} (answered with a
 // fixed text), {"event":"elicitation",...} (answered "accept" with the
-// driver's content). Options before `--`: --roots URI[,URI...] (declare roots
+// driver's content), {"event":"closed"} when the server's side ends. Options before `--`: --roots URI[,URI...] (declare roots
 // and list these), --sampling, --elicitation, --name NAME.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -74,6 +74,7 @@ client.setNotificationHandler(ResourceListChangedNotificationSchema, () => out({
 client.setNotificationHandler(PromptListChangedNotificationSchema, () => out({ event: "listChanged", kind: "prompts" }));
 
 const transport = new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" });
+client.onclose = () => out({ event: "closed" });
 const started = performance.now();
 try {
   await client.connect(transport);

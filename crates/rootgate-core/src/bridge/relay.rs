@@ -24,6 +24,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::route::{AppInfo, Call, Out, Router};
 use crate::ids::ServerId;
@@ -219,10 +220,11 @@ impl Relay {
     pub async fn refuse(&self, why: &str) -> bool {
         let line = self.lock().router.refuse_initialize(-32603, why);
         match line {
-            Some(line) => {
+            Some(Some(line)) => {
                 let _ = self.app_out.send(line).await;
                 true
             }
+            Some(None) => true,
             None => false,
         }
     }
@@ -380,10 +382,27 @@ async fn forward(
     }
 }
 
-/// Writes the lines for the app to `out` until the relay is gone.
-pub async fn write_app(mut lines: mpsc::Receiver<Vec<u8>>, out: impl AsyncWrite + Unpin) {
+/// Writes the lines for the app to `out` until the relay is gone, or until
+/// `done`: then what is already queued is written and the writer ends.
+pub async fn write_app(
+    mut lines: mpsc::Receiver<Vec<u8>>,
+    out: impl AsyncWrite + Unpin,
+    done: CancellationToken,
+) {
     let mut out = tokio::io::BufWriter::with_capacity(64 * 1024, out);
-    while let Some(line) = lines.recv().await {
+    loop {
+        let line = tokio::select! {
+            line = lines.recv() => line,
+            _ = done.cancelled() => {
+                while let Ok(line) = lines.try_recv() {
+                    if out.write_all(&line).await.is_err() {
+                        return;
+                    }
+                }
+                break;
+            }
+        };
+        let Some(line) = line else { break };
         if out.write_all(&line).await.is_err() {
             return;
         }

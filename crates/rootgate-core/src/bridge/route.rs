@@ -638,10 +638,15 @@ impl Router {
     }
 
     /// An error answer to the app's `initialize`, when the server cannot
-    /// be reached at all (unknown, not approved, failed to start).
-    pub fn refuse_initialize(&mut self, code: i64, why: &str) -> Option<Vec<u8>> {
+    /// be reached at all (unknown, not approved, failed to start). `None`
+    /// while the app's `initialize` has not arrived; `Some(None)` when it
+    /// was passed on already (its answer, or the error of a server gone,
+    /// reached the app).
+    pub fn refuse_initialize(&mut self, code: i64, why: &str) -> Option<Option<Vec<u8>>> {
         match &mut self.init {
-            Init::Received { app_id, .. } => app_id.take().map(|id| error_line(&id, code, why)),
+            Init::Received { app_id, .. } => {
+                Some(app_id.take().map(|id| error_line(&id, code, why)))
+            }
             Init::Waiting => None,
         }
     }

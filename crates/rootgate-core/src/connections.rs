@@ -1,0 +1,463 @@
+//! Live connections of AI apps through bridges, as the window sees them.
+//!
+//! Each `rootgate connect` process reports to the window over a Unix
+//! socket private to the user: the socket sits in a folder of mode 0700 in
+//! `$XDG_RUNTIME_DIR` (or `/tmp/rootgate-UID`), is itself 0600, and every
+//! peer's uid is checked on both sides. A bridge says who the app is,
+//! which server it reaches, what happened on the connection (its timeline:
+//! calls, what the server was told about roots, restarts), and the folders
+//! the app itself works in. Nothing a bridge sends can change consent: the
+//! window shows reports and turns the app's folders into consent prompts,
+//! which only the person answers. A bridge started before the window
+//! waits for the socket and reports everything it kept when the window
+//! opens; a window that goes away costs the bridge nothing.
+//!
+//! This module holds the report format ([`Report`]), where the socket is
+//! ([`socket_path`]), and the window's listener and registry
+//! ([`Connections`]). The bridge's side is `bridge::link`.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::broadcast;
+
+use crate::ids::{ConnectionId, ServerId, now_ms};
+use crate::session::Status;
+use crate::timeline::Entry;
+
+/// How many timeline entries the window keeps per connection.
+pub const ENTRIES_KEPT: usize = 2_000;
+/// How many ended connections the window keeps showing.
+pub const ENDED_KEPT: usize = 50;
+/// The longest report line read; a longer one ends that bridge's reports.
+const MAX_REPORT: usize = 4 * 1024 * 1024;
+
+/// Who the app is, as its `initialize` said.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppIdentity {
+    pub name: String,
+    pub version: String,
+    pub protocol_version: String,
+}
+
+/// What a bridge reports, one JSON object per line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Report {
+    /// The first line: which connection this is.
+    Hello {
+        connection: ConnectionId,
+        pid: u32,
+        server: ServerId,
+        server_name: String,
+        started_at_ms: u64,
+    },
+    /// The app's `initialize` arrived.
+    App { app: AppIdentity },
+    /// The server's status changed.
+    Status { status: Status },
+    /// Something happened on the connection.
+    Entry { entry: Entry },
+    /// The folders the app itself works in (its roots), as URIs.
+    Suggest { uris: Vec<String> },
+}
+
+/// One connection, as the window shows it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionView {
+    pub id: ConnectionId,
+    /// The bridge's process.
+    pub pid: u32,
+    pub server: ServerId,
+    pub server_name: String,
+    pub app: Option<AppIdentity>,
+    pub started_at_ms: u64,
+    pub status: Status,
+    /// False once the bridge has gone.
+    pub live: bool,
+    pub ended_at_ms: Option<u64>,
+    /// How many app requests were answered.
+    pub calls: u64,
+    /// The app's own folders, as it listed them.
+    pub app_roots: Vec<String>,
+}
+
+/// What changed among the connections.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnectionChange {
+    Updated(ConnectionView),
+    Entry {
+        connection: ConnectionId,
+        entry: Entry,
+    },
+    /// The app works in these folders: suggestions for the person.
+    Suggested {
+        connection: ConnectionId,
+        server: ServerId,
+        app: Option<AppIdentity>,
+        uris: Vec<String>,
+    },
+}
+
+struct Known {
+    view: ConnectionView,
+    entries: VecDeque<Entry>,
+}
+
+/// Every connection the window heard of.
+pub struct Connections {
+    inner: Mutex<HashMap<ConnectionId, Known>>,
+    changes: broadcast::Sender<ConnectionChange>,
+}
+
+impl Default for Connections {
+    fn default() -> Self {
+        Connections {
+            inner: Mutex::new(HashMap::new()),
+            changes: broadcast::Sender::new(1024),
+        }
+    }
+}
+
+impl Connections {
+    fn lock(&self) -> MutexGuard<'_, HashMap<ConnectionId, Known>> {
+        // Each critical section leaves the map whole.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<ConnectionChange> {
+        self.changes.subscribe()
+    }
+
+    /// Every connection, live ones first, newest first.
+    pub fn list(&self) -> Vec<ConnectionView> {
+        let mut views: Vec<ConnectionView> = self.lock().values().map(|k| k.view.clone()).collect();
+        views.sort_by_key(|v| (!v.live, std::cmp::Reverse(v.started_at_ms)));
+        views
+    }
+
+    /// A connection's entries kept, oldest first.
+    pub fn entries(&self, id: &ConnectionId) -> Vec<Entry> {
+        self.lock()
+            .get(id)
+            .map(|k| k.entries.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Binds the socket at `path` and takes bridges' reports from then on.
+    /// A socket left by a window that is gone is replaced; one a live
+    /// window answers on is not (that window owns the settings), and that
+    /// is an error.
+    pub async fn listen(self: &Arc<Self>, path: &Path) -> io::Result<()> {
+        if let Some(dir) = path.parent() {
+            private_dir(dir)?;
+        }
+        if UnixStream::connect(path).await.is_ok() {
+            return Err(io::Error::new(
+                io::ErrorKind::AddrInUse,
+                format!("another Rootgate window listens on {}", path.display()),
+            ));
+        }
+        let _ = std::fs::remove_file(path);
+        let listener = UnixListener::bind(path)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                if !same_user(&stream) {
+                    continue;
+                }
+                tokio::spawn(Arc::clone(&me).read_reports(stream));
+            }
+        });
+        Ok(())
+    }
+
+    async fn read_reports(self: Arc<Self>, stream: UnixStream) {
+        let mut lines = BufReader::new(stream);
+        let mut line = Vec::new();
+        let mut id: Option<ConnectionId> = None;
+        loop {
+            line.clear();
+            match read_line(&mut lines, &mut line).await {
+                Ok(true) => {}
+                Ok(false) | Err(_) => break,
+            }
+            let Ok(report) = serde_json::from_slice::<Report>(&line) else {
+                // A bridge of another version, or garbage: its reports end.
+                break;
+            };
+            match (&id, report) {
+                (
+                    None,
+                    Report::Hello {
+                        connection,
+                        pid,
+                        server,
+                        server_name,
+                        started_at_ms,
+                    },
+                ) => {
+                    id = Some(connection.clone());
+                    self.hello(connection, pid, server, server_name, started_at_ms);
+                }
+                (Some(id), report) => self.apply(id, report),
+                // Nothing before the hello counts.
+                (None, _) => break,
+            }
+        }
+        if let Some(id) = id {
+            self.ended(&id);
+        }
+    }
+
+    fn hello(
+        &self,
+        id: ConnectionId,
+        pid: u32,
+        server: ServerId,
+        server_name: String,
+        started_at_ms: u64,
+    ) {
+        let view = {
+            let mut map = self.lock();
+            let known = map.entry(id.clone()).or_insert_with(|| Known {
+                view: ConnectionView {
+                    id: id.clone(),
+                    pid,
+                    server,
+                    server_name,
+                    app: None,
+                    started_at_ms,
+                    status: Status::Starting,
+                    live: true,
+                    ended_at_ms: None,
+                    calls: 0,
+                    app_roots: Vec::new(),
+                },
+                entries: VecDeque::new(),
+            });
+            // A bridge that reconnects reports its whole timeline again.
+            known.entries.clear();
+            known.view.calls = 0;
+            known.view.live = true;
+            known.view.ended_at_ms = None;
+            known.view.clone()
+        };
+        let _ = self.changes.send(ConnectionChange::Updated(view));
+    }
+
+    fn apply(&self, id: &ConnectionId, report: Report) {
+        let mut changes = Vec::new();
+        {
+            let mut map = self.lock();
+            let Some(known) = map.get_mut(id) else { return };
+            match report {
+                Report::Hello { .. } => return,
+                Report::App { app } => known.view.app = Some(app),
+                Report::Status { status } => known.view.status = status,
+                Report::Entry { entry } => {
+                    if matches!(entry.event, crate::timeline::Event::Call { .. }) {
+                        known.view.calls += 1;
+                    }
+                    if known.entries.len() == ENTRIES_KEPT {
+                        known.entries.pop_front();
+                    }
+                    known.entries.push_back(entry.clone());
+                    changes.push(ConnectionChange::Entry {
+                        connection: id.clone(),
+                        entry,
+                    });
+                }
+                Report::Suggest { uris } => {
+                    known.view.app_roots = uris.clone();
+                    changes.push(ConnectionChange::Suggested {
+                        connection: id.clone(),
+                        server: known.view.server.clone(),
+                        app: known.view.app.clone(),
+                        uris,
+                    });
+                }
+            }
+            changes.insert(0, ConnectionChange::Updated(known.view.clone()));
+        }
+        for change in changes {
+            let _ = self.changes.send(change);
+        }
+    }
+
+    fn ended(&self, id: &ConnectionId) {
+        let view = {
+            let mut map = self.lock();
+            let Some(known) = map.get_mut(id) else { return };
+            known.view.live = false;
+            known.view.ended_at_ms = Some(now_ms());
+            let view = known.view.clone();
+            // Ended connections beyond the newest few are forgotten.
+            let mut ended: Vec<(u64, ConnectionId)> = map
+                .values()
+                .filter(|k| !k.view.live)
+                .map(|k| (k.view.ended_at_ms.unwrap_or(0), k.view.id.clone()))
+                .collect();
+            if ended.len() > ENDED_KEPT {
+                ended.sort();
+                for (_, old) in &ended[..ended.len() - ENDED_KEPT] {
+                    map.remove(old);
+                }
+            }
+            view
+        };
+        let _ = self.changes.send(ConnectionChange::Updated(view));
+    }
+}
+
+/// Reads one line of at most [`MAX_REPORT`] bytes into `line` (without its
+/// newline); false at the end of the stream.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+) -> io::Result<bool> {
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        let (chunk, newline) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        if line.len() + chunk.len() > MAX_REPORT {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "report too long",
+            ));
+        }
+        line.extend_from_slice(chunk);
+        let used = chunk.len() + usize::from(newline);
+        reader.consume(used);
+        if newline {
+            return Ok(true);
+        }
+    }
+}
+
+/// Whether the peer of `stream` runs as this process's user.
+pub fn same_user(stream: &UnixStream) -> bool {
+    stream
+        .peer_cred()
+        .is_ok_and(|cred| cred.uid() == nix::unistd::getuid().as_raw())
+}
+
+/// Creates `dir` with mode 0700 if it is missing, and refuses one that
+/// another user owns or others may enter.
+pub fn private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::DirBuilder::new()
+        .recursive(false)
+        .mode(0o700)
+        .create(dir)
+    {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
+        }
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::metadata(dir)?;
+    if meta.uid() != nix::unistd::getuid().as_raw() || meta.mode() & 0o077 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} must belong to this user and be closed to others (mode 0700)",
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Where the window of the settings file `settings` listens for bridges:
+/// `$XDG_RUNTIME_DIR/rootgate/window-HASH.sock`, HASH naming the settings
+/// file, so that windows of different settings (a test's, a person's) never
+/// meet. Without `XDG_RUNTIME_DIR`, `/tmp/rootgate-UID` stands in.
+pub fn socket_path(settings: &Path) -> PathBuf {
+    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(run) => PathBuf::from(run).join("rootgate"),
+        None => PathBuf::from(format!("/tmp/rootgate-{}", nix::unistd::getuid().as_raw())),
+    };
+    // FNV-1a: a stable name, not a secret.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in settings.as_os_str().as_encoded_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    dir.join(format!("window-{hash:016x}.sock"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_settings_file_has_its_own_socket() {
+        let a = socket_path(Path::new("/home/a/.config/rootgate/settings.json"));
+        let b = socket_path(Path::new("/tmp/test/config/rootgate/settings.json"));
+        assert_ne!(a, b);
+        assert_eq!(
+            a,
+            socket_path(Path::new("/home/a/.config/rootgate/settings.json"))
+        );
+        assert!(
+            a.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("window-")
+        );
+    }
+
+    #[test]
+    fn a_folder_open_to_others_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(private_dir(&open).is_err());
+        let made = dir.path().join("made/here");
+        private_dir(&made).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(std::fs::metadata(&made).unwrap().mode() & 0o777, 0o700);
+    }
+
+    #[test]
+    fn reports_round_trip_as_lines() {
+        let report = Report::Hello {
+            connection: ConnectionId::generate(),
+            pid: 7,
+            server: ServerId::generate(),
+            server_name: "files".into(),
+            started_at_ms: 1,
+        };
+        let line = serde_json::to_string(&report).unwrap();
+        assert!(line.contains("\"kind\":\"hello\""), "{line}");
+        assert_eq!(serde_json::from_str::<Report>(&line).unwrap(), report);
+    }
+}
