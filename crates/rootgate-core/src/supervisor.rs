@@ -7,6 +7,11 @@
 //! approved command line lets a server start. Each desktop command is one
 //! line into a method here, so the commands' logic is tested headless.
 //!
+//! This file holds the supervisor itself and its servers' lifecycle:
+//! opening, one session per server with its changes forwarded, the folder
+//! and server lists, start, stop, edit and removal. When a server that
+//! failed is started again is the business of `restarts`.
+//!
 //! It does not open dialogs or windows (the shell does, and hands over the
 //! path the person picked), does not hold UI text beyond error, warning and
 //! status messages, and never takes a path from the webview: the only ways
@@ -17,13 +22,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
-use std::time::Duration;
 
 use serde::Serialize;
 use thiserror::Error;
 use tokio::sync::broadcast;
-use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
 use crate::folders::{self, CheckedFolder, FolderError, Warning};
 use crate::ids::{RootId, ServerId};
@@ -33,68 +35,18 @@ use crate::session::delivery::{DeliverySummary, FolderDelivery};
 use crate::session::{Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status};
 use crate::settings::{Recovery, SettingsFile};
 use crate::store::{Store, StoreError};
-use crate::timeline::{Entry, Event, Page, Timeline};
+use crate::timeline::{Entry, Page, Timeline};
+
+mod restarts;
+
+pub use restarts::RestartPolicy;
+use restarts::Restarts;
 
 /// What the app says about roots wherever it asks for consent. Roots are
 /// advice to a server, not a sandbox, and a person deciding deserves to
 /// know that.
 pub const ROOTS_ARE_ADVICE: &str = "Sharing a folder tells a server where to work. It does not \
 lock the server in: a server can still read anything your user account can.";
-
-/// How an enabled server that stops unexpectedly is started again:
-/// exponential backoff with jitter, up to a bound, after which Rootgate
-/// gives up and says so. A manual start resets the count, and so does a run
-/// that lasted `stable_after`.
-#[derive(Debug, Clone, Copy)]
-pub struct RestartPolicy {
-    pub first_delay: Duration,
-    pub max_delay: Duration,
-    pub max_attempts: u32,
-    pub stable_after: Duration,
-}
-
-impl Default for RestartPolicy {
-    fn default() -> Self {
-        RestartPolicy {
-            first_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(30),
-            max_attempts: 5,
-            stable_after: Duration::from_secs(60),
-        }
-    }
-}
-
-impl RestartPolicy {
-    /// The delay before attempt `attempt` (1-based): doubling from
-    /// `first_delay`, capped, then spread by ±20% so servers that crashed
-    /// together do not restart in lockstep.
-    pub fn delay(&self, attempt: u32, jitter: f64) -> Duration {
-        let doubled = self
-            .first_delay
-            .saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
-        let capped = doubled.min(self.max_delay);
-        capped.mul_f64(0.8 + 0.4 * jitter.clamp(0.0, 1.0))
-    }
-}
-
-/// The restart bookkeeping of one server.
-#[derive(Default)]
-struct Restarts {
-    attempts: u32,
-    running_since: Option<Instant>,
-    pending: Option<CancellationToken>,
-}
-
-impl Restarts {
-    /// Forgets past crashes and cancels a scheduled restart: the person
-    /// took over (start, stop, restart, remove).
-    fn reset(&mut self) {
-        self.attempts = 0;
-        if let Some(pending) = self.pending.take() {
-            pending.cancel();
-        }
-    }
-}
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]
@@ -376,76 +328,6 @@ impl Supervisor {
         Ok(session)
     }
 
-    /// Restart bookkeeping on every status change: note when a run began,
-    /// and schedule a restart of an enabled, approved server that failed.
-    fn on_status(&self, id: &ServerId, status: &Status) {
-        let _runtime = self.runtime.enter();
-        let mut restarts = lock(&self.restarts);
-        let entry = restarts.entry(id.clone()).or_default();
-        match status {
-            Status::Running(_) => entry.running_since = Some(Instant::now()),
-            Status::Failed { .. } => {
-                let policy = self.restart_policy;
-                if entry
-                    .running_since
-                    .take()
-                    .is_some_and(|since| since.elapsed() >= policy.stable_after)
-                {
-                    entry.attempts = 0;
-                }
-                let Ok(spec) = self.store.server(id) else {
-                    return;
-                };
-                if !(spec.enabled && spec.is_approved()) {
-                    return;
-                }
-                if entry.attempts >= policy.max_attempts {
-                    self.timeline.record(
-                        id,
-                        Event::GaveUp {
-                            attempts: entry.attempts,
-                        },
-                    );
-                    return;
-                }
-                entry.attempts += 1;
-                let delay = policy.delay(entry.attempts, jitter());
-                self.timeline.record(
-                    id,
-                    Event::RestartScheduled {
-                        attempt: entry.attempts,
-                        of: policy.max_attempts,
-                        delay_ms: delay.as_millis() as u64,
-                    },
-                );
-                let token = CancellationToken::new();
-                if let Some(old) = entry.pending.replace(token.clone()) {
-                    old.cancel();
-                }
-                let me = self.me.clone();
-                let id = id.clone();
-                tokio::spawn(async move {
-                    tokio::select! {
-                        _ = token.cancelled() => {}
-                        _ = tokio::time::sleep(delay) => {
-                            let Some(supervisor) = me.upgrade() else { return };
-                            // The spec may have changed while waiting; run
-                            // only what is still enabled and approved.
-                            if let Ok(spec) = supervisor.store.server(&id)
-                                && spec.enabled
-                                && spec.is_approved()
-                                && let Ok(session) = supervisor.session(&id)
-                            {
-                                session.start(spec);
-                            }
-                        }
-                    }
-                });
-            }
-            Status::Stopped { .. } | Status::Starting | Status::Stopping => {}
-        }
-    }
-
     /// Remembers, in the settings, a server seen not to follow changes, so
     /// that it is shown and its withdrawals are applied by restart from its
     /// next launch on too.
@@ -454,14 +336,6 @@ impl Supervisor {
             && let Err(e) = self.store.set_ignores_list_changed(id, true)
         {
             tracing::warn!("could not remember that {id} ignores list_changed: {e}");
-        }
-    }
-
-    /// The person took over a server: forget its crashes, cancel a
-    /// scheduled restart.
-    fn take_over(&self, id: &ServerId) {
-        if let Some(restarts) = lock(&self.restarts).get_mut(id) {
-            restarts.reset();
         }
     }
 
@@ -763,8 +637,7 @@ impl Supervisor {
     /// Stops and removes a server; every grant to it goes with it.
     pub async fn remove_server(&self, id: &ServerId) -> Result<(), SupervisorError> {
         self.store.server(id)?;
-        self.take_over(id);
-        lock(&self.restarts).remove(id);
+        self.forget_restarts(id);
         let session = lock(&self.sessions).remove(id);
         if let Some(session) = session {
             session.shutdown().await;
@@ -823,9 +696,7 @@ impl Supervisor {
 
     /// Stops every server and waits until all have exited.
     pub async fn shutdown(&self) {
-        for restarts in lock(&self.restarts).values_mut() {
-            restarts.reset();
-        }
+        self.cancel_restarts();
         let sessions: Vec<Session> = lock(&self.sessions).values().cloned().collect();
         // In parallel: shutting down many servers takes as long as the
         // slowest one, not the sum.
@@ -862,36 +733,5 @@ impl Supervisor {
     /// The session of a server, for calls the app does not wrap (tests).
     pub fn session_of(&self, id: &ServerId) -> Result<Session, SupervisorError> {
         self.session(id)
-    }
-}
-
-/// A uniform number in [0, 1) for backoff jitter.
-fn jitter() -> f64 {
-    let mut bytes = [0u8; 4];
-    if getrandom::fill(&mut bytes).is_err() {
-        return 0.5;
-    }
-    f64::from(u32::from_le_bytes(bytes)) / (f64::from(u32::MAX) + 1.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_caps_and_spreads() {
-        let p = RestartPolicy {
-            first_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(10),
-            max_attempts: 5,
-            stable_after: Duration::from_secs(60),
-        };
-        assert_eq!(p.delay(1, 0.5), Duration::from_secs(1));
-        assert_eq!(p.delay(2, 0.5), Duration::from_secs(2));
-        assert_eq!(p.delay(3, 0.5), Duration::from_secs(4));
-        assert_eq!(p.delay(9, 0.5), Duration::from_secs(10));
-        assert_eq!(p.delay(1, 0.0), Duration::from_millis(800));
-        assert_eq!(p.delay(1, 1.0), Duration::from_millis(1200));
-        assert!((0..100).map(|_| jitter()).all(|j| (0.0..1.0).contains(&j)));
     }
 }
