@@ -9,8 +9,10 @@
 //!
 //! This file holds the supervisor itself and its servers' lifecycle:
 //! opening, one session per server with its changes forwarded, the folder
-//! and server lists, start, stop, edit and removal. When a server that
-//! failed is started again is the business of `restarts`.
+//! and server lists, start, stop, edit and removal. Consent prompts (how a
+//! chosen folder is asked about and an answer shared) are in `prompts`;
+//! when a server that failed is started again is the business of
+//! `restarts`. Both are re-exported here.
 //!
 //! It does not open dialogs or windows (the shell does, and hands over the
 //! path the person picked), does not hold UI text beyond error, warning and
@@ -27,7 +29,7 @@ use serde::Serialize;
 use thiserror::Error;
 use tokio::sync::broadcast;
 
-use crate::folders::{self, CheckedFolder, FolderError, Warning};
+use crate::folders::FolderError;
 use crate::ids::{RootId, ServerId};
 use crate::roots::Root;
 use crate::servers::{ServerDraft, ServerSpec};
@@ -37,16 +39,13 @@ use crate::settings::{Recovery, SettingsFile};
 use crate::store::{Store, StoreError};
 use crate::timeline::{Entry, Page, Timeline};
 
+mod prompts;
 mod restarts;
 
+use prompts::OpenPrompts;
+pub use prompts::{ConsentPrompt, ROOTS_ARE_ADVICE, ServerChoice, WarningView};
 pub use restarts::RestartPolicy;
 use restarts::Restarts;
-
-/// What the app says about roots wherever it asks for consent. Roots are
-/// advice to a server, not a sandbox, and a person deciding deserves to
-/// know that.
-pub const ROOTS_ARE_ADVICE: &str = "Sharing a folder tells a server where to work. It does not \
-lock the server in: a server can still read anything your user account can.";
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]
@@ -65,45 +64,6 @@ pub enum SupervisorError {
     FolderMoved { shown: PathBuf, now: PathBuf },
     #[error("the command `{command_line}` has not been approved to run yet")]
     NeedsApproval { command_line: String },
-}
-
-/// A server the person can tick in a consent prompt.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerChoice {
-    pub id: ServerId,
-    pub name: String,
-    /// Whether this server sees the folder now (always false for a new one).
-    pub granted: bool,
-}
-
-/// A warning with its words, for the prompt.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WarningView {
-    #[serde(flatten)]
-    pub warning: Warning,
-    pub message: String,
-}
-
-/// What the person is asked before a folder is shared.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConsentPrompt {
-    pub id: u64,
-    /// Set when the prompt changes access to a folder already kept.
-    pub root: Option<RootId>,
-    pub name: String,
-    /// The canonical real path: what would be shared.
-    pub real_path: PathBuf,
-    /// The path as chosen, when a symlink or `..` led elsewhere.
-    pub chosen_path: Option<PathBuf>,
-    pub warnings: Vec<WarningView>,
-    pub servers: Vec<ServerChoice>,
-    pub note: String,
 }
 
 /// A kept folder, as the folder list shows it.
@@ -154,12 +114,6 @@ pub enum Change {
     },
 }
 
-struct PendingPrompt {
-    folder: CheckedFolder,
-    root: Option<RootId>,
-    shown: ConsentPrompt,
-}
-
 /// Everything Rootgate is doing, behind the app's commands.
 pub struct Supervisor {
     me: Weak<Supervisor>,
@@ -175,7 +129,7 @@ pub struct Supervisor {
     recovery: Option<Recovery>,
     home: Option<PathBuf>,
     sessions: Mutex<HashMap<ServerId, Session>>,
-    prompts: Mutex<(u64, HashMap<u64, PendingPrompt>)>,
+    prompts: Mutex<OpenPrompts>,
     changes: broadcast::Sender<Change>,
 }
 
@@ -215,7 +169,7 @@ impl Supervisor {
             recovery,
             home,
             sessions: Mutex::new(HashMap::new()),
-            prompts: Mutex::new((1, HashMap::new())),
+            prompts: Mutex::new(OpenPrompts::default()),
             changes: broadcast::Sender::new(4096),
         });
         supervisor.check_availability();
@@ -344,164 +298,7 @@ impl Supervisor {
         self.ensure_session(&spec)
     }
 
-    // ----- folders and consent -------------------------------------------
-
-    /// Checks a folder the person chose and returns the consent prompt for
-    /// it: its real path, its warnings and every server, none ticked. The
-    /// path must come from the person at the machine (picker, drop,
-    /// command line), never from the webview.
-    pub fn prompt_for_path(&self, chosen: &Path) -> Result<ConsentPrompt, SupervisorError> {
-        let folder = folders::check(chosen)?;
-        let existing = self
-            .store
-            .snapshot()
-            .roots
-            .into_iter()
-            .find(|r| r.real_path == folder.real())
-            .map(|r| r.id);
-        Ok(self.open_prompt(folder, existing))
-    }
-
-    /// Re-checks a kept folder and returns a prompt to change which servers
-    /// see it, with the current grants ticked.
-    pub fn prompt_for_root(&self, root: &RootId) -> Result<ConsentPrompt, SupervisorError> {
-        let kept = self
-            .store
-            .snapshot()
-            .roots
-            .into_iter()
-            .find(|r| &r.id == root)
-            .ok_or_else(|| StoreError::UnknownRoot(root.clone()))?;
-        let folder = folders::check(&kept.chosen_path)?;
-        Ok(self.open_prompt(folder, Some(kept.id)))
-    }
-
-    fn open_prompt(&self, folder: CheckedFolder, root: Option<RootId>) -> ConsentPrompt {
-        let settings = self.store.snapshot();
-        let others: Vec<&Path> = settings
-            .roots
-            .iter()
-            .filter(|r| Some(&r.id) != root.as_ref())
-            .map(|r| r.real_path.as_path())
-            .collect();
-        let warnings = folders::warnings(&folder, self.home.as_deref(), others)
-            .into_iter()
-            .map(|warning| WarningView {
-                message: warning.message(),
-                warning,
-            })
-            .collect();
-        let kept = root
-            .as_ref()
-            .and_then(|id| settings.roots.iter().find(|r| &r.id == id));
-        let servers = settings
-            .servers
-            .iter()
-            .map(|s| ServerChoice {
-                id: s.id.clone(),
-                name: s.name.clone(),
-                granted: kept.is_some_and(|r| {
-                    settings
-                        .grants
-                        .iter()
-                        .any(|g| g.server == s.id && g.root == r.id && g.real_path == folder.real())
-                }),
-            })
-            .collect();
-        let mut prompts = lock(&self.prompts);
-        let id = prompts.0;
-        prompts.0 += 1;
-        let prompt = ConsentPrompt {
-            id,
-            root: root.clone(),
-            name: kept
-                .map(|r| r.name.clone())
-                .unwrap_or_else(|| folder.default_name()),
-            real_path: folder.real().to_path_buf(),
-            chosen_path: folder
-                .is_redirected()
-                .then(|| folder.chosen().to_path_buf()),
-            warnings,
-            servers,
-            note: ROOTS_ARE_ADVICE.to_owned(),
-        };
-        prompts.1.insert(
-            id,
-            PendingPrompt {
-                folder,
-                root,
-                shown: prompt.clone(),
-            },
-        );
-        prompt
-    }
-
-    /// The person's answer to a prompt: keep the folder (under `name`, if
-    /// given) and share it with exactly `servers`. The folder is checked
-    /// again first: if it now leads elsewhere, nothing is shared.
-    pub fn answer_prompt(
-        &self,
-        prompt: u64,
-        servers: &[ServerId],
-        name: Option<String>,
-    ) -> Result<FolderView, SupervisorError> {
-        let (chosen, shown_real, kept) = {
-            let prompts = lock(&self.prompts);
-            let pending = prompts
-                .1
-                .get(&prompt)
-                .ok_or(SupervisorError::UnknownPrompt)?;
-            (
-                pending.folder.chosen().to_path_buf(),
-                pending.folder.real().to_path_buf(),
-                pending.root.clone(),
-            )
-        };
-        // The folder is checked again: what is shared must be what was
-        // shown. If it now fails or leads elsewhere, the prompt closes and
-        // the person chooses again; if the answer is refused or saving
-        // fails, the prompt stays open so the answer can be given again.
-        let now = match folders::check(&chosen) {
-            Ok(now) if now.real() == shown_real => now,
-            Ok(now) => {
-                self.cancel_prompt(prompt);
-                return Err(SupervisorError::FolderMoved {
-                    shown: shown_real,
-                    now: now.real().to_path_buf(),
-                });
-            }
-            Err(e) => {
-                self.cancel_prompt(prompt);
-                return Err(e.into());
-            }
-        };
-        // Keeping the folder and sharing it is one change: an answer that is
-        // refused in part (a server that no longer exists, a name that
-        // cannot be used) keeps nothing.
-        let root = self
-            .store
-            .keep_and_share(&now, kept.as_ref(), name, servers)?;
-        let _ = self.store.set_available(&root, true);
-        self.cancel_prompt(prompt);
-        self.folder(&root)
-    }
-
-    /// Prompts opened and not yet answered, oldest first (a window that
-    /// opens after a drop or a command-line folder shows them).
-    pub fn open_prompts(&self) -> Vec<ConsentPrompt> {
-        let mut open: Vec<ConsentPrompt> = lock(&self.prompts)
-            .1
-            .values()
-            .map(|p| p.shown.clone())
-            .collect();
-        open.sort_by_key(|p| p.id);
-        open
-    }
-
-    /// Closes a prompt without sharing anything.
-    pub fn cancel_prompt(&self, prompt: u64) {
-        lock(&self.prompts).1.remove(&prompt);
-    }
+    // ----- folders -------------------------------------------------------
 
     fn folder(&self, id: &RootId) -> Result<FolderView, SupervisorError> {
         self.folders()
