@@ -15,7 +15,7 @@ use rootgate_core::session::delivery::{
 };
 use rootgate_core::session::{LogLine, RunningInfo, Status};
 use rootgate_core::supervisor::{
-    Change, ConsentPrompt, FolderView, ServerChoice, ServerView, WarningView,
+    Change, ConsentPrompt, FolderView, PromptId, ServerChoice, ServerView, WarningView,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Event, Page};
@@ -32,6 +32,7 @@ fn declarations() -> String {
     let decls = [
         RootId::decl(&cfg),
         ServerId::decl(&cfg),
+        PromptId::decl(&cfg),
         Root::decl(&cfg),
         SharedRoot::decl(&cfg),
         Warning::decl(&cfg),

@@ -32,7 +32,7 @@ use rootgate_core::roots::Root;
 use rootgate_core::servers::{ServerDraft, ServerSpec};
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
-use rootgate_core::supervisor::Supervisor;
+use rootgate_core::supervisor::{PromptId, Supervisor};
 use serde_json::{Value, json};
 use tauri::Manager;
 use tauri::ipc::{CallbackFn, InvokeBody};
@@ -126,7 +126,7 @@ struct Baseline {
     roots: Vec<Root>,
     grants: Vec<Grant>,
     servers: Vec<ServerSpec>,
-    prompts: Vec<u64>,
+    prompts: Vec<PromptId>,
 }
 
 impl Harness {
@@ -232,7 +232,7 @@ impl Harness {
         assert_eq!(h.baseline.roots.len(), 2);
         assert_eq!(h.baseline.grants.len(), 1);
         assert_eq!(h.baseline.servers.len(), 2);
-        assert_eq!(h.baseline.prompts, vec![h.picked_prompt]);
+        assert_eq!(h.baseline.prompts, vec![PromptId::from(h.picked_prompt)]);
         h
     }
 
@@ -596,7 +596,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                     .map(|f| f.root.real_path.clone());
                 let id = out["id"].as_u64();
                 if let Some(id) = id {
-                    h.sup.cancel_prompt(id);
+                    h.sup.cancel_prompt(PromptId::from(id));
                 }
                 if args["root"] != json!(h.root) {
                     return Err(format!("opened a prompt: {}", short(out, 300)));

@@ -43,7 +43,7 @@ mod prompts;
 mod restarts;
 
 use prompts::OpenPrompts;
-pub use prompts::{ConsentPrompt, ROOTS_ARE_ADVICE, ServerChoice, WarningView};
+pub use prompts::{ConsentPrompt, PromptId, ROOTS_ARE_ADVICE, ServerChoice, WarningView};
 pub use restarts::RestartPolicy;
 use restarts::Restarts;
 

@@ -5,6 +5,8 @@ export type RootId = string;
 
 export type ServerId = string;
 
+export type PromptId = number;
+
 export type Root = { id: RootId, 
 /**
  * The name servers are shown (the folder's name unless renamed).
@@ -35,7 +37,7 @@ export type ServerChoice = { id: ServerId, name: string,
  */
 granted: boolean, };
 
-export type ConsentPrompt = { id: number, 
+export type ConsentPrompt = { id: PromptId, 
 /**
  * Set when the prompt changes access to a folder already kept.
  */

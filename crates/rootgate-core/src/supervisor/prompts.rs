@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{FolderView, Supervisor, SupervisorError, lock};
 use crate::folders::{self, CheckedFolder, Warning};
@@ -27,6 +27,23 @@ use crate::store::StoreError;
 /// know that.
 pub const ROOTS_ARE_ADVICE: &str = "Sharing a folder tells a server where to work. It does not \
 lock the server in: a server can still read anything your user account can.";
+
+/// Identifies one open consent prompt. Unlike [`RootId`] and [`ServerId`]
+/// it is neither random nor saved: a prompt lives only while the app runs,
+/// so prompt ids count up from 1. In JSON (and TypeScript) it is a plain
+/// number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(transparent)]
+pub struct PromptId(u64);
+
+impl From<u64> for PromptId {
+    /// Wraps a prompt id received from the UI. An unknown id is harmless:
+    /// answering or cancelling it finds no prompt.
+    fn from(id: u64) -> Self {
+        PromptId(id)
+    }
+}
 
 /// A server the person can tick in a consent prompt.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -54,7 +71,7 @@ pub struct WarningView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsentPrompt {
-    pub id: u64,
+    pub id: PromptId,
     /// Set when the prompt changes access to a folder already kept.
     pub root: Option<RootId>,
     pub name: String,
@@ -79,7 +96,7 @@ struct PendingPrompt {
 /// are never reused while the supervisor lives.
 pub(super) struct OpenPrompts {
     next: u64,
-    open: HashMap<u64, PendingPrompt>,
+    open: HashMap<PromptId, PendingPrompt>,
 }
 
 impl Default for OpenPrompts {
@@ -92,8 +109,8 @@ impl Default for OpenPrompts {
 }
 
 impl OpenPrompts {
-    fn next_id(&mut self) -> u64 {
-        let id = self.next;
+    fn next_id(&mut self) -> PromptId {
+        let id = PromptId(self.next);
         self.next += 1;
         id
     }
@@ -194,7 +211,7 @@ impl Supervisor {
     /// again first: if it now leads elsewhere, nothing is shared.
     pub fn answer_prompt(
         &self,
-        prompt: u64,
+        prompt: PromptId,
         servers: &[ServerId],
         name: Option<String>,
     ) -> Result<FolderView, SupervisorError> {
@@ -252,7 +269,7 @@ impl Supervisor {
     }
 
     /// Closes a prompt without sharing anything.
-    pub fn cancel_prompt(&self, prompt: u64) {
+    pub fn cancel_prompt(&self, prompt: PromptId) {
         lock(&self.prompts).open.remove(&prompt);
     }
 }
