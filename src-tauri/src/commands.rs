@@ -52,7 +52,9 @@ pub async fn pick_folders<R: Runtime>(
     window: WebviewWindow<R>,
     sup: Sup<'_>,
 ) -> Result<Vec<ConsentPrompt>> {
-    crate::prompts_for(&sup, crate::picker::pick(&app, &window).await?)
+    Ok(sup
+        .prompts_for_paths(crate::picker::pick(&app, &window).await?)
+        .into_prompts()?)
 }
 
 #[tauri::command]

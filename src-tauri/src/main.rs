@@ -32,12 +32,10 @@ use std::time::Duration;
 
 use rootgate_core::session::SessionConfig;
 use rootgate_core::settings::SettingsFile;
-use rootgate_core::supervisor::{ConsentPrompt, ROOTS_ARE_ADVICE, Supervisor};
+use rootgate_core::supervisor::{ROOTS_ARE_ADVICE, Supervisor};
 use rootgate_core::templates::{ServerTemplate, templates};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, RunEvent, Runtime, WindowEvent};
-
-use crate::error::{CommandError, ErrorCode};
 
 /// The flag that makes this binary the built-in example server.
 pub const EXAMPLE_SERVER_FLAG: &str = "--example-server";
@@ -126,43 +124,18 @@ fn parse_cli(args: Vec<OsString>) -> Result<Cli, String> {
     Ok(cli)
 }
 
-/// Consent prompts for folders the person chose; folders that cannot be
-/// shared become an error when nothing else could be offered, and a notice
-/// otherwise, so one bad folder does not lose the good ones.
-pub fn prompts_for(
-    supervisor: &Supervisor,
-    paths: Vec<PathBuf>,
-) -> Result<Vec<ConsentPrompt>, CommandError> {
-    let (prompts, errors) = prompt_all(supervisor, paths);
-    match (prompts.is_empty(), errors.into_iter().next()) {
-        (true, Some(first)) => Err(CommandError::new(ErrorCode::Folder, first)),
-        _ => Ok(prompts),
-    }
-}
-
-fn prompt_all(supervisor: &Supervisor, paths: Vec<PathBuf>) -> (Vec<ConsentPrompt>, Vec<String>) {
-    let mut prompts = Vec::new();
-    let mut errors = Vec::new();
-    for path in paths {
-        match supervisor.prompt_for_path(&path) {
-            Ok(prompt) => prompts.push(prompt),
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    (prompts, errors)
-}
-
-/// Folders dropped on the window: each becomes a consent prompt.
-fn on_drop<R: Runtime>(app: &AppHandle<R>, paths: Vec<PathBuf>) {
+/// Folders dropped on the window: each becomes a consent prompt, and each
+/// that cannot be shared a notice.
+fn on_drop<R: Runtime>(app: &AppHandle<R>, paths: &[PathBuf]) {
     let Some(supervisor) = app.try_state::<Arc<Supervisor>>() else {
         return;
     };
-    let (prompts, errors) = prompt_all(&supervisor, paths);
-    for error in errors {
-        bridge::notice(app, error);
+    let intake = supervisor.prompts_for_paths(paths);
+    for notice in intake.notices() {
+        bridge::notice(app, notice);
     }
-    if !prompts.is_empty() {
-        let _ = app.emit(bridge::PROMPTS, prompts);
+    if !intake.prompts.is_empty() {
+        let _ = app.emit(bridge::PROMPTS, intake.prompts);
     }
 }
 
@@ -263,7 +236,9 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             let supervisor = tauri::async_runtime::block_on(async {
                 Supervisor::open(launch.settings.clone(), SessionConfig::default())
             })?;
-            let (_, notices) = prompt_all(&supervisor, launch.folders.clone());
+            // Folders on the command line: their prompts stay open for the
+            // window to show, and those that cannot be shared are notices.
+            let notices = supervisor.prompts_for_paths(&launch.folders).notices();
             let info = AppInfo {
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 settings_path: supervisor.settings_path().display().to_string(),
@@ -301,7 +276,7 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
         })
         .on_window_event(|window, event| {
             if let WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
-                on_drop(window.app_handle(), paths.clone());
+                on_drop(window.app_handle(), paths);
             }
         })
         .invoke_handler(tauri::generate_handler![

@@ -17,9 +17,11 @@
 //! It does not open dialogs or windows (the shell does, and hands over the
 //! path the person picked), does not hold UI text beyond error, warning and
 //! status messages, and never takes a path from the webview: the only ways
-//! in are [`Supervisor::prompt_for_path`], called by the shell with a path
-//! from the native picker, a drop on the window or the command line, and
-//! [`Supervisor::prompt_for_root`], which re-checks a root already kept.
+//! in are [`Supervisor::prompt_for_path`] (and
+//! [`Supervisor::prompts_for_paths`], for several at once), called by the
+//! shell with paths from the native picker, a drop on the window or the
+//! command line, and [`Supervisor::prompt_for_root`], which re-checks a
+//! root already kept.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -43,7 +45,7 @@ mod prompts;
 mod restarts;
 
 use prompts::OpenPrompts;
-pub use prompts::{ConsentPrompt, PromptId, ROOTS_ARE_ADVICE, ServerChoice, WarningView};
+pub use prompts::{ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, WarningView};
 pub use restarts::RestartPolicy;
 use restarts::Restarts;
 

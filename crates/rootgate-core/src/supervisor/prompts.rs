@@ -1,12 +1,15 @@
 //! Consent prompts: what the person is asked before a folder is shared
 //! ([`ConsentPrompt`]: the real path, its warnings, the servers to tick),
 //! the prompts open and not yet answered, and how an answer becomes a kept
-//! folder with exact grants.
+//! folder with exact grants. Also the intake of several folders chosen
+//! together ([`Intake`]): a prompt for each that can be shared, a refusal in
+//! plain words for each that cannot, one bad folder not losing the others.
 //!
 //! A prompt is opened only for a folder the person chose
-//! ([`Supervisor::prompt_for_path`], with a path the shell got from the
-//! native picker, a drop on the window or the command line) or for one
-//! already kept ([`Supervisor::prompt_for_root`]); nothing here takes a path
+//! ([`Supervisor::prompt_for_path`] and [`Supervisor::prompts_for_paths`],
+//! with paths the shell got from the native picker, a drop on the window or
+//! the command line) or for one already kept
+//! ([`Supervisor::prompt_for_root`]); nothing here takes a path
 //! from the webview, and an answer names a prompt, never a path. Not here:
 //! what makes a folder acceptable and what deserves a warning (`folders`),
 //! keeping and sharing (the store), and the folder list an answer returns
@@ -84,6 +87,36 @@ pub struct ConsentPrompt {
     pub note: String,
 }
 
+/// What became of folders the person chose together (one pick, one drop,
+/// the folders on the command line): a prompt for each that can be shared
+/// and, for each other one, why not. One folder that cannot be shared does
+/// not lose the others.
+#[derive(Debug)]
+pub struct Intake {
+    /// One open prompt per folder that can be shared, in the order chosen.
+    pub prompts: Vec<ConsentPrompt>,
+    /// Why each other folder cannot be shared, in the order chosen.
+    pub refused: Vec<SupervisorError>,
+}
+
+impl Intake {
+    /// The refusals in plain words, for notices beside the prompts.
+    pub fn notices(&self) -> Vec<String> {
+        self.refused.iter().map(ToString::to_string).collect()
+    }
+
+    /// The prompts, as a pick answers: when no folder could be offered and
+    /// some were refused, the first refusal is the error; otherwise the
+    /// prompts (none when nothing was chosen), and the refused folders go
+    /// unsaid beside the ones offered.
+    pub fn into_prompts(self) -> Result<Vec<ConsentPrompt>, SupervisorError> {
+        match (self.prompts.is_empty(), self.refused.into_iter().next()) {
+            (true, Some(first)) => Err(first),
+            _ => Ok(self.prompts),
+        }
+    }
+}
+
 /// A prompt open and not yet answered: the folder as checked when it was
 /// opened, and what the person was shown.
 struct PendingPrompt {
@@ -131,6 +164,24 @@ impl Supervisor {
             .find(|r| r.real_path == folder.real())
             .map(|r| r.id);
         Ok(self.open_prompt(folder, existing))
+    }
+
+    /// [`Supervisor::prompt_for_path`] for each of several folders the
+    /// person chose together, keeping the prompts of those that can be
+    /// shared and the refusals of the others (see [`Intake`]). The paths
+    /// must come from the person at the machine, as for one.
+    pub fn prompts_for_paths(&self, chosen: impl IntoIterator<Item = impl AsRef<Path>>) -> Intake {
+        let mut intake = Intake {
+            prompts: Vec::new(),
+            refused: Vec::new(),
+        };
+        for path in chosen {
+            match self.prompt_for_path(path.as_ref()) {
+                Ok(prompt) => intake.prompts.push(prompt),
+                Err(e) => intake.refused.push(e),
+            }
+        }
+        intake
     }
 
     /// Re-checks a kept folder and returns a prompt to change which servers
