@@ -62,8 +62,8 @@ fn the_capability_grants_exactly_our_commands_and_event_listening() {
 
 #[test]
 fn every_registered_command_is_declared() {
-    let main = include_str!("main.rs");
-    let registered: BTreeSet<String> = main
+    let lib = include_str!("lib.rs");
+    let registered: BTreeSet<String> = lib
         .split("generate_handler![")
         .nth(1)
         .and_then(|rest| rest.split(']').next())
