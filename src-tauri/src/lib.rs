@@ -235,48 +235,7 @@ pub(crate) fn context<R: Runtime>() -> tauri::Context<R> {
 pub(crate) fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_dialog::init())
-        .setup(move |app| {
-            let supervisor = tauri::async_runtime::block_on(async {
-                Supervisor::open(launch.settings.clone(), SessionConfig::default())
-            })?;
-            // Folders on the command line: their prompts stay open for the
-            // window to show, and those that cannot be shared are notices.
-            let notices = supervisor.prompts_for_paths(&launch.folders).notices();
-            let info = AppInfo {
-                version: env!("CARGO_PKG_VERSION").to_owned(),
-                settings_path: supervisor.settings_path().display().to_string(),
-                recovery: supervisor.recovery().map(|r| r.message()),
-                roots_note: ROOTS_ARE_ADVICE.to_owned(),
-                notices,
-                enforcement: rootgate_core::enforcement::support(),
-            };
-            app.manage(Shell {
-                info,
-                example_command: launch.example_command.clone(),
-                servers_started: AtomicBool::new(false),
-            });
-            #[cfg(feature = "e2e-picker")]
-            if let Some(picks) = launch.e2e_picks.clone() {
-                app.manage(E2ePicks(picks));
-            }
-            bridge::forward(app.handle().clone(), &supervisor);
-            app.manage(supervisor);
-            // Servers start in the background once the window shows its
-            // folders and servers (the page calls `window_shown`): the
-            // window never waits for them, and twenty servers starting at
-            // once do not compete with it for the CPU while it draws.
-            let handle = app.handle().clone();
-            tauri::async_runtime::spawn(async move {
-                tokio::time::sleep(SERVERS_START_AT_LATEST).await;
-                if let (Some(shell), Some(supervisor)) = (
-                    handle.try_state::<Shell>(),
-                    handle.try_state::<Arc<Supervisor>>(),
-                ) {
-                    shell.start_servers(&supervisor);
-                }
-            });
-            Ok(())
-        })
+        .setup(move |app| setup(app, &launch))
         .on_window_event(|window, event| {
             if let WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
                 on_drop(window.app_handle(), paths);
@@ -309,4 +268,54 @@ pub(crate) fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tau
             commands::templates,
             commands::window_shown,
         ])
+}
+
+/// What the app makes once, before its window shows: the supervisor on
+/// `launch`'s settings, prompts for the folders on the command line, the
+/// shell's state, the events to the webview, and the timer that starts the
+/// servers at the latest.
+fn setup<R: Runtime>(
+    app: &mut tauri::App<R>,
+    launch: &Launch,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let supervisor = tauri::async_runtime::block_on(async {
+        Supervisor::open(launch.settings.clone(), SessionConfig::default())
+    })?;
+    // Folders on the command line: their prompts stay open for the
+    // window to show, and those that cannot be shared are notices.
+    let notices = supervisor.prompts_for_paths(&launch.folders).notices();
+    let info = AppInfo {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        settings_path: supervisor.settings_path().display().to_string(),
+        recovery: supervisor.recovery().map(|r| r.message()),
+        roots_note: ROOTS_ARE_ADVICE.to_owned(),
+        notices,
+        enforcement: rootgate_core::enforcement::support(),
+    };
+    app.manage(Shell {
+        info,
+        example_command: launch.example_command.clone(),
+        servers_started: AtomicBool::new(false),
+    });
+    #[cfg(feature = "e2e-picker")]
+    if let Some(picks) = launch.e2e_picks.clone() {
+        app.manage(E2ePicks(picks));
+    }
+    bridge::forward(app.handle().clone(), &supervisor);
+    app.manage(supervisor);
+    // Servers start in the background once the window shows its
+    // folders and servers (the page calls `window_shown`): the
+    // window never waits for them, and twenty servers starting at
+    // once do not compete with it for the CPU while it draws.
+    let handle = app.handle().clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(SERVERS_START_AT_LATEST).await;
+        if let (Some(shell), Some(supervisor)) = (
+            handle.try_state::<Shell>(),
+            handle.try_state::<Arc<Supervisor>>(),
+        ) {
+            shell.start_servers(&supervisor);
+        }
+    });
+    Ok(())
 }
