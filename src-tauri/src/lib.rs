@@ -43,7 +43,7 @@ const EXAMPLE_SERVER_FLAG: &str = "--example-server";
 
 /// What the window shows about the app itself.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AppInfo {
     pub version: String,
@@ -92,8 +92,10 @@ impl Shell {
 }
 
 /// The picks file of the end-to-end tests' picker (see `picker`), which
-/// the unit tests use too: no test can open the GTK dialog.
-#[cfg(any(test, feature = "e2e-picker"))]
+/// the shell's own tests manage too: no test can open the GTK dialog. Only
+/// in builds with `e2e-picker` or `test-picker`, which no build of the app
+/// for a person has.
+#[cfg(any(feature = "e2e-picker", feature = "test-picker"))]
 pub(crate) struct E2ePicks(pub PathBuf);
 
 /// The command line: folders to offer for sharing, and test-only flags.
