@@ -9,20 +9,25 @@
 //! `rootgate --example-server`, the binary is instead the built-in example
 //! MCP server (our fixture server), so the example needs no second program.
 //!
+//! Public, besides [`run`], is only what the shell's integration tests
+//! (`tests/shell`) need: [`app`], [`context`] and [`Launch`], to build the
+//! very same app on Tauri's mock runtime; the types the webview receives
+//! that the TypeScript bindings declare ([`AppInfo`], [`CommandError`],
+//! [`ErrorCode`], [`Notice`]); and, with the `test-picker` feature, the
+//! hidden `E2ePicks`. Commands, the bridge, the picker and the shell's state
+//! stay private.
+//!
 //! Not here: consent rules, settings, sessions (core); the UI (`ui/`).
 
-#[cfg(test)]
-mod bindings;
 mod bridge;
 mod commands;
 mod error;
-#[cfg(test)]
-mod hostile;
 #[cfg(target_os = "linux")]
 mod painting;
-#[cfg(test)]
-mod permissions;
 mod picker;
+
+pub use bridge::Notice;
+pub use error::{CommandError, ErrorCode};
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -45,7 +50,7 @@ const EXAMPLE_SERVER_FLAG: &str = "--example-server";
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AppInfo {
+pub struct AppInfo {
     pub version: String,
     pub settings_path: String,
     /// Set when the settings file could not be trusted: where it went and
@@ -92,11 +97,12 @@ impl Shell {
 }
 
 /// The picks file of the end-to-end tests' picker (see `picker`), which
-/// the shell's own tests manage too: no test can open the GTK dialog. Only
-/// in builds with `e2e-picker` or `test-picker`, which no build of the app
-/// for a person has.
+/// the shell's own tests (`tests/shell`) manage too: no test can open the
+/// GTK dialog. Only in builds with `e2e-picker` or `test-picker`, which no
+/// build of the app for a person has.
 #[cfg(any(feature = "e2e-picker", feature = "test-picker"))]
-pub(crate) struct E2ePicks(pub PathBuf);
+#[doc(hidden)]
+pub struct E2ePicks(pub PathBuf);
 
 /// The command line: folders to offer for sharing, and test-only flags.
 #[derive(Default)]
@@ -213,7 +219,7 @@ fn run_app(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
 /// What one start of the app is given from outside: where the settings
 /// live, the folders named on the command line, how the built-in example
 /// server is started, and the end-to-end tests' picks file.
-pub(crate) struct Launch {
+pub struct Launch {
     pub settings: SettingsFile,
     pub folders: Vec<PathBuf>,
     pub example_command: String,
@@ -225,7 +231,7 @@ pub(crate) struct Launch {
 /// the capability file that grants the webview its commands. Generic over
 /// the runtime so that the tests build the very same context on Tauri's
 /// mock runtime.
-pub(crate) fn context<R: Runtime>() -> tauri::Context<R> {
+pub fn context<R: Runtime>() -> tauri::Context<R> {
     tauri::generate_context!()
 }
 
@@ -234,7 +240,7 @@ pub(crate) fn context<R: Runtime>() -> tauri::Context<R> {
 /// handler with every command. `run` calls it with the real runtime; the
 /// tests call it with Tauri's mock runtime, so they go through the same
 /// handler, state and permissions as the app.
-pub(crate) fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Builder<R> {
+pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| setup(app, &launch))

@@ -1,4 +1,4 @@
-// Generated from the Rust types by src-tauri/src/bindings.rs; do not edit.
+// Generated from the Rust types by src-tauri/tests/shell/bindings.rs; do not edit.
 // Regenerate with: UPDATE_BINDINGS=1 cargo test -p rootgate bindings
 
 export type RootId = string;
