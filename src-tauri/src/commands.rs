@@ -13,7 +13,7 @@ use rootgate_core::ids::{RootId, ServerId};
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
-use rootgate_core::supervisor::{ConsentPrompt, FolderView, ServerView, Supervisor};
+use rootgate_core::supervisor::{ConsentPrompt, FolderView, PromptId, ServerView, Supervisor};
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
@@ -52,7 +52,9 @@ pub async fn pick_folders<R: Runtime>(
     window: WebviewWindow<R>,
     sup: Sup<'_>,
 ) -> Result<Vec<ConsentPrompt>> {
-    crate::prompts_for(&sup, crate::picker::pick(&app, &window).await?)
+    Ok(sup
+        .prompts_for_paths(crate::picker::pick(&app, &window).await?)
+        .into_prompts()?)
 }
 
 #[tauri::command]
@@ -65,7 +67,7 @@ pub fn open_prompts(sup: Sup<'_>) -> Result<Vec<ConsentPrompt>> {
 #[instrument(skip(sup), err)]
 pub fn answer_prompt(
     sup: Sup<'_>,
-    prompt: Arg<u64>,
+    prompt: Arg<PromptId>,
     servers: Arg<Vec<ServerId>>,
     name: Arg<Option<String>>,
 ) -> Result<FolderView> {
@@ -74,7 +76,7 @@ pub fn answer_prompt(
 
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn cancel_prompt(sup: Sup<'_>, prompt: Arg<u64>) -> Result<()> {
+pub fn cancel_prompt(sup: Sup<'_>, prompt: Arg<PromptId>) -> Result<()> {
     sup.cancel_prompt(prompt.0);
     Ok(())
 }

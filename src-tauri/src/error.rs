@@ -19,7 +19,7 @@ use tauri::ipc::{CommandArg, CommandItem, InvokeBody, InvokeError};
 
 /// What kind of failure, for the UI to choose how to show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum ErrorCode {
     /// The chosen folder cannot be shared (missing, a file, unreadable...).
@@ -42,7 +42,7 @@ pub enum ErrorCode {
 
 /// The error of every command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[error("{message}")]
 pub struct CommandError {
     pub code: ErrorCode,

@@ -4,10 +4,11 @@
 //!
 //! With the `e2e-picker` cargo feature (end-to-end tests only; release
 //! builds never enable it) the picker instead answers with the next line of
-//! the file named by `--e2e-picks FILE`; the shell's own tests use that
-//! picker too (they run without a display, so the GTK dialog cannot open),
-//! managing the picks file themselves. This module does not check or
-//! share anything it returns: the supervisor does.
+//! the file named by `--e2e-picks FILE`, and there is no dialog. With the
+//! `test-picker` feature, which only the shell's own tests enable (they run
+//! without a display, so the GTK dialog cannot open), it answers from such
+//! a file when the tests manage one and opens the dialog otherwise. This
+//! module does not check or share anything it returns: the supervisor does.
 
 use std::path::PathBuf;
 
@@ -15,13 +16,25 @@ use tauri::{AppHandle, Runtime, WebviewWindow};
 
 use crate::error::{CommandError, ErrorCode};
 
-/// Opens the native folder picker over `window` and returns the folders
-/// chosen; an empty list when the person cancelled.
-#[cfg(not(any(test, feature = "e2e-picker")))]
+/// The folders the person chose for "Add folder…" (an empty list when they
+/// cancelled): from the picks file, in a build that has one and when it is
+/// given, else from the native dialog over `window`.
 pub async fn pick<R: Runtime>(
-    _app: &AppHandle<R>,
+    app: &AppHandle<R>,
     window: &WebviewWindow<R>,
 ) -> Result<Vec<PathBuf>, CommandError> {
+    #[cfg(any(feature = "e2e-picker", feature = "test-picker"))]
+    if let Some(picks) = tauri::Manager::try_state::<crate::E2ePicks>(app) {
+        return next_picks(&picks.0);
+    }
+    let _ = app; // read only by a build with a picks file
+    dialog(window).await
+}
+
+/// Opens the native folder picker over `window` and returns the folders
+/// chosen; an empty list when the person cancelled.
+#[cfg(not(feature = "e2e-picker"))]
+async fn dialog<R: Runtime>(window: &WebviewWindow<R>) -> Result<Vec<PathBuf>, CommandError> {
     use tauri_plugin_dialog::DialogExt;
     let (tx, rx) = tokio::sync::oneshot::channel();
     window
@@ -42,23 +55,25 @@ pub async fn pick<R: Runtime>(
         .collect())
 }
 
+/// An end-to-end build has no dialog: without a picks file there is
+/// nothing to pick from.
+#[cfg(feature = "e2e-picker")]
+async fn dialog<R: Runtime>(_window: &WebviewWindow<R>) -> Result<Vec<PathBuf>, CommandError> {
+    Err(CommandError::new(
+        ErrorCode::Picker,
+        "no --e2e-picks file was given",
+    ))
+}
+
 /// The end-to-end tests' picker: pops the first line of the picks file.
 /// An empty line or an empty file is a cancelled picker.
-#[cfg(any(test, feature = "e2e-picker"))]
-pub async fn pick<R: Runtime>(
-    app: &AppHandle<R>,
-    _window: &WebviewWindow<R>,
-) -> Result<Vec<PathBuf>, CommandError> {
-    use tauri::Manager;
-    let file = app
-        .try_state::<crate::E2ePicks>()
-        .map(|s| s.0.clone())
-        .ok_or_else(|| CommandError::new(ErrorCode::Picker, "no --e2e-picks file was given"))?;
-    let text = std::fs::read_to_string(&file).unwrap_or_default();
+#[cfg(any(feature = "e2e-picker", feature = "test-picker"))]
+fn next_picks(file: &std::path::Path) -> Result<Vec<PathBuf>, CommandError> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default().to_owned();
     let rest: Vec<&str> = lines.collect();
-    std::fs::write(&file, rest.join("\n"))
+    std::fs::write(file, rest.join("\n"))
         .map_err(|e| CommandError::new(ErrorCode::Picker, e.to_string()))?;
     Ok(first
         .split('\t')

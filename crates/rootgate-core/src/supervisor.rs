@@ -7,25 +7,31 @@
 //! approved command line lets a server start. Each desktop command is one
 //! line into a method here, so the commands' logic is tested headless.
 //!
+//! This file holds the supervisor itself and its servers' lifecycle:
+//! opening, one session per server with its changes forwarded, the folder
+//! and server lists, start, stop, edit and removal. Consent prompts (how a
+//! chosen folder is asked about and an answer shared) are in `prompts`;
+//! when a server that failed is started again is the business of
+//! `restarts`. Both are re-exported here.
+//!
 //! It does not open dialogs or windows (the shell does, and hands over the
 //! path the person picked), does not hold UI text beyond error, warning and
 //! status messages, and never takes a path from the webview: the only ways
-//! in are [`Supervisor::prompt_for_path`], called by the shell with a path
-//! from the native picker, a drop on the window or the command line, and
-//! [`Supervisor::prompt_for_root`], which re-checks a root already kept.
+//! in are [`Supervisor::prompt_for_path`] (and
+//! [`Supervisor::prompts_for_paths`], for several at once), called by the
+//! shell with paths from the native picker, a drop on the window or the
+//! command line, and [`Supervisor::prompt_for_root`], which re-checks a
+//! root already kept.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
-use std::time::Duration;
 
 use serde::Serialize;
 use thiserror::Error;
 use tokio::sync::broadcast;
-use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
-use crate::folders::{self, CheckedFolder, FolderError, Warning};
+use crate::folders::FolderError;
 use crate::ids::{RootId, ServerId};
 use crate::roots::Root;
 use crate::servers::{ServerDraft, ServerSpec};
@@ -33,68 +39,15 @@ use crate::session::delivery::{DeliverySummary, FolderDelivery};
 use crate::session::{Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status};
 use crate::settings::{Recovery, SettingsFile};
 use crate::store::{Store, StoreError};
-use crate::timeline::{Entry, Event, Page, Timeline};
+use crate::timeline::{Entry, Page, Timeline};
 
-/// What the app says about roots wherever it asks for consent. Roots are
-/// advice to a server, not a sandbox, and a person deciding deserves to
-/// know that.
-pub const ROOTS_ARE_ADVICE: &str = "Sharing a folder tells a server where to work. It does not \
-lock the server in: a server can still read anything your user account can.";
+mod prompts;
+mod restarts;
 
-/// How an enabled server that stops unexpectedly is started again:
-/// exponential backoff with jitter, up to a bound, after which Rootgate
-/// gives up and says so. A manual start resets the count, and so does a run
-/// that lasted `stable_after`.
-#[derive(Debug, Clone, Copy)]
-pub struct RestartPolicy {
-    pub first_delay: Duration,
-    pub max_delay: Duration,
-    pub max_attempts: u32,
-    pub stable_after: Duration,
-}
-
-impl Default for RestartPolicy {
-    fn default() -> Self {
-        RestartPolicy {
-            first_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(30),
-            max_attempts: 5,
-            stable_after: Duration::from_secs(60),
-        }
-    }
-}
-
-impl RestartPolicy {
-    /// The delay before attempt `attempt` (1-based): doubling from
-    /// `first_delay`, capped, then spread by ±20% so servers that crashed
-    /// together do not restart in lockstep.
-    pub fn delay(&self, attempt: u32, jitter: f64) -> Duration {
-        let doubled = self
-            .first_delay
-            .saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
-        let capped = doubled.min(self.max_delay);
-        capped.mul_f64(0.8 + 0.4 * jitter.clamp(0.0, 1.0))
-    }
-}
-
-/// The restart bookkeeping of one server.
-#[derive(Default)]
-struct Restarts {
-    attempts: u32,
-    running_since: Option<Instant>,
-    pending: Option<CancellationToken>,
-}
-
-impl Restarts {
-    /// Forgets past crashes and cancels a scheduled restart: the person
-    /// took over (start, stop, restart, remove).
-    fn reset(&mut self) {
-        self.attempts = 0;
-        if let Some(pending) = self.pending.take() {
-            pending.cancel();
-        }
-    }
-}
+use prompts::OpenPrompts;
+pub use prompts::{ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, WarningView};
+pub use restarts::RestartPolicy;
+use restarts::Restarts;
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]
@@ -113,45 +66,6 @@ pub enum SupervisorError {
     FolderMoved { shown: PathBuf, now: PathBuf },
     #[error("the command `{command_line}` has not been approved to run yet")]
     NeedsApproval { command_line: String },
-}
-
-/// A server the person can tick in a consent prompt.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerChoice {
-    pub id: ServerId,
-    pub name: String,
-    /// Whether this server sees the folder now (always false for a new one).
-    pub granted: bool,
-}
-
-/// A warning with its words, for the prompt.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WarningView {
-    #[serde(flatten)]
-    pub warning: Warning,
-    pub message: String,
-}
-
-/// What the person is asked before a folder is shared.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConsentPrompt {
-    pub id: u64,
-    /// Set when the prompt changes access to a folder already kept.
-    pub root: Option<RootId>,
-    pub name: String,
-    /// The canonical real path: what would be shared.
-    pub real_path: PathBuf,
-    /// The path as chosen, when a symlink or `..` led elsewhere.
-    pub chosen_path: Option<PathBuf>,
-    pub warnings: Vec<WarningView>,
-    pub servers: Vec<ServerChoice>,
-    pub note: String,
 }
 
 /// A kept folder, as the folder list shows it.
@@ -202,12 +116,6 @@ pub enum Change {
     },
 }
 
-struct PendingPrompt {
-    folder: CheckedFolder,
-    root: Option<RootId>,
-    shown: ConsentPrompt,
-}
-
 /// Everything Rootgate is doing, behind the app's commands.
 pub struct Supervisor {
     me: Weak<Supervisor>,
@@ -223,7 +131,7 @@ pub struct Supervisor {
     recovery: Option<Recovery>,
     home: Option<PathBuf>,
     sessions: Mutex<HashMap<ServerId, Session>>,
-    prompts: Mutex<(u64, HashMap<u64, PendingPrompt>)>,
+    prompts: Mutex<OpenPrompts>,
     changes: broadcast::Sender<Change>,
 }
 
@@ -263,7 +171,7 @@ impl Supervisor {
             recovery,
             home,
             sessions: Mutex::new(HashMap::new()),
-            prompts: Mutex::new((1, HashMap::new())),
+            prompts: Mutex::new(OpenPrompts::default()),
             changes: broadcast::Sender::new(4096),
         });
         supervisor.check_availability();
@@ -376,76 +284,6 @@ impl Supervisor {
         Ok(session)
     }
 
-    /// Restart bookkeeping on every status change: note when a run began,
-    /// and schedule a restart of an enabled, approved server that failed.
-    fn on_status(&self, id: &ServerId, status: &Status) {
-        let _runtime = self.runtime.enter();
-        let mut restarts = lock(&self.restarts);
-        let entry = restarts.entry(id.clone()).or_default();
-        match status {
-            Status::Running(_) => entry.running_since = Some(Instant::now()),
-            Status::Failed { .. } => {
-                let policy = self.restart_policy;
-                if entry
-                    .running_since
-                    .take()
-                    .is_some_and(|since| since.elapsed() >= policy.stable_after)
-                {
-                    entry.attempts = 0;
-                }
-                let Ok(spec) = self.store.server(id) else {
-                    return;
-                };
-                if !(spec.enabled && spec.is_approved()) {
-                    return;
-                }
-                if entry.attempts >= policy.max_attempts {
-                    self.timeline.record(
-                        id,
-                        Event::GaveUp {
-                            attempts: entry.attempts,
-                        },
-                    );
-                    return;
-                }
-                entry.attempts += 1;
-                let delay = policy.delay(entry.attempts, jitter());
-                self.timeline.record(
-                    id,
-                    Event::RestartScheduled {
-                        attempt: entry.attempts,
-                        of: policy.max_attempts,
-                        delay_ms: delay.as_millis() as u64,
-                    },
-                );
-                let token = CancellationToken::new();
-                if let Some(old) = entry.pending.replace(token.clone()) {
-                    old.cancel();
-                }
-                let me = self.me.clone();
-                let id = id.clone();
-                tokio::spawn(async move {
-                    tokio::select! {
-                        _ = token.cancelled() => {}
-                        _ = tokio::time::sleep(delay) => {
-                            let Some(supervisor) = me.upgrade() else { return };
-                            // The spec may have changed while waiting; run
-                            // only what is still enabled and approved.
-                            if let Ok(spec) = supervisor.store.server(&id)
-                                && spec.enabled
-                                && spec.is_approved()
-                                && let Ok(session) = supervisor.session(&id)
-                            {
-                                session.start(spec);
-                            }
-                        }
-                    }
-                });
-            }
-            Status::Stopped { .. } | Status::Starting | Status::Stopping => {}
-        }
-    }
-
     /// Remembers, in the settings, a server seen not to follow changes, so
     /// that it is shown and its withdrawals are applied by restart from its
     /// next launch on too.
@@ -457,177 +295,12 @@ impl Supervisor {
         }
     }
 
-    /// The person took over a server: forget its crashes, cancel a
-    /// scheduled restart.
-    fn take_over(&self, id: &ServerId) {
-        if let Some(restarts) = lock(&self.restarts).get_mut(id) {
-            restarts.reset();
-        }
-    }
-
     fn session(&self, id: &ServerId) -> Result<Session, SupervisorError> {
         let spec = self.store.server(id)?;
         self.ensure_session(&spec)
     }
 
-    // ----- folders and consent -------------------------------------------
-
-    /// Checks a folder the person chose and returns the consent prompt for
-    /// it: its real path, its warnings and every server, none ticked. The
-    /// path must come from the person at the machine (picker, drop,
-    /// command line), never from the webview.
-    pub fn prompt_for_path(&self, chosen: &Path) -> Result<ConsentPrompt, SupervisorError> {
-        let folder = folders::check(chosen)?;
-        let existing = self
-            .store
-            .snapshot()
-            .roots
-            .into_iter()
-            .find(|r| r.real_path == folder.real())
-            .map(|r| r.id);
-        Ok(self.open_prompt(folder, existing))
-    }
-
-    /// Re-checks a kept folder and returns a prompt to change which servers
-    /// see it, with the current grants ticked.
-    pub fn prompt_for_root(&self, root: &RootId) -> Result<ConsentPrompt, SupervisorError> {
-        let kept = self
-            .store
-            .snapshot()
-            .roots
-            .into_iter()
-            .find(|r| &r.id == root)
-            .ok_or_else(|| StoreError::UnknownRoot(root.clone()))?;
-        let folder = folders::check(&kept.chosen_path)?;
-        Ok(self.open_prompt(folder, Some(kept.id)))
-    }
-
-    fn open_prompt(&self, folder: CheckedFolder, root: Option<RootId>) -> ConsentPrompt {
-        let settings = self.store.snapshot();
-        let others: Vec<&Path> = settings
-            .roots
-            .iter()
-            .filter(|r| Some(&r.id) != root.as_ref())
-            .map(|r| r.real_path.as_path())
-            .collect();
-        let warnings = folders::warnings(&folder, self.home.as_deref(), others)
-            .into_iter()
-            .map(|warning| WarningView {
-                message: warning.message(),
-                warning,
-            })
-            .collect();
-        let kept = root
-            .as_ref()
-            .and_then(|id| settings.roots.iter().find(|r| &r.id == id));
-        let servers = settings
-            .servers
-            .iter()
-            .map(|s| ServerChoice {
-                id: s.id.clone(),
-                name: s.name.clone(),
-                granted: kept.is_some_and(|r| {
-                    settings
-                        .grants
-                        .iter()
-                        .any(|g| g.server == s.id && g.root == r.id && g.real_path == folder.real())
-                }),
-            })
-            .collect();
-        let mut prompts = lock(&self.prompts);
-        let id = prompts.0;
-        prompts.0 += 1;
-        let prompt = ConsentPrompt {
-            id,
-            root: root.clone(),
-            name: kept
-                .map(|r| r.name.clone())
-                .unwrap_or_else(|| folder.default_name()),
-            real_path: folder.real().to_path_buf(),
-            chosen_path: folder
-                .is_redirected()
-                .then(|| folder.chosen().to_path_buf()),
-            warnings,
-            servers,
-            note: ROOTS_ARE_ADVICE.to_owned(),
-        };
-        prompts.1.insert(
-            id,
-            PendingPrompt {
-                folder,
-                root,
-                shown: prompt.clone(),
-            },
-        );
-        prompt
-    }
-
-    /// The person's answer to a prompt: keep the folder (under `name`, if
-    /// given) and share it with exactly `servers`. The folder is checked
-    /// again first: if it now leads elsewhere, nothing is shared.
-    pub fn answer_prompt(
-        &self,
-        prompt: u64,
-        servers: &[ServerId],
-        name: Option<String>,
-    ) -> Result<FolderView, SupervisorError> {
-        let (chosen, shown_real, kept) = {
-            let prompts = lock(&self.prompts);
-            let pending = prompts
-                .1
-                .get(&prompt)
-                .ok_or(SupervisorError::UnknownPrompt)?;
-            (
-                pending.folder.chosen().to_path_buf(),
-                pending.folder.real().to_path_buf(),
-                pending.root.clone(),
-            )
-        };
-        // The folder is checked again: what is shared must be what was
-        // shown. If it now fails or leads elsewhere, the prompt closes and
-        // the person chooses again; if the answer is refused or saving
-        // fails, the prompt stays open so the answer can be given again.
-        let now = match folders::check(&chosen) {
-            Ok(now) if now.real() == shown_real => now,
-            Ok(now) => {
-                self.cancel_prompt(prompt);
-                return Err(SupervisorError::FolderMoved {
-                    shown: shown_real,
-                    now: now.real().to_path_buf(),
-                });
-            }
-            Err(e) => {
-                self.cancel_prompt(prompt);
-                return Err(e.into());
-            }
-        };
-        // Keeping the folder and sharing it is one change: an answer that is
-        // refused in part (a server that no longer exists, a name that
-        // cannot be used) keeps nothing.
-        let root = self
-            .store
-            .keep_and_share(&now, kept.as_ref(), name, servers)?;
-        let _ = self.store.set_available(&root, true);
-        self.cancel_prompt(prompt);
-        self.folder(&root)
-    }
-
-    /// Prompts opened and not yet answered, oldest first (a window that
-    /// opens after a drop or a command-line folder shows them).
-    pub fn open_prompts(&self) -> Vec<ConsentPrompt> {
-        let mut open: Vec<ConsentPrompt> = lock(&self.prompts)
-            .1
-            .values()
-            .map(|p| p.shown.clone())
-            .collect();
-        open.sort_by_key(|p| p.id);
-        open
-    }
-
-    /// Closes a prompt without sharing anything.
-    pub fn cancel_prompt(&self, prompt: u64) {
-        lock(&self.prompts).1.remove(&prompt);
-    }
+    // ----- folders -------------------------------------------------------
 
     fn folder(&self, id: &RootId) -> Result<FolderView, SupervisorError> {
         self.folders()
@@ -763,8 +436,7 @@ impl Supervisor {
     /// Stops and removes a server; every grant to it goes with it.
     pub async fn remove_server(&self, id: &ServerId) -> Result<(), SupervisorError> {
         self.store.server(id)?;
-        self.take_over(id);
-        lock(&self.restarts).remove(id);
+        self.forget_restarts(id);
         let session = lock(&self.sessions).remove(id);
         if let Some(session) = session {
             session.shutdown().await;
@@ -823,9 +495,7 @@ impl Supervisor {
 
     /// Stops every server and waits until all have exited.
     pub async fn shutdown(&self) {
-        for restarts in lock(&self.restarts).values_mut() {
-            restarts.reset();
-        }
+        self.cancel_restarts();
         let sessions: Vec<Session> = lock(&self.sessions).values().cloned().collect();
         // In parallel: shutting down many servers takes as long as the
         // slowest one, not the sum.
@@ -862,36 +532,5 @@ impl Supervisor {
     /// The session of a server, for calls the app does not wrap (tests).
     pub fn session_of(&self, id: &ServerId) -> Result<Session, SupervisorError> {
         self.session(id)
-    }
-}
-
-/// A uniform number in [0, 1) for backoff jitter.
-fn jitter() -> f64 {
-    let mut bytes = [0u8; 4];
-    if getrandom::fill(&mut bytes).is_err() {
-        return 0.5;
-    }
-    f64::from(u32::from_le_bytes(bytes)) / (f64::from(u32::MAX) + 1.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_caps_and_spreads() {
-        let p = RestartPolicy {
-            first_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(10),
-            max_attempts: 5,
-            stable_after: Duration::from_secs(60),
-        };
-        assert_eq!(p.delay(1, 0.5), Duration::from_secs(1));
-        assert_eq!(p.delay(2, 0.5), Duration::from_secs(2));
-        assert_eq!(p.delay(3, 0.5), Duration::from_secs(4));
-        assert_eq!(p.delay(9, 0.5), Duration::from_secs(10));
-        assert_eq!(p.delay(1, 0.0), Duration::from_millis(800));
-        assert_eq!(p.delay(1, 1.0), Duration::from_millis(1200));
-        assert!((0..100).map(|_| jitter()).all(|j| (0.0..1.0).contains(&j)));
     }
 }

@@ -1,14 +1,17 @@
 //! The supervisor, headless, as the app's commands use it: consent prompts
-//! from chosen paths, exact grants from answers, command approval before a
-//! server runs, persistence across a restart, and recovery from a damaged
-//! settings file. Servers here are our fixture binary as a real process.
+//! from chosen paths (several at once, the bad ones refused in words),
+//! exact grants from answers, command approval before a server runs,
+//! persistence across a restart, and recovery from a damaged settings file.
+//! Servers here are our fixture binary as a real process.
 
 #[path = "support/harness.rs"]
 mod harness;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use harness::*;
+use rootgate_core::folders::FolderError;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::{SessionConfig, Status};
 use rootgate_core::settings::SettingsFile;
@@ -120,6 +123,58 @@ async fn a_folder_that_moved_after_the_prompt_is_not_shared() {
         .unwrap_err();
     assert!(matches!(err, SupervisorError::FolderMoved { .. }), "{err}");
     assert!(sup.folders().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn folders_chosen_together_are_offered_and_the_others_refused_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let good = make_folder(&dir, "good");
+    let missing = dir.path().join("missing");
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let intake = sup.prompts_for_paths([&missing, &good, &file]);
+    let offered: Vec<_> = intake.prompts.iter().map(|p| &p.real_path).collect();
+    assert_eq!(
+        offered,
+        vec![&good.canonicalize().unwrap()],
+        "one bad folder does not lose the good one"
+    );
+    assert_eq!(sup.open_prompts(), intake.prompts, "its prompt is open");
+    let notices = intake.notices();
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(
+        notices[0].contains("missing") && notices[0].contains("does not exist"),
+        "{notices:?}"
+    );
+    assert!(
+        notices[1].contains("a-file") && notices[1].contains("not a folder"),
+        "{notices:?}"
+    );
+    // As a pick answers: the prompts, the refused folders unsaid.
+    assert_eq!(intake.into_prompts().unwrap().len(), 1);
+    assert!(sup.folders().is_empty(), "nothing is kept before an answer");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pick_of_only_bad_folders_is_the_first_refusal_and_an_empty_one_no_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let err = sup
+        .prompts_for_paths([dir.path().join("missing"), file])
+        .into_prompts()
+        .unwrap_err();
+    assert!(
+        matches!(err, SupervisorError::Folder(FolderError::Missing(_))),
+        "{err}"
+    );
+    assert!(sup.open_prompts().is_empty());
+    // A cancelled picker chose nothing: no prompt, and no error either.
+    let none = sup.prompts_for_paths(Vec::<PathBuf>::new());
+    assert!(none.notices().is_empty());
+    assert!(none.into_prompts().unwrap().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,9 +1,11 @@
-// Generated from the Rust types by src-tauri/src/bindings.rs; do not edit.
+// Generated from the Rust types by src-tauri/tests/shell/bindings.rs; do not edit.
 // Regenerate with: UPDATE_BINDINGS=1 cargo test -p rootgate bindings
 
 export type RootId = string;
 
 export type ServerId = string;
+
+export type PromptId = number;
 
 export type Root = { id: RootId, 
 /**
@@ -35,7 +37,7 @@ export type ServerChoice = { id: ServerId, name: string,
  */
 granted: boolean, };
 
-export type ConsentPrompt = { id: number, 
+export type ConsentPrompt = { id: PromptId, 
 /**
  * Set when the prompt changes access to a folder already kept.
  */

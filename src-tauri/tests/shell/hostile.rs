@@ -1,12 +1,12 @@
 //! The webview as an attacker: a test that calls every command listed in
 //! `build.rs` (`COMMANDS`) through Tauri's real IPC layer, with the app's own
-//! invoke handler, state, capability file and context (built by `crate::app`
-//! and `crate::context` on Tauri's mock runtime), and hostile arguments:
-//! `..` segments, `file://` URIs, a symlink loop, NUL bytes, 100 KB strings,
-//! other users' folders, ids that name nothing (or almost a real one),
-//! numbers, objects and arrays where strings are expected, missing and extra
-//! fields, whole bodies of the wrong shape, and answers to a consent prompt
-//! for a folder that was never picked.
+//! invoke handler, state, capability file and context (built by
+//! `rootgate::app` and `rootgate::context` on Tauri's mock runtime), and
+//! hostile arguments: `..` segments, `file://` URIs, a symlink loop, NUL
+//! bytes, 100 KB strings, other users' folders, ids that name nothing (or
+//! almost a real one), numbers, objects and arrays where strings are
+//! expected, missing and extra fields, whole bodies of the wrong shape, and
+//! answers to a consent prompt for a folder that was never picked.
 //!
 //! After every single call it checks that the call either failed with a
 //! clear `{code, message}` or succeeded in a way that command may legitimately
@@ -16,8 +16,9 @@
 //! and change something (a rename, a server edit) are undone through the
 //! core right after, so that every later call starts from the same state.
 //!
-//! What this does not cover: the GTK folder dialog (the tests use the
-//! scripted picker; see `picker`), what a person can do with the UI, and a
+//! What this does not cover: the GTK folder dialog (the tests answer "Add
+//! folder…" from a picks file, `rootgate::E2ePicks`, which the library has
+//! with the `test-picker` feature), what a person can do with the UI, and a
 //! webview that passes valid arguments (that is the person's own say).
 //! Only tests live here.
 
@@ -32,7 +33,7 @@ use rootgate_core::roots::Root;
 use rootgate_core::servers::{ServerDraft, ServerSpec};
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
-use rootgate_core::supervisor::Supervisor;
+use rootgate_core::supervisor::{PromptId, Supervisor};
 use serde_json::{Value, json};
 use tauri::Manager;
 use tauri::ipc::{CallbackFn, InvokeBody};
@@ -126,7 +127,7 @@ struct Baseline {
     roots: Vec<Root>,
     grants: Vec<Grant>,
     servers: Vec<ServerSpec>,
-    prompts: Vec<u64>,
+    prompts: Vec<PromptId>,
 }
 
 impl Harness {
@@ -174,7 +175,7 @@ impl Harness {
             (server.id, other.id, root.id)
         };
 
-        let launch = crate::Launch {
+        let launch = rootgate::Launch {
             settings: SettingsFile::at(&settings),
             // Folders on the command line come from the person; ones that
             // cannot be shared become notices, never prompts.
@@ -187,8 +188,8 @@ impl Harness {
             #[cfg(feature = "e2e-picker")]
             e2e_picks: None,
         };
-        let mut app = crate::app(mock_builder(), launch)
-            .build(crate::context())
+        let mut app = rootgate::app(mock_builder(), launch)
+            .build(rootgate::context())
             .unwrap();
         // One iteration of the (mock) event loop runs `setup`: the window of
         // tauri.conf.json is created and the app's state is managed.
@@ -196,7 +197,7 @@ impl Harness {
         app.run_iteration(|_, _| {});
         let picks = base.join("picks.txt");
         std::fs::write(&picks, "").unwrap();
-        app.manage(crate::E2ePicks(picks.clone()));
+        app.manage(rootgate::E2ePicks(picks.clone()));
         let webview = app.get_webview_window("main").unwrap();
         let sup = app.state::<Arc<Supervisor>>().inner().clone();
         let server_spec = sup.store().server(&server).unwrap();
@@ -232,7 +233,7 @@ impl Harness {
         assert_eq!(h.baseline.roots.len(), 2);
         assert_eq!(h.baseline.grants.len(), 1);
         assert_eq!(h.baseline.servers.len(), 2);
-        assert_eq!(h.baseline.prompts, vec![h.picked_prompt]);
+        assert_eq!(h.baseline.prompts, vec![PromptId::from(h.picked_prompt)]);
         h
     }
 
@@ -596,7 +597,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                     .map(|f| f.root.real_path.clone());
                 let id = out["id"].as_u64();
                 if let Some(id) = id {
-                    h.sup.cancel_prompt(id);
+                    h.sup.cancel_prompt(PromptId::from(id));
                 }
                 if args["root"] != json!(h.root) {
                     return Err(format!("opened a prompt: {}", short(out, 300)));

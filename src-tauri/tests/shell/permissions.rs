@@ -17,7 +17,7 @@ fn read_json(relative: &str) -> serde_json::Value {
 /// The command names declared in build.rs, read from its source so the
 /// test cannot drift from the list that generates the permissions.
 pub(crate) fn declared_commands() -> BTreeSet<String> {
-    let build = include_str!("../build.rs");
+    let build = include_str!("../../build.rs");
     let list = build
         .split("const COMMANDS: &[&str] = &[")
         .nth(1)
@@ -62,8 +62,8 @@ fn the_capability_grants_exactly_our_commands_and_event_listening() {
 
 #[test]
 fn every_registered_command_is_declared() {
-    let main = include_str!("main.rs");
-    let registered: BTreeSet<String> = main
+    let lib = include_str!("../../src/lib.rs");
+    let registered: BTreeSet<String> = lib
         .split("generate_handler![")
         .nth(1)
         .and_then(|rest| rest.split(']').next())

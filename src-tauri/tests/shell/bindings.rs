@@ -3,7 +3,9 @@
 //! Rust types and the committed file drift apart, and
 //! `UPDATE_BINDINGS=1 cargo test -p rootgate bindings` rewrites the file.
 //!
-//! Only declarations live here; no runtime code uses this module.
+//! Only declarations live here; no runtime code uses this module. The
+//! library's types implement `TS` with its `ts` feature, which the tests'
+//! dev-dependency on the library turns on.
 
 use rootgate_core::consent::SharedRoot;
 use rootgate_core::folders::Warning;
@@ -15,15 +17,13 @@ use rootgate_core::session::delivery::{
 };
 use rootgate_core::session::{LogLine, RunningInfo, Status};
 use rootgate_core::supervisor::{
-    Change, ConsentPrompt, FolderView, ServerChoice, ServerView, WarningView,
+    Change, ConsentPrompt, FolderView, PromptId, ServerChoice, ServerView, WarningView,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Event, Page};
 use ts_rs::{Config, TS};
 
-use crate::AppInfo;
-use crate::bridge::Notice;
-use crate::error::{CommandError, ErrorCode};
+use rootgate::{AppInfo, CommandError, ErrorCode, Notice};
 
 fn declarations() -> String {
     // JSON numbers: the UI never sees integers beyond 2^53 (ids, counts,
@@ -32,6 +32,7 @@ fn declarations() -> String {
     let decls = [
         RootId::decl(&cfg),
         ServerId::decl(&cfg),
+        PromptId::decl(&cfg),
         Root::decl(&cfg),
         SharedRoot::decl(&cfg),
         Warning::decl(&cfg),
@@ -65,7 +66,7 @@ fn declarations() -> String {
         <serde_json::Value as TS>::decl(&cfg),
     ];
     let mut out = String::from(
-        "// Generated from the Rust types by src-tauri/src/bindings.rs; do not edit.\n\
+        "// Generated from the Rust types by src-tauri/tests/shell/bindings.rs; do not edit.\n\
          // Regenerate with: UPDATE_BINDINGS=1 cargo test -p rootgate bindings\n\n",
     );
     for decl in decls {

@@ -1,0 +1,326 @@
+//! Consent prompts: what the person is asked before a folder is shared
+//! ([`ConsentPrompt`]: the real path, its warnings, the servers to tick),
+//! the prompts open and not yet answered, and how an answer becomes a kept
+//! folder with exact grants. Also the intake of several folders chosen
+//! together ([`Intake`]): a prompt for each that can be shared, a refusal in
+//! plain words for each that cannot, one bad folder not losing the others.
+//!
+//! A prompt is opened only for a folder the person chose
+//! ([`Supervisor::prompt_for_path`] and [`Supervisor::prompts_for_paths`],
+//! with paths the shell got from the native picker, a drop on the window or
+//! the command line) or for one already kept
+//! ([`Supervisor::prompt_for_root`]); nothing here takes a path
+//! from the webview, and an answer names a prompt, never a path. Not here:
+//! what makes a folder acceptable and what deserves a warning (`folders`),
+//! keeping and sharing (the store), and the folder list an answer returns
+//! (`supervisor.rs`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{FolderView, Supervisor, SupervisorError, lock};
+use crate::folders::{self, CheckedFolder, Warning};
+use crate::ids::{RootId, ServerId};
+use crate::store::StoreError;
+
+/// What the app says about roots wherever it asks for consent. Roots are
+/// advice to a server, not a sandbox, and a person deciding deserves to
+/// know that.
+pub const ROOTS_ARE_ADVICE: &str = "Sharing a folder tells a server where to work. It does not \
+lock the server in: a server can still read anything your user account can.";
+
+/// Identifies one open consent prompt. Unlike [`RootId`] and [`ServerId`]
+/// it is neither random nor saved: a prompt lives only while the app runs,
+/// so prompt ids count up from 1. In JSON (and TypeScript) it is a plain
+/// number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(transparent)]
+pub struct PromptId(u64);
+
+impl From<u64> for PromptId {
+    /// Wraps a prompt id received from the UI. An unknown id is harmless:
+    /// answering or cancelling it finds no prompt.
+    fn from(id: u64) -> Self {
+        PromptId(id)
+    }
+}
+
+/// A server the person can tick in a consent prompt.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerChoice {
+    pub id: ServerId,
+    pub name: String,
+    /// Whether this server sees the folder now (always false for a new one).
+    pub granted: bool,
+}
+
+/// A warning with its words, for the prompt.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WarningView {
+    #[serde(flatten)]
+    pub warning: Warning,
+    pub message: String,
+}
+
+/// What the person is asked before a folder is shared.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsentPrompt {
+    pub id: PromptId,
+    /// Set when the prompt changes access to a folder already kept.
+    pub root: Option<RootId>,
+    pub name: String,
+    /// The canonical real path: what would be shared.
+    pub real_path: PathBuf,
+    /// The path as chosen, when a symlink or `..` led elsewhere.
+    pub chosen_path: Option<PathBuf>,
+    pub warnings: Vec<WarningView>,
+    pub servers: Vec<ServerChoice>,
+    pub note: String,
+}
+
+/// What became of folders the person chose together (one pick, one drop,
+/// the folders on the command line): a prompt for each that can be shared
+/// and, for each other one, why not. One folder that cannot be shared does
+/// not lose the others.
+#[derive(Debug)]
+pub struct Intake {
+    /// One open prompt per folder that can be shared, in the order chosen.
+    pub prompts: Vec<ConsentPrompt>,
+    /// Why each other folder cannot be shared, in the order chosen.
+    pub refused: Vec<SupervisorError>,
+}
+
+impl Intake {
+    /// The refusals in plain words, for notices beside the prompts.
+    pub fn notices(&self) -> Vec<String> {
+        self.refused.iter().map(ToString::to_string).collect()
+    }
+
+    /// The prompts, as a pick answers: when no folder could be offered and
+    /// some were refused, the first refusal is the error; otherwise the
+    /// prompts (none when nothing was chosen), and the refused folders go
+    /// unsaid beside the ones offered.
+    pub fn into_prompts(self) -> Result<Vec<ConsentPrompt>, SupervisorError> {
+        match (self.prompts.is_empty(), self.refused.into_iter().next()) {
+            (true, Some(first)) => Err(first),
+            _ => Ok(self.prompts),
+        }
+    }
+}
+
+/// A prompt open and not yet answered: the folder as checked when it was
+/// opened, and what the person was shown.
+struct PendingPrompt {
+    folder: CheckedFolder,
+    root: Option<RootId>,
+    shown: ConsentPrompt,
+}
+
+/// The prompts open and not yet answered, by id. Ids count up from 1 and
+/// are never reused while the supervisor lives.
+pub(super) struct OpenPrompts {
+    next: u64,
+    open: HashMap<PromptId, PendingPrompt>,
+}
+
+impl Default for OpenPrompts {
+    fn default() -> Self {
+        OpenPrompts {
+            next: 1,
+            open: HashMap::new(),
+        }
+    }
+}
+
+impl OpenPrompts {
+    fn next_id(&mut self) -> PromptId {
+        let id = PromptId(self.next);
+        self.next += 1;
+        id
+    }
+}
+
+impl Supervisor {
+    /// Checks a folder the person chose and returns the consent prompt for
+    /// it: its real path, its warnings and every server, none ticked. The
+    /// path must come from the person at the machine (picker, drop,
+    /// command line), never from the webview.
+    pub fn prompt_for_path(&self, chosen: &Path) -> Result<ConsentPrompt, SupervisorError> {
+        let folder = folders::check(chosen)?;
+        let existing = self
+            .store
+            .snapshot()
+            .roots
+            .into_iter()
+            .find(|r| r.real_path == folder.real())
+            .map(|r| r.id);
+        Ok(self.open_prompt(folder, existing))
+    }
+
+    /// [`Supervisor::prompt_for_path`] for each of several folders the
+    /// person chose together, keeping the prompts of those that can be
+    /// shared and the refusals of the others (see [`Intake`]). The paths
+    /// must come from the person at the machine, as for one.
+    pub fn prompts_for_paths(&self, chosen: impl IntoIterator<Item = impl AsRef<Path>>) -> Intake {
+        let mut intake = Intake {
+            prompts: Vec::new(),
+            refused: Vec::new(),
+        };
+        for path in chosen {
+            match self.prompt_for_path(path.as_ref()) {
+                Ok(prompt) => intake.prompts.push(prompt),
+                Err(e) => intake.refused.push(e),
+            }
+        }
+        intake
+    }
+
+    /// Re-checks a kept folder and returns a prompt to change which servers
+    /// see it, with the current grants ticked.
+    pub fn prompt_for_root(&self, root: &RootId) -> Result<ConsentPrompt, SupervisorError> {
+        let kept = self
+            .store
+            .snapshot()
+            .roots
+            .into_iter()
+            .find(|r| &r.id == root)
+            .ok_or_else(|| StoreError::UnknownRoot(root.clone()))?;
+        let folder = folders::check(&kept.chosen_path)?;
+        Ok(self.open_prompt(folder, Some(kept.id)))
+    }
+
+    fn open_prompt(&self, folder: CheckedFolder, root: Option<RootId>) -> ConsentPrompt {
+        let settings = self.store.snapshot();
+        let others: Vec<&Path> = settings
+            .roots
+            .iter()
+            .filter(|r| Some(&r.id) != root.as_ref())
+            .map(|r| r.real_path.as_path())
+            .collect();
+        let warnings = folders::warnings(&folder, self.home.as_deref(), others)
+            .into_iter()
+            .map(|warning| WarningView {
+                message: warning.message(),
+                warning,
+            })
+            .collect();
+        let kept = root
+            .as_ref()
+            .and_then(|id| settings.roots.iter().find(|r| &r.id == id));
+        let servers = settings
+            .servers
+            .iter()
+            .map(|s| ServerChoice {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                granted: kept.is_some_and(|r| {
+                    settings
+                        .grants
+                        .iter()
+                        .any(|g| g.server == s.id && g.root == r.id && g.real_path == folder.real())
+                }),
+            })
+            .collect();
+        let mut prompts = lock(&self.prompts);
+        let id = prompts.next_id();
+        let prompt = ConsentPrompt {
+            id,
+            root: root.clone(),
+            name: kept
+                .map(|r| r.name.clone())
+                .unwrap_or_else(|| folder.default_name()),
+            real_path: folder.real().to_path_buf(),
+            chosen_path: folder
+                .is_redirected()
+                .then(|| folder.chosen().to_path_buf()),
+            warnings,
+            servers,
+            note: ROOTS_ARE_ADVICE.to_owned(),
+        };
+        prompts.open.insert(
+            id,
+            PendingPrompt {
+                folder,
+                root,
+                shown: prompt.clone(),
+            },
+        );
+        prompt
+    }
+
+    /// The person's answer to a prompt: keep the folder (under `name`, if
+    /// given) and share it with exactly `servers`. The folder is checked
+    /// again first: if it now leads elsewhere, nothing is shared.
+    pub fn answer_prompt(
+        &self,
+        prompt: PromptId,
+        servers: &[ServerId],
+        name: Option<String>,
+    ) -> Result<FolderView, SupervisorError> {
+        let (chosen, shown_real, kept) = {
+            let prompts = lock(&self.prompts);
+            let pending = prompts
+                .open
+                .get(&prompt)
+                .ok_or(SupervisorError::UnknownPrompt)?;
+            (
+                pending.folder.chosen().to_path_buf(),
+                pending.folder.real().to_path_buf(),
+                pending.root.clone(),
+            )
+        };
+        // The folder is checked again: what is shared must be what was
+        // shown. If it now fails or leads elsewhere, the prompt closes and
+        // the person chooses again; if the answer is refused or saving
+        // fails, the prompt stays open so the answer can be given again.
+        let now = match folders::check(&chosen) {
+            Ok(now) if now.real() == shown_real => now,
+            Ok(now) => {
+                self.cancel_prompt(prompt);
+                return Err(SupervisorError::FolderMoved {
+                    shown: shown_real,
+                    now: now.real().to_path_buf(),
+                });
+            }
+            Err(e) => {
+                self.cancel_prompt(prompt);
+                return Err(e.into());
+            }
+        };
+        // Keeping the folder and sharing it is one change: an answer that is
+        // refused in part (a server that no longer exists, a name that
+        // cannot be used) keeps nothing.
+        let root = self
+            .store
+            .keep_and_share(&now, kept.as_ref(), name, servers)?;
+        let _ = self.store.set_available(&root, true);
+        self.cancel_prompt(prompt);
+        self.folder(&root)
+    }
+
+    /// Prompts opened and not yet answered, oldest first (a window that
+    /// opens after a drop or a command-line folder shows them).
+    pub fn open_prompts(&self) -> Vec<ConsentPrompt> {
+        let mut open: Vec<ConsentPrompt> = lock(&self.prompts)
+            .open
+            .values()
+            .map(|p| p.shown.clone())
+            .collect();
+        open.sort_by_key(|p| p.id);
+        open
+    }
+
+    /// Closes a prompt without sharing anything.
+    pub fn cancel_prompt(&self, prompt: PromptId) {
+        lock(&self.prompts).open.remove(&prompt);
+    }
+}

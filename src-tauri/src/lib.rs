@@ -1,0 +1,329 @@
+//! Rootgate's desktop app: a thin Tauri shell over `rootgate-core`, as a
+//! library whose [`run`] is the whole `rootgate` binary (`src/main.rs` only
+//! calls it).
+//!
+//! The shell opens the window, the native folder picker and the tray of
+//! events; everything Rootgate decides is in the core's `Supervisor`, which
+//! each command calls in one line. Paths enter only through the picker, a
+//! drop on the window or the command line. Started as
+//! `rootgate --example-server`, the binary is instead the built-in example
+//! MCP server (our fixture server), so the example needs no second program.
+//!
+//! Public, besides [`run`], is only what the shell's integration tests
+//! (`tests/shell`) need: [`app`], [`context`] and [`Launch`], to build the
+//! very same app on Tauri's mock runtime; the types the webview receives
+//! that the TypeScript bindings declare ([`AppInfo`], [`CommandError`],
+//! [`ErrorCode`], [`Notice`]); and, with the `test-picker` feature, the
+//! hidden `E2ePicks`. Commands, the bridge, the picker and the shell's state
+//! stay private.
+//!
+//! Not here: consent rules, settings, sessions (core); the UI (`ui/`).
+
+mod bridge;
+mod commands;
+mod error;
+#[cfg(target_os = "linux")]
+mod painting;
+mod picker;
+
+pub use bridge::Notice;
+pub use error::{CommandError, ErrorCode};
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rootgate_core::session::SessionConfig;
+use rootgate_core::settings::SettingsFile;
+use rootgate_core::supervisor::{ROOTS_ARE_ADVICE, Supervisor};
+use rootgate_core::templates::{ServerTemplate, templates};
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, Manager, RunEvent, Runtime, WindowEvent};
+
+/// The flag that makes this binary the built-in example server.
+const EXAMPLE_SERVER_FLAG: &str = "--example-server";
+
+/// What the window shows about the app itself.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct AppInfo {
+    pub version: String,
+    pub settings_path: String,
+    /// Set when the settings file could not be trusted: where it went and
+    /// what was kept.
+    pub recovery: Option<String>,
+    pub roots_note: String,
+    /// Problems with folders given on the command line.
+    pub notices: Vec<String>,
+    /// Whether servers' roots can be enforced here (Landlock), and if not,
+    /// why: the server form says so rather than offering a switch that
+    /// would do nothing.
+    pub enforcement: rootgate_core::enforcement::Support,
+}
+
+/// How long the enabled servers wait for the window to say it shows its
+/// content before they start anyway: a window that failed to load must not
+/// keep them from running.
+const SERVERS_START_AT_LATEST: Duration = Duration::from_secs(10);
+
+/// The shell's own state: what `app_info` and `templates` return, and
+/// whether the enabled servers have been started yet.
+pub(crate) struct Shell {
+    info: AppInfo,
+    example_command: String,
+    servers_started: AtomicBool,
+}
+
+impl Shell {
+    pub fn info(&self) -> AppInfo {
+        self.info.clone()
+    }
+
+    /// Starts every enabled, approved server, the first time only: when the
+    /// window first shows its content, or after `SERVERS_START_AT_LATEST`.
+    pub fn start_servers(&self, supervisor: &Supervisor) {
+        if !self.servers_started.swap(true, Ordering::SeqCst) {
+            supervisor.start_enabled();
+        }
+    }
+
+    pub fn templates(&self) -> Vec<ServerTemplate> {
+        templates(&self.example_command, &[EXAMPLE_SERVER_FLAG])
+    }
+}
+
+/// The picks file of the end-to-end tests' picker (see `picker`), which
+/// the shell's own tests (`tests/shell`) manage too: no test can open the
+/// GTK dialog. Only in builds with `e2e-picker` or `test-picker`, which no
+/// build of the app for a person has.
+#[cfg(any(feature = "e2e-picker", feature = "test-picker"))]
+#[doc(hidden)]
+pub struct E2ePicks(pub PathBuf);
+
+/// The command line: folders to offer for sharing, and test-only flags.
+#[derive(Default)]
+struct Cli {
+    folders: Vec<PathBuf>,
+    #[cfg(feature = "e2e-picker")]
+    e2e_picks: Option<PathBuf>,
+}
+
+fn parse_cli(args: Vec<OsString>) -> Result<Cli, String> {
+    let mut cli = Cli::default();
+    let mut args = args.into_iter();
+    // Not a `for` loop: an option's value is taken from the same iterator.
+    #[allow(clippy::while_let_on_iterator)]
+    while let Some(arg) = args.next() {
+        match arg.to_str() {
+            Some("--help" | "-h") => {
+                return Err("Usage: rootgate [FOLDER...]\n\nOpens Rootgate; each FOLDER is offered for sharing with a consent prompt.".into());
+            }
+            #[cfg(feature = "e2e-picker")]
+            Some("--e2e-picks") => {
+                cli.e2e_picks = Some(args.next().ok_or("--e2e-picks needs a FILE")?.into());
+            }
+            Some(flag) if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            _ => cli.folders.push(PathBuf::from(arg)),
+        }
+    }
+    Ok(cli)
+}
+
+/// Folders dropped on the window: each becomes a consent prompt, and each
+/// that cannot be shared a notice.
+fn on_drop<R: Runtime>(app: &AppHandle<R>, paths: &[PathBuf]) {
+    let Some(supervisor) = app.try_state::<Arc<Supervisor>>() else {
+        return;
+    };
+    let intake = supervisor.prompts_for_paths(paths);
+    for notice in intake.notices() {
+        bridge::notice(app, notice);
+    }
+    if !intake.prompts.is_empty() {
+        let _ = app.emit(bridge::PROMPTS, intake.prompts);
+    }
+}
+
+/// The `rootgate` binary: the launcher or the example server when asked
+/// to be one, else the app on the folders named on the command line.
+pub fn run() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    // Servers are started through a launcher (see rootgate_core::launcher):
+    // `rootgate-launcher` beside the app when it is there, else the app
+    // binary itself in that role.
+    if let Some(code) = rootgate_core::launcher::run_if_requested(&args) {
+        return code;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        rootgate_core::launcher::use_program_if_none_beside(exe);
+    }
+    if args.first().and_then(|a| a.to_str()) == Some(EXAMPLE_SERVER_FLAG) {
+        return rootgate_fixture_server::main_with_args(args.into_iter().skip(1));
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = match parse_cli(args) {
+        Ok(cli) => cli,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    // Before any window or thread exists: a re-executed process starts again
+    // from the top, with the same arguments.
+    #[cfg(target_os = "linux")]
+    if painting::cpu_painting_wanted(&painting::Machine::current()) {
+        let e = painting::reexec_with_cpu_painting();
+        tracing::warn!(
+            "could not restart with CPU painting, so pages paint through software GL: {e}"
+        );
+    }
+    match run_app(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rootgate: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_app(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    let launch = Launch {
+        settings: SettingsFile::default_location()?,
+        folders: cli.folders,
+        example_command: std::env::current_exe()?.to_string_lossy().into_owned(),
+        #[cfg(feature = "e2e-picker")]
+        e2e_picks: cli.e2e_picks,
+    };
+    let app = app(tauri::Builder::default(), launch).build(context())?;
+    app.run(|app, event| {
+        if let RunEvent::Exit = event
+            && let Some(supervisor) = app.try_state::<Arc<Supervisor>>()
+        {
+            // No server outlives the app: stop them all before exiting.
+            tauri::async_runtime::block_on(supervisor.shutdown());
+        }
+    });
+    Ok(())
+}
+
+/// What one start of the app is given from outside: where the settings
+/// live, the folders named on the command line, how the built-in example
+/// server is started, and the end-to-end tests' picks file.
+pub struct Launch {
+    pub settings: SettingsFile,
+    pub folders: Vec<PathBuf>,
+    pub example_command: String,
+    #[cfg(feature = "e2e-picker")]
+    pub e2e_picks: Option<PathBuf>,
+}
+
+/// The app's configuration, window and assets from `tauri.conf.json`, with
+/// the capability file that grants the webview its commands. Generic over
+/// the runtime so that the tests build the very same context on Tauri's
+/// mock runtime.
+pub fn context<R: Runtime>() -> tauri::Context<R> {
+    tauri::generate_context!()
+}
+
+/// The whole app on `builder`: the dialog plugin, the state every command
+/// uses (made in `setup`, from `launch`), window drops and the invoke
+/// handler with every command. `run` calls it with the real runtime; the
+/// tests call it with Tauri's mock runtime, so they go through the same
+/// handler, state and permissions as the app.
+pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Builder<R> {
+    builder
+        .plugin(tauri_plugin_dialog::init())
+        .setup(move |app| setup(app, &launch))
+        .on_window_event(|window, event| {
+            if let WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+                on_drop(window.app_handle(), paths);
+            }
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::list_folders,
+            commands::list_servers,
+            commands::pick_folders,
+            commands::open_prompts,
+            commands::answer_prompt,
+            commands::cancel_prompt,
+            commands::change_access,
+            commands::rename_folder,
+            commands::remove_folder,
+            commands::revoke,
+            commands::add_server,
+            commands::update_server,
+            commands::remove_server,
+            commands::approve_command,
+            commands::start_server,
+            commands::stop_server,
+            commands::restart_server,
+            commands::server_timeline,
+            commands::server_log,
+            commands::server_folders,
+            commands::forget_following,
+            commands::activity,
+            commands::templates,
+            commands::window_shown,
+        ])
+}
+
+/// What the app makes once, before its window shows: the supervisor on
+/// `launch`'s settings, prompts for the folders on the command line, the
+/// shell's state, the events to the webview, and the timer that starts the
+/// servers at the latest.
+fn setup<R: Runtime>(
+    app: &mut tauri::App<R>,
+    launch: &Launch,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let supervisor = tauri::async_runtime::block_on(async {
+        Supervisor::open(launch.settings.clone(), SessionConfig::default())
+    })?;
+    // Folders on the command line: their prompts stay open for the
+    // window to show, and those that cannot be shared are notices.
+    let notices = supervisor.prompts_for_paths(&launch.folders).notices();
+    let info = AppInfo {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        settings_path: supervisor.settings_path().display().to_string(),
+        recovery: supervisor.recovery().map(|r| r.message()),
+        roots_note: ROOTS_ARE_ADVICE.to_owned(),
+        notices,
+        enforcement: rootgate_core::enforcement::support(),
+    };
+    app.manage(Shell {
+        info,
+        example_command: launch.example_command.clone(),
+        servers_started: AtomicBool::new(false),
+    });
+    #[cfg(feature = "e2e-picker")]
+    if let Some(picks) = launch.e2e_picks.clone() {
+        app.manage(E2ePicks(picks));
+    }
+    bridge::forward(app.handle().clone(), &supervisor);
+    app.manage(supervisor);
+    // Servers start in the background once the window shows its
+    // folders and servers (the page calls `window_shown`): the
+    // window never waits for them, and twenty servers starting at
+    // once do not compete with it for the CPU while it draws.
+    let handle = app.handle().clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(SERVERS_START_AT_LATEST).await;
+        if let (Some(shell), Some(supervisor)) = (
+            handle.try_state::<Shell>(),
+            handle.try_state::<Arc<Supervisor>>(),
+        ) {
+            shell.start_servers(&supervisor);
+        }
+    });
+    Ok(())
+}
