@@ -281,10 +281,20 @@ impl Fleet {
             eventually("every server to settle before the next change", || async {
                 let d = session.delivery();
                 let current = self.h.store.shared_with(self.id(s)).expect("server");
-                if d.settled() && d.generation == current.generation() {
+                // Given everything, and done with it: the fixture writes a
+                // report line per answer after it read the answer, so an
+                // answer just given is not counted until then.
+                let given = count_events(&self.h.timeline, self.id(s), 0, |e| {
+                    matches!(e, Event::RootsAnswered { .. })
+                });
+                let reported = reported(&self.reports[s]).len();
+                if d.settled() && d.generation == current.generation() && reported == given {
                     Ok(())
                 } else {
-                    Err(format!("server {s}: {:?} at {}", d.state, d.generation))
+                    Err(format!(
+                        "server {s}: {:?} at {}, {reported} of {given} answers reported",
+                        d.state, d.generation
+                    ))
                 }
             })
             .await;
