@@ -27,6 +27,8 @@ const COMMANDS: &[&str] = &[
     "server_log",
     "server_folders",
     "forget_following",
+    "list_connections",
+    "connection_timeline",
     "activity",
     "templates",
     "window_shown",

@@ -9,7 +9,8 @@
 
 use std::sync::Arc;
 
-use rootgate_core::ids::{RootId, ServerId};
+use rootgate_core::connections::ConnectionView;
+use rootgate_core::ids::{ConnectionId, RootId, ServerId};
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
@@ -188,6 +189,20 @@ pub fn server_folders(sup: Sup<'_>, id: Arg<ServerId>) -> Result<Vec<FolderDeliv
 #[instrument(skip(sup), err)]
 pub fn forget_following(sup: Sup<'_>, id: Arg<ServerId>) -> Result<ServerView> {
     Ok(sup.forget_following(&id.0)?)
+}
+
+/// Every AI app's connection through a bridge, live ones first.
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn list_connections(sup: Sup<'_>) -> Result<Vec<ConnectionView>> {
+    Ok(sup.connections())
+}
+
+/// What happened on one AI app's connection, oldest first.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn connection_timeline(sup: Sup<'_>, id: Arg<ConnectionId>) -> Result<Vec<Entry>> {
+    Ok(sup.connection_timeline(&id.0))
 }
 
 #[tauri::command]

@@ -200,7 +200,7 @@ fn run_app(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let launch = Launch {
         settings: SettingsFile::default_location()?,
         folders: cli.folders,
-        example_command: std::env::current_exe()?.to_string_lossy().into_owned(),
+        example_command: example_command()?,
         #[cfg(feature = "e2e-picker")]
         e2e_picks: cli.e2e_picks,
     };
@@ -214,6 +214,17 @@ fn run_app(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
     });
     Ok(())
+}
+
+/// How the built-in example server is started: the `rootgate` command
+/// beside the app when it is there (it maps no GUI library, so the example
+/// starts in a few milliseconds and a few megabytes), else the app itself,
+/// which can play the example server too.
+fn example_command() -> std::io::Result<String> {
+    let exe = std::env::current_exe()?;
+    let beside = exe.with_file_name("rootgate");
+    let program = if beside.is_file() { beside } else { exe };
+    Ok(program.to_string_lossy().into_owned())
 }
 
 /// What one start of the app is given from outside: where the settings
@@ -272,6 +283,8 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::server_log,
             commands::server_folders,
             commands::forget_following,
+            commands::list_connections,
+            commands::connection_timeline,
             commands::activity,
             commands::templates,
             commands::window_shown,
@@ -310,6 +323,17 @@ fn setup<R: Runtime>(
         app.manage(E2ePicks(picks));
     }
     bridge::forward(app.handle().clone(), &supervisor);
+    // AI apps' connections through `rootgate connect` report here.
+    let listening = Arc::clone(&supervisor);
+    let handle = app.handle().clone();
+    tauri::async_runtime::spawn(async move {
+        if let Err(e) = listening.listen_for_bridges().await {
+            bridge::notice(
+                &handle,
+                format!("AI apps connected through Rootgate will not show in this window: {e}"),
+            );
+        }
+    });
     app.manage(supervisor);
     // Servers start in the background once the window shows its
     // folders and servers (the page calls `window_shown`): the

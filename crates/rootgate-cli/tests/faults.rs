@@ -105,7 +105,9 @@ fn fixture_setup() -> (Rootgate, String) {
     let spec = rg.server("fixture", &fixture, &[]);
     let (root, path) = rg.folder("the shared one");
     rg.share(&spec.id, &root);
-    let uri = rootgate_core::uri::path_to_uri(&path).expect("uri").to_string();
+    let uri = rootgate_core::uri::path_to_uri(&path)
+        .expect("uri")
+        .to_string();
     (rg, uri)
 }
 

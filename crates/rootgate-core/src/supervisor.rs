@@ -31,8 +31,9 @@ use serde::Serialize;
 use thiserror::Error;
 use tokio::sync::broadcast;
 
+use crate::connections::{ConnectionChange, ConnectionView, Connections};
 use crate::folders::FolderError;
-use crate::ids::{RootId, ServerId};
+use crate::ids::{ConnectionId, RootId, ServerId};
 use crate::roots::Root;
 use crate::servers::{ServerDraft, ServerSpec};
 use crate::session::delivery::{DeliverySummary, FolderDelivery};
@@ -45,7 +46,9 @@ mod prompts;
 mod restarts;
 
 use prompts::OpenPrompts;
-pub use prompts::{ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, WarningView};
+pub use prompts::{
+    ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, Suggestion, WarningView,
+};
 pub use restarts::RestartPolicy;
 use restarts::Restarts;
 
@@ -114,6 +117,16 @@ pub enum Change {
         server: ServerId,
         delivery: DeliverySummary,
     },
+    /// An AI app's connection through a bridge started, changed or ended.
+    Connection { connection: ConnectionView },
+    /// Something happened on an AI app's connection.
+    ConnectionEntry {
+        connection: ConnectionId,
+        entry: Entry,
+    },
+    /// Consent prompts opened without the window asking: folders an AI app
+    /// works in, suggested for sharing.
+    Prompts { prompts: Vec<ConsentPrompt> },
 }
 
 /// Everything Rootgate is doing, behind the app's commands.
@@ -133,6 +146,8 @@ pub struct Supervisor {
     sessions: Mutex<HashMap<ServerId, Session>>,
     prompts: Mutex<OpenPrompts>,
     changes: broadcast::Sender<Change>,
+    /// AI apps' connections through bridges, as they report them.
+    connections: Arc<Connections>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -173,6 +188,7 @@ impl Supervisor {
             sessions: Mutex::new(HashMap::new()),
             prompts: Mutex::new(OpenPrompts::default()),
             changes: broadcast::Sender::new(4096),
+            connections: Arc::new(Connections::default()),
         });
         supervisor.check_availability();
         if let Err(e) = crate::monitor::spawn(Arc::clone(&supervisor.store)) {
@@ -527,6 +543,66 @@ impl Supervisor {
     /// A server's stderr lines kept, oldest first.
     pub fn log_of(&self, id: &ServerId) -> Result<Vec<LogLine>, SupervisorError> {
         Ok(self.session(id)?.stderr().lines())
+    }
+
+    // ----- AI apps' connections ----------------------------------------------
+
+    /// Takes the reports of bridges (`rootgate connect`) from now on, on the
+    /// socket that belongs to these settings (see `connections`), and
+    /// returns its path. Each report becomes a change for the window; an
+    /// app's own folders become suggestion prompts. Called once, by the app.
+    pub async fn listen_for_bridges(self: &Arc<Self>) -> std::io::Result<PathBuf> {
+        let path = crate::connections::socket_path(self.settings_path());
+        let mut reports = self.connections.subscribe();
+        self.connections.listen(&path).await?;
+        let me = self.me.clone();
+        tokio::spawn(async move {
+            loop {
+                let change = match reports.recv().await {
+                    Ok(change) => change,
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                let Some(supervisor) = me.upgrade() else {
+                    return;
+                };
+                supervisor.on_connection(change);
+            }
+        });
+        Ok(path)
+    }
+
+    fn on_connection(&self, change: ConnectionChange) {
+        let change = match change {
+            ConnectionChange::Updated(connection) => Change::Connection { connection },
+            ConnectionChange::Entry { connection, entry } => {
+                Change::ConnectionEntry { connection, entry }
+            }
+            ConnectionChange::Suggested {
+                server, app, uris, ..
+            } => {
+                let app = app.map(|a| a.name).unwrap_or_default();
+                let prompts: Vec<ConsentPrompt> = uris
+                    .iter()
+                    .filter_map(|uri| self.prompt_for_suggestion(uri, &server, &app))
+                    .collect();
+                if prompts.is_empty() {
+                    return;
+                }
+                Change::Prompts { prompts }
+            }
+        };
+        let _ = self.changes.send(change);
+    }
+
+    /// Every AI app's connection the window heard of, live ones first.
+    pub fn connections(&self) -> Vec<ConnectionView> {
+        self.connections.list()
+    }
+
+    /// What happened on one connection, oldest first.
+    pub fn connection_timeline(&self, id: &ConnectionId) -> Vec<Entry> {
+        self.connections.entries(id)
     }
 
     /// The session of a server, for calls the app does not wrap (tests).

@@ -7,9 +7,10 @@
 //! library's types implement `TS` with its `ts` feature, which the tests'
 //! dev-dependency on the library turns on.
 
+use rootgate_core::connections::{AppIdentity, ConnectionView};
 use rootgate_core::consent::SharedRoot;
 use rootgate_core::folders::Warning;
-use rootgate_core::ids::{RootId, ServerId};
+use rootgate_core::ids::{ConnectionId, RootId, ServerId};
 use rootgate_core::roots::Root;
 use rootgate_core::servers::{ServerDraft, ServerSpec, Withdrawal};
 use rootgate_core::session::delivery::{
@@ -17,7 +18,7 @@ use rootgate_core::session::delivery::{
 };
 use rootgate_core::session::{LogLine, RunningInfo, Status};
 use rootgate_core::supervisor::{
-    Change, ConsentPrompt, FolderView, PromptId, ServerChoice, ServerView, WarningView,
+    Change, ConsentPrompt, FolderView, PromptId, ServerChoice, ServerView, Suggestion, WarningView,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Event, Page};
@@ -38,6 +39,7 @@ fn declarations() -> String {
         Warning::decl(&cfg),
         WarningView::decl(&cfg),
         ServerChoice::decl(&cfg),
+        Suggestion::decl(&cfg),
         ConsentPrompt::decl(&cfg),
         FolderView::decl(&cfg),
         Withdrawal::decl(&cfg),
@@ -51,6 +53,9 @@ fn declarations() -> String {
         DeliverySummary::decl(&cfg),
         FolderState::decl(&cfg),
         FolderDelivery::decl(&cfg),
+        ConnectionId::decl(&cfg),
+        AppIdentity::decl(&cfg),
+        ConnectionView::decl(&cfg),
         ServerView::decl(&cfg),
         LogLine::decl(&cfg),
         Event::decl(&cfg),

@@ -513,6 +513,7 @@ fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
         "activity" => |h, _, out| check(h, "activity", out),
         "templates" => |h, _, out| check(h, "templates", out),
         "window_shown" => |h, _, out| check(h, "window_shown", out),
+        "list_connections" => |h, _, out| check(h, "list_connections", out),
         _ => unreachable!("{cmd}"),
     }
 }
@@ -775,6 +776,24 @@ fn commands(h: &Harness) -> Vec<Command> {
                     Ok(())
                 } else {
                     Err(format!("forgot for {}", short(&args["id"], 100)))
+                }
+            },
+        },
+        no_args("list_connections"),
+        Command {
+            name: "connection_timeline",
+            args: vec![("id", Kind::Str)],
+            bases: vec![json!({"id": "conn-0000000000000000"})],
+            // Read-only; no bridge ever reported here, so nothing is known.
+            on_success: |_, args, out| {
+                if out == &json!([]) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "a timeline for {}: {}",
+                        short(&args["id"], 100),
+                        short(out, 200)
+                    ))
                 }
             },
         },

@@ -121,8 +121,8 @@ describe("the window", () => {
           chosenPath: "/home/me/link",
           warnings: [{ kind: "homeFolder", message: "This is your home folder." }],
           servers: [
-            { id: "a", name: "A", granted: false },
-            { id: "b", name: "B", granted: false },
+            { id: "a", name: "A", granted: false, suggested: false },
+            { id: "b", name: "B", granted: false, suggested: false },
           ],
         }),
       ]);
@@ -155,8 +155,8 @@ describe("the window", () => {
         prompt(8, {
           root: "r1",
           servers: [
-            { id: "a", name: "A", granted: true },
-            { id: "b", name: "B", granted: false },
+            { id: "a", name: "A", granted: true, suggested: false },
+            { id: "b", name: "B", granted: false, suggested: false },
           ],
         }),
       ]);

@@ -35,7 +35,18 @@ export type ServerChoice = { id: ServerId, name: string,
 /**
  * Whether this server sees the folder now (always false for a new one).
  */
-granted: boolean, };
+granted: boolean, 
+/**
+ * Ticked to start with because an AI app connected to this server
+ * works in the folder (a suggestion); the person still decides.
+ */
+suggested: boolean, };
+
+export type Suggestion = { 
+/**
+ * The app's name, as its `initialize` gave it ("Claude Code").
+ */
+app: string, server: ServerId, serverName: string, };
 
 export type ConsentPrompt = { id: PromptId, 
 /**
@@ -49,7 +60,12 @@ realPath: string,
 /**
  * The path as chosen, when a symlink or `..` led elsewhere.
  */
-chosenPath: string | null, warnings: Array<WarningView>, servers: Array<ServerChoice>, note: string, };
+chosenPath: string | null, warnings: Array<WarningView>, servers: Array<ServerChoice>, note: string, 
+/**
+ * Set when an AI app's own folder is suggested: which app, working
+ * through which server.
+ */
+suggestion: Suggestion | null, };
 
 export type FolderView = { available: boolean, 
 /**
@@ -116,6 +132,28 @@ export type FolderState = "told" | "waiting" | "notPickedUp" | "withdrawing" | "
 
 export type FolderDelivery = { root: RootId, name: string, state: FolderState, };
 
+export type ConnectionId = string;
+
+export type AppIdentity = { name: string, version: string, protocolVersion: string, };
+
+export type ConnectionView = { id: ConnectionId, 
+/**
+ * The bridge's process.
+ */
+pid: number, server: ServerId, serverName: string, app: AppIdentity | null, startedAtMs: number, status: Status, 
+/**
+ * False once the bridge has gone.
+ */
+live: boolean, endedAtMs: number | null, 
+/**
+ * How many app requests were answered.
+ */
+calls: number, 
+/**
+ * The app's own folders, as it listed them.
+ */
+appRoots: Array<string>, };
+
 export type ServerView = { commandLine: string, approved: boolean, status: Status, 
 /**
  * Where the server stands with its folders.
@@ -158,7 +196,7 @@ entries: Array<Entry>,
  */
 older: number, };
 
-export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, };
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 

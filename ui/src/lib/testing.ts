@@ -138,6 +138,7 @@ export function prompt(id: number, over: Partial<ConsentPrompt> = {}): ConsentPr
     warnings: [],
     servers: [],
     note: "Sharing a folder tells a server where to work.",
+    suggestion: null,
     ...over,
   };
 }

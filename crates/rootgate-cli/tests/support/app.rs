@@ -90,6 +90,25 @@ impl Rootgate {
         }
     }
 
+    /// Rootgate with its window's core running: the supervisor owns the
+    /// settings (the store is its), as the desktop app does.
+    pub fn with_window() -> (Rootgate, Arc<rootgate_core::supervisor::Supervisor>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config_home = dir.path().join("config");
+        let file = SettingsFile::at(config_home.join("rootgate/settings.json"));
+        let supervisor = rootgate_core::supervisor::Supervisor::open(
+            file,
+            rootgate_core::session::SessionConfig::default(),
+        )
+        .expect("supervisor");
+        let rootgate = Rootgate {
+            dir,
+            config_home,
+            store: Arc::clone(supervisor.store()),
+        };
+        (rootgate, supervisor)
+    }
+
     /// Adds a server and approves its command, as a person would.
     pub fn server(&self, name: &str, command: impl Into<String>, args: &[&str]) -> ServerSpec {
         let spec = self

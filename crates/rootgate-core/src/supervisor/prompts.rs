@@ -15,7 +15,7 @@
 //! keeping and sharing (the store), and the folder list an answer returns
 //! (`supervisor.rs`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,9 @@ pub struct ServerChoice {
     pub name: String,
     /// Whether this server sees the folder now (always false for a new one).
     pub granted: bool,
+    /// Ticked to start with because an AI app connected to this server
+    /// works in the folder (a suggestion); the person still decides.
+    pub suggested: bool,
 }
 
 /// A warning with its words, for the prompt.
@@ -85,6 +88,20 @@ pub struct ConsentPrompt {
     pub warnings: Vec<WarningView>,
     pub servers: Vec<ServerChoice>,
     pub note: String,
+    /// Set when an AI app's own folder is suggested: which app, working
+    /// through which server.
+    pub suggestion: Option<Suggestion>,
+}
+
+/// Where a suggested folder came from.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suggestion {
+    /// The app's name, as its `initialize` gave it ("Claude Code").
+    pub app: String,
+    pub server: ServerId,
+    pub server_name: String,
 }
 
 /// What became of folders the person chose together (one pick, one drop,
@@ -130,6 +147,9 @@ struct PendingPrompt {
 pub(super) struct OpenPrompts {
     next: u64,
     open: HashMap<PromptId, PendingPrompt>,
+    /// The (server, real path) pairs suggested already while the app runs:
+    /// a folder is suggested once, not at every reconnection.
+    suggested: HashSet<(ServerId, PathBuf)>,
 }
 
 impl Default for OpenPrompts {
@@ -137,6 +157,7 @@ impl Default for OpenPrompts {
         OpenPrompts {
             next: 1,
             open: HashMap::new(),
+            suggested: HashSet::new(),
         }
     }
 }
@@ -198,7 +219,57 @@ impl Supervisor {
         Ok(self.open_prompt(folder, Some(kept.id)))
     }
 
+    /// A prompt for a folder an AI app works in, as its bridge reported
+    /// (`uri`, one of the app's roots), suggesting it for `server`; none
+    /// when the folder is not a local folder that can be shared, is shared
+    /// with that server already, or was suggested for it before. Nothing is
+    /// shared until the person answers, and the app never learns whether
+    /// they did.
+    pub fn prompt_for_suggestion(
+        &self,
+        uri: &str,
+        server: &ServerId,
+        app: &str,
+    ) -> Option<ConsentPrompt> {
+        let path = crate::uri::uri_to_path(uri).ok()?;
+        let folder = folders::check(&path).ok()?;
+        let settings = self.store.snapshot();
+        let spec = settings.servers.iter().find(|s| &s.id == server)?;
+        let kept = settings.roots.iter().find(|r| r.real_path == folder.real());
+        if let Some(kept) = kept
+            && settings
+                .grants
+                .iter()
+                .any(|g| &g.server == server && g.root == kept.id)
+        {
+            return None;
+        }
+        let key = (server.clone(), folder.real().to_path_buf());
+        if !lock(&self.prompts).suggested.insert(key) {
+            return None;
+        }
+        let suggestion = Suggestion {
+            app: if app.trim().is_empty() {
+                "An AI app".into()
+            } else {
+                app.to_owned()
+            },
+            server: server.clone(),
+            server_name: spec.name.clone(),
+        };
+        Some(self.open_prompt_with(folder, kept.map(|r| r.id.clone()), Some(suggestion)))
+    }
+
     fn open_prompt(&self, folder: CheckedFolder, root: Option<RootId>) -> ConsentPrompt {
+        self.open_prompt_with(folder, root, None)
+    }
+
+    fn open_prompt_with(
+        &self,
+        folder: CheckedFolder,
+        root: Option<RootId>,
+        suggestion: Option<Suggestion>,
+    ) -> ConsentPrompt {
         let settings = self.store.snapshot();
         let others: Vec<&Path> = settings
             .roots
@@ -228,6 +299,7 @@ impl Supervisor {
                         .iter()
                         .any(|g| g.server == s.id && g.root == r.id && g.real_path == folder.real())
                 }),
+                suggested: suggestion.as_ref().is_some_and(|x| x.server == s.id),
             })
             .collect();
         let mut prompts = lock(&self.prompts);
@@ -245,6 +317,7 @@ impl Supervisor {
             warnings,
             servers,
             note: ROOTS_ARE_ADVICE.to_owned(),
+            suggestion,
         };
         prompts.open.insert(
             id,
