@@ -108,36 +108,61 @@ fn connect(args: &[OsString]) -> ExitCode {
     }
 }
 
-/// The app's end of the connection: standard input and output. AI apps
-/// give pipes, which are read and written on the runtime's own reactor;
-/// anything else (a file, a terminal) goes through tokio's standard streams,
-/// which use a thread of their own for each read.
+/// The app's end of the connection: standard input and output, read and
+/// written on the runtime's own reactor. AI apps give pipes (Python's
+/// subprocess) or socket pairs (Node's child_process, and so Electron
+/// apps); anything else (a file, a terminal) goes through tokio's standard
+/// streams, which use a thread of their own for each read and write (and so
+/// a few thread wake-ups per message, which is what the reactor avoids).
 fn app_io() -> (
     Box<dyn tokio::io::AsyncRead + Unpin + Send>,
     Box<dyn tokio::io::AsyncWrite + Unpin + Send>,
 ) {
-    use std::os::fd::AsFd;
+    use std::os::fd::{AsFd, OwnedFd};
     use tokio::net::unix::pipe;
-    let input = std::io::stdin()
-        .as_fd()
-        .try_clone_to_owned()
-        .ok()
-        .and_then(|fd| pipe::Receiver::from_file(std::fs::File::from(fd)).ok());
-    let output = std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .ok()
-        .and_then(|fd| pipe::Sender::from_file(std::fs::File::from(fd)).ok());
-    (
-        match input {
-            Some(pipe) => Box::new(pipe),
+    let owned = |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().ok();
+    let socket = |fd: OwnedFd| -> Option<tokio::net::UnixStream> {
+        let stream = std::os::unix::net::UnixStream::from(fd);
+        // Only a socket has a peer: anything else is not one.
+        stream.peer_addr().ok()?;
+        stream.set_nonblocking(true).ok()?;
+        tokio::net::UnixStream::from_std(stream).ok()
+    };
+    let input: Box<dyn tokio::io::AsyncRead + Unpin + Send> = match owned(std::io::stdin().as_fd())
+    {
+        Some(fd) if is_socket(&fd) => match socket(fd) {
+            Some(s) => Box::new(s),
             None => Box::new(tokio::io::stdin()),
         },
-        match output {
-            Some(pipe) => Box::new(pipe),
-            None => Box::new(tokio::io::stdout()),
+        Some(fd) => match pipe::Receiver::from_file(std::fs::File::from(fd)) {
+            Ok(p) => Box::new(p),
+            Err(_) => Box::new(tokio::io::stdin()),
         },
-    )
+        None => Box::new(tokio::io::stdin()),
+    };
+    let output: Box<dyn tokio::io::AsyncWrite + Unpin + Send> =
+        match owned(std::io::stdout().as_fd()) {
+            Some(fd) if is_socket(&fd) => match socket(fd) {
+                Some(s) => Box::new(s),
+                None => Box::new(tokio::io::stdout()),
+            },
+            Some(fd) => match pipe::Sender::from_file(std::fs::File::from(fd)) {
+                Ok(p) => Box::new(p),
+                Err(_) => Box::new(tokio::io::stdout()),
+            },
+            None => Box::new(tokio::io::stdout()),
+        };
+    (input, output)
+}
+
+/// Whether `fd` is a socket.
+fn is_socket(fd: &std::os::fd::OwnedFd) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let file = match fd.try_clone() {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(_) => return false,
+    };
+    file.metadata().is_ok_and(|m| m.file_type().is_socket())
 }
 
 fn usage_error(message: &str) -> ExitCode {

@@ -687,6 +687,10 @@ async fn random_grants_and_revokes_with_servers_asking_end_with_the_granted_set(
             .wait_received(s, &want, &format!("seed {seed}, the end"))
             .await;
     }
+    // And nothing more is on its way: the sessions have nothing left to
+    // tell (a burst ends with a confirming notification), and each server
+    // has read every answer it was given.
+    fleet.before().await;
 
     // Every answer along the way was a list the server was published: the
     // one of the generation the timeline names, and one of the server's

@@ -5,9 +5,9 @@
 //! may have several lives (a restart to withdraw a folder, or to remake an
 //! enforced ruleset). Each life attaches to the relay: a task reads the
 //! server's output and routes it, `roots/list` going to the session's wire
-//! to be answered from consent; the app's lines go to the server through
-//! one forwarder, which holds them while no life is ready (during a
-//! restart) so none is lost or reordered. An `initialize` for a restarted
+//! to be answered from consent; the app's one reader passes the app's lines
+//! to the life that is ready, and waits while none is (during a restart),
+//! so none is lost or reordered and the app is held back by its own pipe. An `initialize` for a restarted
 //! server is the app's again, answered inside the bridge, followed by what
 //! the server must be told again (initialized, logging level,
 //! subscriptions); the app is not interrupted.
@@ -37,9 +37,6 @@ use crate::timeline::{Event, Timeline};
 /// bounded buffer, nothing more.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
-/// How many app lines may wait for the server while it (re)starts.
-const BACKLOG: usize = 4_096;
-
 /// What the window and the bridge's own loop are told of the connection.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Seen {
@@ -67,7 +64,6 @@ pub struct Relay {
     server: ServerId,
     timeline: Arc<Timeline>,
     app_out: mpsc::Sender<Vec<u8>>,
-    to_server: mpsc::Sender<Vec<u8>>,
     /// The frames of the life that is ready to take app lines.
     ready: watch::Sender<Option<mpsc::Sender<Frame>>>,
     seen: watch::Sender<Seen>,
@@ -85,15 +81,12 @@ pub struct Attached {
 
 impl Relay {
     /// A relay writing to the app through `app_out` (see [`write_app`]).
-    /// Starts the forwarder task, so it must be called in a runtime.
     pub fn new(
         server: ServerId,
         timeline: Arc<Timeline>,
         app_out: mpsc::Sender<Vec<u8>>,
     ) -> Arc<Relay> {
-        let (to_server, backlog) = mpsc::channel(BACKLOG);
-        let (ready, ready_rx) = watch::channel(None);
-        let relay = Arc::new(Relay {
+        Arc::new(Relay {
             state: Mutex::new(State {
                 router: Router::new(),
                 life: 0,
@@ -104,12 +97,9 @@ impl Relay {
             server,
             timeline,
             app_out,
-            to_server,
-            ready,
+            ready: watch::Sender::new(None),
             seen: watch::Sender::new(Seen::default()),
-        });
-        tokio::spawn(forward(backlog, ready_rx));
-        relay
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -131,7 +121,7 @@ impl Relay {
         let mut lines = Lines::new(input);
         loop {
             let outs = match lines.next().await {
-                Ok(Some(Line::Whole(line))) => self.lock().router.from_app(&line, Instant::now()),
+                Ok(Some(Line::Whole)) => self.lock().router.from_app(lines.line(), Instant::now()),
                 Ok(Some(Line::TooLong(bytes))) => vec![Out::App(too_long(bytes))],
                 Ok(None) | Err(_) => return,
             };
@@ -155,7 +145,7 @@ impl Relay {
             state.init_waiter = Some(init_tx);
             (state.life, state.router.initialize_for_server())
         };
-        let _ = self.ready.send(None);
+        self.ready.send_replace(None);
         if let Some(line) = initialize {
             send_now(&wire.frames, line);
         }
@@ -195,7 +185,7 @@ impl Relay {
                 return;
             }
         }
-        let _ = self.ready.send(Some(frames));
+        self.ready.send_replace(Some(frames));
     }
 
     /// The life `life` ended (or is being ended): app requests waiting for
@@ -210,7 +200,7 @@ impl Relay {
             state.init_waiter = None;
             state.router.server_gone(why, Instant::now())
         };
-        let _ = self.ready.send(None);
+        self.ready.send_replace(None);
         self.perform(outs, None).await;
     }
 
@@ -238,8 +228,8 @@ impl Relay {
         let mut lines = Lines::new(stdout);
         loop {
             let outs = match lines.next().await {
-                Ok(Some(Line::Whole(line))) => {
-                    self.lock().router.from_server(&line, Instant::now())
+                Ok(Some(Line::Whole)) => {
+                    self.lock().router.from_server(lines.line(), Instant::now())
                 }
                 Ok(Some(Line::TooLong(bytes))) => vec![Out::Note(format!(
                     "the server wrote a line of {bytes} bytes, longer than {MAX_LINE}; dropped"
@@ -261,11 +251,10 @@ impl Relay {
                     Some((_, frames)) => {
                         let _ = frames.send(Frame::Lines(line)).await;
                     }
-                    // The app's lines keep their order through the one
-                    // forwarder; a full backlog holds the app back.
-                    None => {
-                        let _ = self.to_server.send(line).await;
-                    }
+                    // The app's lines, from its one reader, in order: while
+                    // no life is ready (the server starts or restarts), the
+                    // reader waits, and the app is held back by its pipe.
+                    None => self.to_ready_server(line).await,
                 },
                 Out::RootsList(id) => {
                     if let Some((_, frames)) = from {
@@ -295,6 +284,30 @@ impl Relay {
                         .record(&self.server, Event::RequestRefused { method });
                 }
                 Out::Note(note) => self.note(&note),
+            }
+        }
+    }
+
+    /// Sends an app line to the server life that is ready, waiting for one;
+    /// a line the life did not take (it ended under it) goes to the next.
+    async fn to_ready_server(&self, line: Vec<u8>) {
+        let mut ready = self.ready.subscribe();
+        let mut line = line;
+        loop {
+            let frames = match ready.wait_for(Option::is_some).await {
+                Ok(frames) => frames.clone(),
+                Err(_) => return,
+            };
+            let Some(frames) = frames else { continue };
+            match frames.send(Frame::Lines(line)).await {
+                Ok(()) => return,
+                Err(e) => {
+                    let Frame::Lines(back) = e.0 else { return };
+                    line = back;
+                    let _ = ready
+                        .wait_for(|f| f.as_ref().is_none_or(|f| !f.same_channel(&frames)))
+                        .await;
+                }
             }
         }
     }
@@ -355,33 +368,6 @@ fn send_now(frames: &mpsc::Sender<Frame>, line: Vec<u8>) {
     });
 }
 
-/// Passes the app's lines on to the server life that is ready, in order,
-/// waiting while none is.
-async fn forward(
-    mut backlog: mpsc::Receiver<Vec<u8>>,
-    mut ready: watch::Receiver<Option<mpsc::Sender<Frame>>>,
-) {
-    while let Some(line) = backlog.recv().await {
-        let mut line = Some(line);
-        while let Some(next) = line.take() {
-            let frames = match ready.wait_for(Option::is_some).await {
-                Ok(frames) => frames.clone(),
-                Err(_) => return,
-            };
-            let Some(frames) = frames else { continue };
-            if let Err(e) = frames.send(Frame::Lines(next)).await {
-                // That life ended under the line: the next one gets it.
-                if let Frame::Lines(back) = e.0 {
-                    line = Some(back);
-                }
-                let _ = ready
-                    .wait_for(|f| f.as_ref().is_none_or(|f| !f.same_channel(&frames)))
-                    .await;
-            }
-        }
-    }
-}
-
 /// Writes the lines for the app to `out` until the relay is gone, or until
 /// `done`: then what is already queued is written and the writer ends.
 pub async fn write_app(
@@ -426,27 +412,36 @@ fn too_long(bytes: usize) -> Vec<u8> {
     .into_bytes()
 }
 
-/// One line read, or how long a line was that could not be kept.
+/// One line read (see [`Lines::line`]), or how long a line was that could
+/// not be kept.
 enum Line {
-    Whole(Vec<u8>),
+    Whole,
     TooLong(usize),
 }
 
 /// Newline-delimited lines from a stream, each at most [`MAX_LINE`] bytes
-/// kept; blank lines are skipped.
+/// kept; blank lines are skipped. One buffer serves every line, so a run of
+/// large lines (megabyte results) is not a run of growing allocations.
 struct Lines<R> {
     reader: BufReader<R>,
+    line: Vec<u8>,
 }
 
 impl<R: AsyncRead + Unpin> Lines<R> {
     fn new(input: R) -> Self {
         Lines {
             reader: BufReader::with_capacity(64 * 1024, input),
+            line: Vec::new(),
         }
     }
 
+    /// The line the last [`Lines::next`] read whole.
+    fn line(&self) -> &[u8] {
+        &self.line
+    }
+
     async fn next(&mut self) -> io::Result<Option<Line>> {
-        let mut line = Vec::new();
+        self.line.clear();
         let mut total = 0usize;
         loop {
             let buf = self.reader.fill_buf().await?;
@@ -455,7 +450,7 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                 return Ok(match total {
                     0 => None,
                     n if n > MAX_LINE => Some(Line::TooLong(n)),
-                    _ => Some(Line::Whole(line)),
+                    _ => Some(Line::Whole),
                 });
             }
             let (chunk, newline) = match memchr::memchr(b'\n', buf) {
@@ -464,9 +459,10 @@ impl<R: AsyncRead + Unpin> Lines<R> {
             };
             total += chunk.len();
             if total <= MAX_LINE {
-                line.extend_from_slice(chunk);
-            } else if !line.is_empty() {
-                line = Vec::new();
+                self.line.extend_from_slice(chunk);
+            } else if !self.line.is_empty() {
+                // Too long: what was kept goes, and so does its memory.
+                self.line = Vec::new();
             }
             let used = chunk.len() + usize::from(newline);
             self.reader.consume(used);
@@ -474,15 +470,15 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                 if total > MAX_LINE {
                     return Ok(Some(Line::TooLong(total)));
                 }
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    line.clear();
+                if self.line.iter().all(u8::is_ascii_whitespace) {
+                    self.line.clear();
                     total = 0;
                     continue;
                 }
-                if line.last() == Some(&b'\r') {
-                    line.pop();
+                if self.line.last() == Some(&b'\r') {
+                    self.line.pop();
                 }
-                return Ok(Some(Line::Whole(line)));
+                return Ok(Some(Line::Whole));
             }
         }
     }

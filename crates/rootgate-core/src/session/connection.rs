@@ -31,6 +31,11 @@ use crate::enforcement;
 use crate::servers::ServerSpec;
 use crate::timeline::Event;
 
+/// The size of a bridged server's stdout pipe (see `grow_stdout_pipe`):
+/// a quarter of a 1 MiB result a wake-up, at a quarter of a megabyte of the
+/// user's pipe allowance per connection.
+const RELAYED_STDOUT_PIPE: usize = 256 * 1024;
+
 /// Why a life of the server is being ended.
 pub(super) enum Ending {
     Stop(oneshot::Sender<()>),
@@ -363,6 +368,9 @@ impl Actor {
         stdout: DrainOnDrop,
         stdin: ChildStdin,
     ) -> Result<Answered, Ending> {
+        // An AI app's results can be large (a file read, a search): a pipe
+        // of a few hundred kilobytes carries them in few wake-ups.
+        process::grow_stdout_pipe(&stdout, RELAYED_STDOUT_PIPE);
         let wire = Wire::start(
             stdin,
             self.roots.clone(),

@@ -84,6 +84,11 @@ impl NotifyTiming {
 /// it is within the noise of the server's own scheduling.
 const MIN_PACE: Duration = Duration::from_millis(2);
 
+/// The most a server is taken to need to apply what it was given, however
+/// much that was: past it the estimate says nothing, and the confirmation
+/// must come in bounded time.
+const MAX_APPLY_WAIT: Duration = Duration::from_secs(5);
+
 /// What the actor should do now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -280,7 +285,17 @@ impl NotifyGate {
     ) -> Decision {
         self.applying.retain(|a| a.until > now);
         let uncertain = self.applying.iter().any(|a| a.generation != given);
-        let busy = self.busy_until.map_or(now, |b| b.max(now)) + self.timing.apply_for(roots);
+        // The same list given again changes nothing the server holds, so it
+        // adds no work that matters; and what a server is taken to need is
+        // bounded, so that one asking without pause (a tool that asks on
+        // every call) is still confirmed in bounded time.
+        let before = self.busy_until.map_or(now, |b| b.max(now));
+        let busy = if self.answered == Some(given) {
+            before
+        } else {
+            before + self.timing.apply_for(roots)
+        };
+        let busy = busy.min(now + MAX_APPLY_WAIT);
         self.busy_until = Some(busy);
         let until = busy + self.timing.settle;
         match self.applying.iter_mut().find(|a| a.generation == given) {
@@ -452,15 +467,22 @@ mod tests {
         let mut gate = quiet(t0);
         let start = t0 + ms(5000);
         assert_eq!(gate.on_change(1, start), Decision::Send);
-        gate.on_answered(1, 10_000, 1, start);
+        gate.on_answered(1, 3_000, 1, start);
         // The pace of so long a list is the hold, 500 ms.
         assert_eq!(gate.on_change(2, start + ms(200)), Decision::Idle);
         assert_eq!(gate.next_wake(2), Some(start + ms(500)));
         let later = start + ms(600);
         assert_eq!(gate.on_change(2, later), Decision::Send);
         gate.on_answered(2, 1, 2, later);
-        // 10,000 roots settle 1 s + 10 s after they were given.
-        assert_eq!(gate.next_wake(2), Some(start + ms(11_000)));
+        // 3,000 roots settle 1 s + 3 s after they were given.
+        assert_eq!(gate.next_wake(2), Some(start + ms(4_000)));
+        // 10,000 would be 10 s: that is more than the bound, 5 s.
+        let mut gate = quiet(t0);
+        gate.on_change(1, start);
+        gate.on_answered(1, 10_000, 1, start);
+        gate.on_change(2, later);
+        gate.on_answered(2, 1, 2, later);
+        assert_eq!(gate.next_wake(2), Some(start + MAX_APPLY_WAIT + ms(1_000)));
     }
 
     #[test]
@@ -615,16 +637,50 @@ mod tests {
     }
 
     #[test]
+    fn a_server_asking_without_pause_is_confirmed_in_bounded_time() {
+        let t0 = Instant::now();
+        let mut gate = quiet(t0);
+        let mut now = t0 + ms(5000);
+        // Thousands of asks of 1,000 roots while the list changes now and
+        // then: the modelled work would be minutes, and is bounded.
+        for i in 0..5_000u64 {
+            now += ms(1);
+            let generation = 1 + i / 100;
+            gate.on_change(generation, now);
+            gate.on_answered(generation, 1_000, generation, now);
+        }
+        assert!(gate.confirming());
+        let at = gate.next_wake(50).expect("a confirmation is due");
+        assert!(
+            at <= now + MAX_APPLY_WAIT + ms(1000),
+            "{:?} after the last answer",
+            at - now
+        );
+    }
+
+    #[test]
+    fn the_same_list_given_again_adds_no_work() {
+        let t0 = Instant::now();
+        let mut gate = quiet(t0);
+        let start = t0 + ms(5000);
+        gate.on_change(1, start);
+        for _ in 0..10 {
+            gate.on_answered(1, 300, 1, start);
+        }
+        assert_eq!(gate.busy_until, Some(start + ms(300)));
+    }
+
+    #[test]
     fn answers_given_close_together_add_up() {
         let t0 = Instant::now();
         let mut gate = quiet(t0);
         let start = t0 + ms(5000);
-        // The server asked on its own three times at once: 300 roots each
-        // are taken to need 900 ms together.
+        // Three lists of 300 roots given at once (the server asked around
+        // two changes) are taken to need 900 ms together.
         gate.on_change(1, start);
-        gate.on_answered(1, 300, 1, start);
-        gate.on_answered(1, 300, 1, start);
-        gate.on_answered(1, 300, 1, start);
+        gate.on_answered(1, 300, 3, start);
+        gate.on_answered(2, 300, 3, start);
+        gate.on_answered(3, 300, 3, start);
         assert_eq!(gate.busy_until, Some(start + ms(900)));
         // The next notification waits, but no longer than the hold.
         assert_eq!(gate.on_change(2, start + ms(100)), Decision::Idle);

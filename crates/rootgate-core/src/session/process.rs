@@ -271,6 +271,33 @@ pub fn fit_stdin_pipe(stdin: &ChildStdin, answer_bytes: usize) -> Option<usize> 
     }
 }
 
+/// Makes the pipe a server writes its output to `bytes` large (at most
+/// 1 MiB), for a bridge, whose server's results can be large: a 1 MiB
+/// result then crosses in a few pieces instead of sixteen, each a wake-up
+/// of both sides. Returns the new size, or `None` when the kernel refused
+/// (the default then works, only slower for large results). The per-user
+/// limit of `fit_stdin_pipe` applies, so the size stays small.
+pub fn grow_stdout_pipe(stdout: &DrainOnDrop, bytes: usize) -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::fcntl::{FcntlArg, fcntl};
+        let pipe = stdout.0.as_ref()?;
+        let want = i32::try_from(bytes.min(MAX_PIPE_BYTES)).ok()?;
+        match fcntl(pipe, FcntlArg::F_SETPIPE_SZ(want)) {
+            Ok(size) => usize::try_from(size).ok(),
+            Err(e) => {
+                tracing::debug!(error = %e, "the stdout pipe keeps its default size");
+                None
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (stdout, bytes);
+        None
+    }
+}
+
 fn inherited_env() -> BTreeMap<String, String> {
     INHERITED_ENV
         .iter()

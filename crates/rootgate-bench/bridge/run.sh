@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The bridge benchmark: what `rootgate connect` costs an AI app, against the
+# same client talking to the same server directly, and against FastMCP's
+# proxy (a proxy a user could pick instead), in one run, interleaved round
+# by round. The client is the official TypeScript SDK (driver.mjs), the
+# server a bare Node MCP server (server.mjs). See BENCHMARKS.md for the
+# targets and the results.
+#
+#   bash crates/rootgate-bench/bridge/run.sh            the full run (3 rounds)
+#   QUICK=1 bash crates/rootgate-bench/bridge/run.sh    a smoke run: correctness, few iterations
+#
+# Environment: ROUNDS (default 3, QUICK 1), PROXIES ("rootgate fastmcp";
+# QUICK leaves FastMCP out unless set), OUT (default
+# $BENCH_HOME/results/bridge.jsonl). Uses ../shared/bench's pinned SDK
+# (bash ../shared/bench/setup.sh installs it) and installs FastMCP's pinned
+# requirements into $BENCH_HOME/venv-fastmcp.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd "$here/../../.." && pwd -P)
+. "$repo/../shared/bench/env.sh"
+bash "$repo/../shared/bench/setup.sh" >/dev/null
+
+quick=${QUICK:-0}
+if [ "$quick" = 1 ]; then
+  rounds=${ROUNDS:-1}; proxies=${PROXIES:-rootgate}
+  sizes=(--spawns 3 --calls 100 --big 5 --rounds 3)
+else
+  rounds=${ROUNDS:-3}; proxies=${PROXIES:-rootgate fastmcp}
+  sizes=(--spawns 20 --calls 1000 --big 50 --rounds 30)
+fi
+out=${OUT:-$BENCH_HOME/results/bridge.jsonl}
+mkdir -p "$(dirname "$out")"
+
+(cd "$repo" && cargo build --release --locked -q -p rootgate-cli -p rootgate-core)
+rootgate=$repo/target/release/rootgate
+
+if [[ " $proxies " == *" fastmcp "* ]]; then
+  venv=$BENCH_HOME/venv-fastmcp
+  want="$(sha256sum "$here/requirements-fastmcp.txt" | cut -d' ' -f1) $PY"
+  if [ "$(cat "$venv/.stamp" 2>/dev/null)" != "$want" ]; then
+    rm -rf "$venv"
+    "$PY" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$here/requirements-fastmcp.txt"
+    echo "$want" > "$venv/.stamp"
+  fi
+fi
+
+mkdir -p "$JS/bridge"
+cp "$here/driver.mjs" "$here/server.mjs" "$JS/bridge/"
+server=("$NODE" "$JS/bridge/server.mjs")
+
+# Rootgate's settings for the bridge: the server, approved, in a folder of
+# its own. Written as the app writes them (the command line is what the
+# person approves, quoted as Rootgate quotes it: these paths need no quotes).
+config=$(mktemp -d)
+trap 'rm -rf "$config"' EXIT
+mkdir -p "$config/rootgate"
+"$PY" - "$config/rootgate/settings.json" "${server[@]}" <<'PYEOF'
+import json, sys
+path, command, *args = sys.argv[1:]
+line = " ".join([command, *args])
+spec = {"id": "srv-bench", "name": "bench", "command": command, "args": args, "env": {}, "cwd": None,
+        "enabled": True, "withdrawal": "notify", "enforceRoots": False, "approvedCommand": line}
+json.dump({"version": 1, "roots": [], "grants": [], "servers": [spec]}, open(path, "w"))
+PYEOF
+chmod 700 "$config" "$config/rootgate"
+
+run() {  # run <label> <command...>
+  XDG_CONFIG_HOME=$config "$NODE" "$JS/bridge/driver.mjs" --label "$1" "${sizes[@]}" -- "${@:2}" >> "$out"
+}
+printf '{"metric":"env","loadavg":"%s","started":"%s","quick":%s}\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$(date -Is)" "$quick" > "$out"
+for r in $(seq "$rounds"); do
+  run direct "${server[@]}"
+  for p in $proxies; do
+    case $p in
+      rootgate) run rootgate "$rootgate" connect bench ;;
+      fastmcp) run fastmcp "$BENCH_HOME/venv-fastmcp/bin/python" "$here/fastmcp_proxy.py" "${server[@]}" ;;
+    esac
+  done
+done
+printf '{"metric":"env","loadavg_end":"%s"}\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$out"
+"$PY" "$here/summarize.py" "$out"
