@@ -594,3 +594,65 @@ describe("the Connections view", () => {
     expect(document.activeElement?.id).toBe("connections-title");
   });
 });
+
+describe("a folder an AI app works in", () => {
+  it("is asked in plain words, with the app's server ticked and the others not", async () => {
+    const { api } = await startApp((b) => {
+      b.api.listServers.mockResolvedValue([server("a", { name: "Files" }), server("b", { name: "Example server" })]);
+      b.api.openPrompts.mockResolvedValue([
+        prompt(11, {
+          name: "the app works here",
+          realPath: "/home/me/the app works here",
+          warnings: [{ kind: "homeFolder", message: "This is your home folder." }],
+          servers: [
+            { id: "a", name: "Files", granted: false, suggested: false },
+            { id: "b", name: "Example server", granted: false, suggested: true },
+          ],
+          suggestion: { app: "Claude Code", server: "b", serverName: "Example server" },
+        }),
+      ]);
+      b.api.answerPrompt.mockResolvedValue(folder("r11"));
+    });
+    const dialog = q("consent-dialog");
+    expect(dialog?.querySelector("h2")?.textContent).toBe(
+      "Claude Code is working in “the app works here”. Share it with Example server?",
+    );
+    expect(dialog?.textContent).toContain("Suggested folder");
+    expect(q("consent-suggestion")?.textContent).toContain("nothing is shared until you choose Share");
+    expect(q("consent-real-path")?.textContent).toBe("/home/me/the app works here");
+    // What stays as for any folder: the warnings, the note, Share and Cancel.
+    expect(all("consent-warning").map((w) => w.textContent?.trim())).toEqual(["This is your home folder."]);
+    expect(q("consent-note")?.textContent).toContain("tells a server where to work");
+    expect(q("consent-cancel")).not.toBeNull();
+    const boxes = all("consent-server") as HTMLInputElement[];
+    expect(boxes.map((b) => [b.dataset.serverId, b.checked])).toEqual([
+      ["a", false],
+      ["b", true],
+    ]);
+    expect(q("consent-share")?.textContent?.trim()).toBe("Share");
+    q("consent-share")?.click();
+    await settle();
+    expect(api.answerPrompt).toHaveBeenCalledWith(11, ["b"], null);
+  });
+
+  it("names “An AI app” when the app gave no name, and can be unticked", async () => {
+    const { api } = await startApp((b) => {
+      b.api.openPrompts.mockResolvedValue([
+        prompt(12, {
+          servers: [{ id: "b", name: "Example server", granted: false, suggested: true }],
+          suggestion: { app: "", server: "b", serverName: "Example server" },
+        }),
+      ]);
+    });
+    expect(q("consent-dialog")?.querySelector("h2")?.textContent).toBe(
+      "An AI app is working in “folder12”. Share it with Example server?",
+    );
+    const box = q("consent-server") as HTMLInputElement;
+    box.click();
+    flushSync();
+    expect(q("consent-share")?.textContent?.trim()).toBe("Keep without sharing");
+    q("consent-cancel")?.click();
+    await settle();
+    expect(api.cancelPrompt).toHaveBeenCalledWith(12);
+  });
+});
