@@ -11,7 +11,10 @@
 # .ci/tools, the npm packages of ui/ and tests/e2e/ (npm ci, skipped while
 # their package-lock.json is unchanged); builds the UI and two binaries in
 # target/debug, each copied to .ci/out/e2e/bin: `--features e2e-picker` and,
-# for the one test that drives the real GTK folder dialog, a plain one. Then
+# for the one test that drives the real GTK folder dialog, a plain one; and
+# the `rootgate` command (crates/rootgate-cli), which the tests' AI apps run
+# as `rootgate connect NAME`, copied to .ci/out/e2e/cli (not beside the
+# app, where the app would take it for the example server's command). Then
 # each test file runs on its own: a fresh XDG_CONFIG_HOME, its own tauri-driver
 # on free ports (waited for, and killed on exit whatever happens), a
 # `timeout` around the run. Screenshots go to .ci/out/screenshots/ (a failed
@@ -22,6 +25,11 @@
 #   scripts/e2e.sh                        every tests/e2e/*.test.mjs
 #   scripts/e2e.sh tests/e2e/main.test.mjs   just these files
 #
+# The tests find the binaries in E2E_APP, E2E_APP_REAL and E2E_ROOTGATE_CLI.
+# An AI app a test starts shares the app's environment (XDG_RUNTIME_DIR, or
+# its absence: then both use /tmp/rootgate-UID for the bridges' socket)
+# with its own XDG_CONFIG_HOME set to the app's.
+#
 # Environment: E2E_TIMEOUT (seconds per test file, default 300),
 # E2E_SKIP_SETUP=1 (skip installing and building; use what is there),
 # E2E_KEEP=1 (keep temp dirs and configs for a look afterwards).
@@ -31,6 +39,7 @@ repo=$PWD
 out=$repo/.ci/out
 tools=$repo/.ci/tools
 bin=$out/e2e/bin
+cli=$out/e2e/cli
 
 say() { printf '\033[1me2e:\033[0m %s\n' "$*"; }
 die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
@@ -124,7 +133,7 @@ fi
 # ----- outside: install, build, then run under Xvfb ----------------------------
 if [ $# -gt 0 ]; then files=("$@"); else files=(tests/e2e/*.test.mjs); fi
 for f in "${files[@]}"; do [ -f "$f" ] || die "no such test file: $f"; done
-mkdir -p "$out/e2e" "$out/screenshots" "$bin"
+mkdir -p "$out/e2e" "$out/screenshots" "$bin" "$cli"
 rm -f "$out"/screenshots/* "$out"/e2e/*.tap
 
 # npm ci in a folder unless its lock file is the one last installed there.
@@ -169,14 +178,18 @@ if [ -z "${E2E_SKIP_SETUP:-}" ]; then
   cargo build -p rootgate --features e2e-picker
   cp target/debug/rootgate-desktop "$bin/rootgate-e2e-picker.tmp"
   mv "$bin/rootgate-e2e-picker.tmp" "$bin/rootgate-e2e-picker"
+  say "building the rootgate command, for AI apps' \`rootgate connect\`"
+  cargo build -p rootgate-cli
+  cp target/debug/rootgate "$cli/rootgate.tmp"
+  mv "$cli/rootgate.tmp" "$cli/rootgate"
   say "building the app without it, for the real GTK dialog"
   cargo build -p rootgate
   cp target/debug/rootgate-desktop "$bin/rootgate-real.tmp"
   mv "$bin/rootgate-real.tmp" "$bin/rootgate-real"
 fi
 # The picker build takes --e2e-picks; a plain build calls it an unknown option.
-for app in rootgate-e2e-picker rootgate-real; do
-  [ -x "$bin/$app" ] || die "no build at $bin/$app: run without E2E_SKIP_SETUP"
+for app in "$bin/rootgate-e2e-picker" "$bin/rootgate-real" "$cli/rootgate"; do
+  [ -x "$app" ] || die "no build at $app: run without E2E_SKIP_SETUP"
 done
 usage=$("$bin/rootgate-e2e-picker" --e2e-picks /dev/null --help 2>&1 || true)
 grep -q '^Usage' <<<"$usage" || die "$bin/rootgate-e2e-picker was not built with --features e2e-picker"
@@ -186,6 +199,7 @@ grep -q 'unknown option --e2e-picks' <<<"$usage" || die "$bin/rootgate-real was 
 export E2E_REPO=$repo
 export E2E_APP=$bin/rootgate-e2e-picker
 export E2E_APP_REAL=$bin/rootgate-real
+export E2E_ROOTGATE_CLI=$cli/rootgate
 export E2E_SCREENSHOTS=$out/screenshots
 say "running ${#files[@]} test file(s) under Xvfb"
 exec xvfb-run -a -s "-screen 0 1280x800x24" bash "$repo/scripts/e2e.sh" --under-xvfb "${files[@]}"

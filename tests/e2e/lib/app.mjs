@@ -47,6 +47,10 @@ export const env = {
   get appReal() {
     return required('E2E_APP_REAL');
   },
+  /** The `rootgate` command (crates/rootgate-cli): what AI apps run as `rootgate connect NAME`. */
+  get rootgateCli() {
+    return required('E2E_ROOTGATE_CLI');
+  },
   /** The XDG_CONFIG_HOME tauri-driver (and so the app) runs with. */
   get configHome() {
     return required('E2E_CONFIG_HOME');

@@ -19,6 +19,7 @@ import { GiveUp, TIMEOUT, waitUntil } from './app.mjs';
 export async function showView(app, view) {
   await app.click(`nav-${view}`);
   if (view === 'servers' && (await app.isPresent('server-detail'))) await app.click('detail-back');
+  if (view === 'connections' && (await app.isPresent('connection-detail'))) await app.click('connection-back');
 }
 
 /**

@@ -9,6 +9,8 @@ import type {
   AppInfo,
   Change,
   CommandError,
+  ConnectionId,
+  ConnectionView,
   ConsentPrompt,
   Entry,
   ErrorCode,
@@ -98,6 +100,10 @@ export const api = {
   serverFolders: (id: ServerId) => call<FolderDelivery[]>("server_folders", { id }),
   /** Forgets that the server was seen not to follow changes. */
   forgetFollowing: (id: ServerId) => call<ServerView>("forget_following", { id }),
+  /** Every AI app's connection through `rootgate connect`, live ones first. */
+  listConnections: () => call<ConnectionView[]>("list_connections"),
+  /** What happened on one AI app's connection, oldest first. */
+  connectionTimeline: (id: ConnectionId) => call<Entry[]>("connection_timeline", { id }),
   activity: () => call<Entry[]>("activity"),
   templates: () => call<ServerTemplate[]>("templates"),
   /** Says the window shows its content: the enabled servers start now. */

@@ -2,12 +2,14 @@
 // the fields and call the methods; this is the only caller of `api`. State
 // changes arrive as events (no polling): a settings revision reloads the
 // lists, a status change updates one badge, log lines and timeline entries
-// are appended.
+// are appended, an AI app's connection is put in place by its id.
 
 import { getContext, setContext, tick } from "svelte";
 import type {
   AppInfo,
   Change,
+  ConnectionId,
+  ConnectionView,
   ConsentPrompt,
   DeliverySummary,
   Entry,
@@ -26,7 +28,7 @@ import { draftToForm, emptyForm, uniqueName, type ServerForm } from "./draft";
 import { appendNewer, mergeBySeq, prependOlder } from "./merge";
 import { afterPaint, markReady } from "./ready";
 
-export type View = "folders" | "servers" | "activity";
+export type View = "folders" | "servers" | "activity" | "connections";
 
 /**
  * How long after start-up the views not shown yet are made, hidden
@@ -48,6 +50,13 @@ export const MAX_TIMELINE = 100_000;
  */
 export const TIMELINE_FIRST_PAGE = 500;
 export const TIMELINE_PAGE = 2_000;
+/** As many entries as the core keeps per connection (connections::ENTRIES_KEPT). */
+export const MAX_CONNECTION_TIMELINE = 2_000;
+/**
+ * As many ended connections as the core keeps (connections::ENDED_KEPT); it
+ * forgets older ones without a change, so the window does the same.
+ */
+export const MAX_ENDED_CONNECTIONS = 50;
 
 export interface Toast {
   id: number;
@@ -77,6 +86,27 @@ function replaceAt<T>(items: readonly T[], at: number, item: T): T[] {
   return copy;
 }
 
+/**
+ * Connections as the core lists them: live ones first, newest first; of the
+ * ended ones only the newest `MAX_ENDED_CONNECTIONS` (by when they ended),
+ * and `keep` (the one open) whatever its age.
+ */
+export function orderConnections(items: readonly ConnectionView[], keep: ConnectionId | null = null): ConnectionView[] {
+  const ended = items.filter((c) => !c.live);
+  let out = [...items];
+  if (ended.length > MAX_ENDED_CONNECTIONS) {
+    const forgotten = new Set(
+      ended
+        .sort((a, b) => (b.endedAtMs ?? 0) - (a.endedAtMs ?? 0))
+        .slice(MAX_ENDED_CONNECTIONS)
+        .map((c) => c.id),
+    );
+    forgotten.delete(keep ?? "");
+    out = out.filter((c) => !forgotten.has(c.id));
+  }
+  return out.sort((a, b) => Number(b.live) - Number(a.live) || b.startedAtMs - a.startedAtMs);
+}
+
 export function provideApp(app: AppState): void {
   setContext(KEY, app);
 }
@@ -89,6 +119,8 @@ export class AppState {
   view = $state<View>("folders");
   /** The server whose detail is open in the Servers view. */
   detail = $state<ServerId | null>(null);
+  /** The AI app's connection whose detail is open in the Connections view. */
+  connection = $state<ConnectionId | null>(null);
 
   info = $state.raw<AppInfo | null>(null);
   recovery = $state<string | null>(null);
@@ -97,6 +129,8 @@ export class AppState {
   folders = $state.raw<FolderView[]>([]);
   servers = $state.raw<ServerView[]>([]);
   templates = $state.raw<ServerTemplate[]>([]);
+  /** AI apps' connections through `rootgate connect`: live ones first, newest first. */
+  connections = $state.raw<ConnectionView[]>([]);
 
   /** Consent prompts waiting to be answered, shown one after another. */
   prompts = $state.raw<ConsentPrompt[]>([]);
@@ -109,6 +143,9 @@ export class AppState {
   /** Where each of the open server's folders stands with it. */
   detailFolders = $state.raw<FolderDelivery[]>([]);
   detailLoading = $state(false);
+  /** What happened on the open connection, oldest first. */
+  connectionTimeline = $state.raw<Entry[]>([]);
+  connectionLoading = $state(false);
 
   picking = $state(false);
   dragHover = $state(false);
@@ -122,6 +159,8 @@ export class AppState {
   serverNames = $derived(new Map(this.servers.map((s) => [s.id, s.name])));
   firstRun = $derived(this.loaded && this.servers.length === 0 && this.folders.length === 0);
   detailServer = $derived(this.servers.find((s) => s.id === this.detail) ?? null);
+  detailConnection = $derived(this.connections.find((c) => c.id === this.connection) ?? null);
+  liveConnections = $derived(this.connections.filter((c) => c.live).length);
   dialogOpen = $derived(
     this.prompts.length > 0 || this.approval !== null || this.form !== null || this.confirmRequest !== null,
   );
@@ -134,6 +173,7 @@ export class AppState {
   private latestStatus = new Map<ServerId, { n: number; status: Status }>();
   private unlisten: UnlistenFn[] = [];
   private detailToken = 0;
+  private connectionToken = 0;
   /** A fetch of the open server's folders is under way; another is due after it. */
   private foldersLoading = false;
   private foldersAgain = false;
@@ -170,7 +210,7 @@ export class AppState {
       else if (i < 4) this.notify(`Rootgate cannot follow changes as they happen: ${plainMessage(s.reason)}`);
     }
 
-    const [info, , templates, activity, prompts] = await Promise.allSettled([
+    const [info, , templates, activity, prompts, connections] = await Promise.allSettled([
       this.api.appInfo(),
       // The lists are what the window shows first; the rest may follow.
       this.reload().then(async () => {
@@ -185,6 +225,7 @@ export class AppState {
       this.api.templates(),
       this.api.activity(),
       this.api.openPrompts(),
+      this.api.listConnections(),
     ]);
     if (info.status === "fulfilled") {
       this.info = info.value;
@@ -197,7 +238,16 @@ export class AppState {
     if (templates.status === "fulfilled") this.templates = templates.value;
     if (activity.status === "fulfilled") this.activity = mergeBySeq(activity.value, this.activity, MAX_ACTIVITY);
     if (prompts.status === "fulfilled") this.enqueuePrompts(prompts.value);
-    for (const r of [templates, activity, prompts]) {
+    if (connections.status === "fulfilled") {
+      // A connection a change brought while the list was on its way is as
+      // new as the list's, or newer.
+      const heard = new Set(this.connections.map((c) => c.id));
+      this.connections = orderConnections(
+        [...this.connections, ...connections.value.filter((c) => !heard.has(c.id))],
+        this.connection,
+      );
+    }
+    for (const r of [templates, activity, prompts, connections]) {
       if (r.status === "rejected") this.notify(plainMessage(r.reason));
     }
   }
@@ -241,6 +291,8 @@ export class AppState {
     const statuses = new Map<ServerId, Status>();
     const deliveries = new Map<ServerId, DeliverySummary>();
     const lines: LogLine[] = [];
+    const connections = new Map<ConnectionId, ConnectionView>();
+    const entries: Entry[] = [];
     for (const c of changes) {
       switch (c.kind) {
         case "settings":
@@ -257,7 +309,20 @@ export class AppState {
         case "delivery":
           deliveries.set(c.server, c.delivery);
           break;
+        case "connection":
+          connections.set(c.connection.id, c.connection);
+          break;
+        case "connectionEntry":
+          if (c.connection === this.connection) entries.push(c.entry);
+          break;
+        case "prompts":
+          this.enqueuePrompts(c.prompts);
+          break;
       }
+    }
+    if (connections.size > 0) this.upsertConnections(connections);
+    if (entries.length > 0) {
+      this.connectionTimeline = appendNewer(this.connectionTimeline, entries, MAX_CONNECTION_TIMELINE);
     }
     if (statuses.size > 0 || deliveries.size > 0) {
       this.servers = this.servers.map((s) => {
@@ -316,9 +381,11 @@ export class AppState {
   show(view: View): void {
     this.view = view;
     if (view !== "servers") this.closeDetail();
+    if (view !== "connections") this.closeConnection();
   }
 
   async openDetail(id: ServerId): Promise<void> {
+    this.closeConnection();
     this.view = "servers";
     this.detail = id;
     this.timeline = [];
@@ -393,6 +460,46 @@ export class AppState {
     this.log = [];
     this.detailFolders = [];
     this.detailLoading = false;
+  }
+
+  // ----- AI apps' connections --------------------------------------------
+
+  /** Puts each connection in place of the one with its id (or adds it). */
+  private upsertConnections(updated: ReadonlyMap<ConnectionId, ConnectionView>): void {
+    const rest = new Map(updated);
+    const merged = this.connections.map((c) => {
+      const now = rest.get(c.id);
+      rest.delete(c.id);
+      return now ?? c;
+    });
+    this.connections = orderConnections([...merged, ...rest.values()], this.connection);
+  }
+
+  /** Opens a connection's detail: its facts and what happened on it. */
+  async openConnection(id: ConnectionId): Promise<void> {
+    this.closeDetail();
+    this.view = "connections";
+    this.connection = id;
+    this.connectionTimeline = [];
+    this.connectionLoading = true;
+    const token = ++this.connectionToken;
+    try {
+      const entries = await this.api.connectionTimeline(id);
+      if (token !== this.connectionToken) return;
+      // Entries that arrived while the timeline was on its way are kept.
+      this.connectionTimeline = mergeBySeq(entries, this.connectionTimeline, MAX_CONNECTION_TIMELINE);
+    } catch (e) {
+      if (token === this.connectionToken) this.notify(plainMessage(e));
+    } finally {
+      if (token === this.connectionToken) this.connectionLoading = false;
+    }
+  }
+
+  closeConnection(): void {
+    this.connectionToken++;
+    this.connection = null;
+    this.connectionTimeline = [];
+    this.connectionLoading = false;
   }
 
   // ----- folders -------------------------------------------------------

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Event, Status } from "./bindings";
 import {
+  appLabel,
+  appName,
+  formatMoment,
+  shellQuote,
+  uriToPath,
   deliveryNotes,
   folderStateLabel,
   allowedActions,
@@ -239,5 +244,60 @@ describe("delivery", () => {
       "withdrawn · waiting for the server",
       "withdrawn · restarted to apply",
     ]);
+  });
+});
+
+describe("formatMoment", () => {
+  const now = new Date(2025, 2, 1, 18, 0, 0).getTime();
+  it("is the time of day for a moment today", () => {
+    expect(formatMoment(new Date(2025, 2, 1, 9, 5, 7).getTime(), now)).toBe("09:05:07");
+  });
+  it("says the date for any other day", () => {
+    expect(formatMoment(new Date(2025, 1, 28, 23, 59, 1).getTime(), now)).toBe("2025-02-28 23:59:01");
+  });
+});
+
+describe("the AI app's name", () => {
+  it("is its name and version, as its initialize gave them", () => {
+    expect(appLabel({ name: "Claude Code", version: "2.0.1", protocolVersion: "2025-06-18" })).toBe("Claude Code 2.0.1");
+    expect(appLabel({ name: "Cursor", version: " ", protocolVersion: "2025-06-18" })).toBe("Cursor");
+  });
+  it("is “An AI app” when the app has not said or gave no name", () => {
+    expect(appLabel(null)).toBe("An AI app");
+    expect(appLabel({ name: "  ", version: "1", protocolVersion: "2025-06-18" })).toBe("An AI app");
+    expect(appName("")).toBe("An AI app");
+    expect(appName(" Claude Code ")).toBe("Claude Code");
+  });
+});
+
+describe("uriToPath", () => {
+  it("decodes a file URI to the path it names", () => {
+    expect(uriToPath("file:///home/me/the%20app%20works%20here")).toBe("/home/me/the app works here");
+    expect(uriToPath("file:///home/me/%ED%95%9C%EA%B8%80")).toBe("/home/me/한글");
+    expect(uriToPath("file://localhost/etc")).toBe("/etc");
+    expect(uriToPath("file:///")).toBe("/");
+    expect(uriToPath("FILE:///srv")).toBe("/srv");
+  });
+  it("keeps an encoded ? and # in the path, and leaves out a query or fragment", () => {
+    expect(uriToPath("file:///home/me/a%3Fb%23c")).toBe("/home/me/a?b#c");
+    expect(uriToPath("file:///home/me/a?x=1#top")).toBe("/home/me/a");
+  });
+  it("shows network shares and Windows drives as such", () => {
+    expect(uriToPath("file://server/share/x")).toBe("//server/share/x");
+    expect(uriToPath("file:///C:/Users/me")).toBe("C:\\Users\\me");
+  });
+  it("shows anything else as it is", () => {
+    expect(uriToPath("https://example.com/x")).toBe("https://example.com/x");
+    expect(uriToPath("file:///bad%ZZ")).toBe("file:///bad%ZZ");
+    expect(uriToPath("/home/me")).toBe("/home/me");
+  });
+});
+
+describe("shellQuote", () => {
+  it("quotes as the core's shell_quote does", () => {
+    expect(shellQuote("files")).toBe("files");
+    expect(shellQuote("Example server")).toBe("'Example server'");
+    expect(shellQuote("it's")).toBe("'it'\\''s'");
+    expect(shellQuote("")).toBe("''");
   });
 });

@@ -1,7 +1,7 @@
 // Words for what the UI shows: timeline entries as sentences, status as a
 // badge, times, counts. Pure, so every case is unit tested.
 
-import type { DeliverySummary, Event, FolderState, Status } from "./bindings";
+import type { AppIdentity, DeliverySummary, Event, FolderState, Status } from "./bindings";
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");
@@ -17,6 +17,57 @@ export function formatTime(ms: number): string {
 export function formatDateTime(ms: number): string {
   const d = new Date(ms);
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/**
+ * A moment in a few words: the time of day (HH:MM:SS) when it is today,
+ * else the date too.
+ */
+export function formatMoment(ms: number, now: number = Date.now()): string {
+  const d = new Date(ms);
+  const today = new Date(now);
+  const sameDay =
+    d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate();
+  return sameDay ? formatDateTime(ms).slice(11) : formatDateTime(ms);
+}
+
+/** An AI app as people know it: "Claude Code 2.0.1", or "An AI app" when it did not say. */
+export function appLabel(app: AppIdentity | null | undefined): string {
+  const name = app?.name.trim() ?? "";
+  if (name === "") return "An AI app";
+  const version = app?.version.trim() ?? "";
+  return version === "" ? name : `${name} ${version}`;
+}
+
+/** An AI app's name alone, or "An AI app" when it gave none. */
+export function appName(name: string | null | undefined): string {
+  const n = name?.trim() ?? "";
+  return n === "" ? "An AI app" : n;
+}
+
+/**
+ * The path a `file://` URI names, for showing (RFC 8089: percent-decoded;
+ * `localhost` or no host is this machine, another host a network share, a
+ * drive letter a Windows path). Anything else, or a URI that does not
+ * decode, is shown as it is.
+ */
+export function uriToPath(uri: string): string {
+  const m = /^file:\/\/([^/?#]*)([^?#]*)/i.exec(uri);
+  if (!m) return uri;
+  const host = m[1].toLowerCase() === "localhost" ? "" : m[1];
+  let path: string;
+  try {
+    path = decodeURIComponent(m[2] === "" ? "/" : m[2]);
+  } catch {
+    return uri;
+  }
+  if (/^\/[A-Za-z]:(\/|$)/.test(path) && host === "") return path.slice(1).replaceAll("/", "\\");
+  return host === "" ? path : `//${host}${path}`;
+}
+
+/** A word as a POSIX shell reads it: as it is when safe, else in single quotes (the core's `shell_quote`). */
+export function shellQuote(word: string): string {
+  return word !== "" && /^[A-Za-z0-9\-_./:=@%+,]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** "1 folder", "3 folders", "no folders". */

@@ -5,6 +5,7 @@ import type { Api, Events } from "./api";
 import type {
   AppInfo,
   Change,
+  ConnectionView,
   ConsentPrompt,
   DeliverySummary,
   Entry,
@@ -68,6 +69,8 @@ export function fakeBackend() {
     serverLog: vi.fn(async () => []),
     serverFolders: vi.fn(async (): Promise<FolderDelivery[]> => []),
     forgetFollowing: vi.fn(),
+    listConnections: vi.fn(async (): Promise<ConnectionView[]> => []),
+    connectionTimeline: vi.fn(async (_id: string): Promise<Entry[]> => []),
     activity: vi.fn(async (): Promise<Entry[]> => []),
     templates: vi.fn(async () => []),
     windowShown: vi.fn(async () => undefined),
@@ -139,6 +142,24 @@ export function prompt(id: number, over: Partial<ConsentPrompt> = {}): ConsentPr
     servers: [],
     note: "Sharing a folder tells a server where to work.",
     suggestion: null,
+    ...over,
+  };
+}
+
+/** A live connection of "Claude Code" to server s1, with no calls yet. */
+export function connection(id: string, over: Partial<ConnectionView> = {}): ConnectionView {
+  return {
+    id,
+    pid: 4242,
+    server: "s1",
+    serverName: "Server s1",
+    app: { name: "Claude Code", version: "2.0.1", protocolVersion: "2025-11-25" },
+    startedAtMs: 1_700_000_000_000,
+    status: { state: "starting" },
+    live: true,
+    endedAtMs: null,
+    calls: 0,
+    appRoots: [],
     ...over,
   };
 }
