@@ -63,6 +63,9 @@ pub struct AppInfo {
     /// why: the server form says so rather than offering a switch that
     /// would do nothing.
     pub enforcement: rootgate_core::enforcement::Support,
+    /// Where the `rootgate` command is, when it sits beside the app: what an
+    /// AI app's settings should name to connect through Rootgate.
+    pub cli_path: Option<String>,
 }
 
 /// How long the enabled servers wait for the window to say it shows its
@@ -216,14 +219,21 @@ fn run_app(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The `rootgate` command beside the app, if it is there.
+fn cli_beside_app() -> Option<PathBuf> {
+    let beside = std::env::current_exe().ok()?.with_file_name("rootgate");
+    beside.is_file().then_some(beside)
+}
+
 /// How the built-in example server is started: the `rootgate` command
 /// beside the app when it is there (it maps no GUI library, so the example
 /// starts in a few milliseconds and a few megabytes), else the app itself,
 /// which can play the example server too.
 fn example_command() -> std::io::Result<String> {
-    let exe = std::env::current_exe()?;
-    let beside = exe.with_file_name("rootgate");
-    let program = if beside.is_file() { beside } else { exe };
+    let program = match cli_beside_app() {
+        Some(cli) => cli,
+        None => std::env::current_exe()?,
+    };
     Ok(program.to_string_lossy().into_owned())
 }
 
@@ -312,6 +322,7 @@ fn setup<R: Runtime>(
         roots_note: ROOTS_ARE_ADVICE.to_owned(),
         notices,
         enforcement: rootgate_core::enforcement::support(),
+        cli_path: cli_beside_app().map(|p| p.to_string_lossy().into_owned()),
     };
     app.manage(Shell {
         info,

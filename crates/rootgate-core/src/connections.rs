@@ -306,6 +306,14 @@ impl Connections {
             let Some(known) = map.get_mut(id) else { return };
             known.view.live = false;
             known.view.ended_at_ms = Some(now_ms());
+            // A bridge that went without saying its server stopped (it was
+            // killed) leaves no server running: its launcher ends it.
+            if matches!(
+                known.view.status,
+                Status::Running(_) | Status::Starting | Status::Stopping
+            ) {
+                known.view.status = Status::Stopped { last_exit: None };
+            }
             let view = known.view.clone();
             // Ended connections beyond the newest few are forgotten.
             let mut ended: Vec<(u64, ConnectionId)> = map

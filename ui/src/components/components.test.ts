@@ -203,6 +203,7 @@ describe("the window", () => {
         rootsNote: "note",
         notices: [],
         enforcement: { state: "unavailable", reason: "this Linux kernel does not provide Landlock" },
+        cliPath: null,
       }),
     );
     app.show("servers");
@@ -428,6 +429,23 @@ describe("the Connections view", () => {
     expect(q("connect-command")?.textContent).toBe("rootgate connect 'Example server'");
     expect(q("connect-json")?.textContent).toBe('"command": "rootgate",\n"args": ["connect", "Example server"]');
     expect(all("connection-row")).toEqual([]);
+  });
+
+  it("names the rootgate command by its full path when the app knows it", async () => {
+    await shown((b) => {
+      b.api.listServers.mockResolvedValue([server("e", { name: "files" })]);
+      b.api.appInfo.mockResolvedValue({
+        version: "0.1.0",
+        settingsPath: "/tmp/settings.json",
+        recovery: null,
+        rootsNote: "note",
+        enforcement: { state: "available" },
+        notices: [],
+        cliPath: "/usr/bin/rootgate",
+      });
+    });
+    expect(q("connect-command")?.textContent).toBe("/usr/bin/rootgate connect files");
+    expect(q("connect-json")?.textContent).toBe('"command": "/usr/bin/rootgate",\n"args": ["connect", "files"]');
   });
 
   it("says to add a server first when there is none", async () => {

@@ -27,6 +27,7 @@ describe("startup", () => {
       rootsNote: "n",
       enforcement: { state: "available" },
       notices: ["/nope does not exist"],
+      cliPath: null,
     });
     b.api.openPrompts.mockResolvedValue([prompt(1), prompt(2)]);
     b.api.listServers.mockResolvedValue([server("a")]);

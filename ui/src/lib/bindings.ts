@@ -217,7 +217,12 @@ notices: Array<string>,
  * why: the server form says so rather than offering a switch that
  * would do nothing.
  */
-enforcement: Support, };
+enforcement: Support, 
+/**
+ * Where the `rootgate` command is, when it sits beside the app: what an
+ * AI app's settings should name to connect through Rootgate.
+ */
+cliPath: string | null, };
 
 export type Notice = { message: string, };
 

@@ -45,6 +45,7 @@ export function fakeBackend() {
       rootsNote: "note",
       enforcement: { state: "available" },
       notices: [],
+      cliPath: null,
     })),
     listFolders: vi.fn(async (): Promise<FolderView[]> => []),
     listServers: vi.fn(async (): Promise<ServerView[]> => []),
