@@ -14,6 +14,9 @@ mod uri_paths;
 #[path = "../../../fuzz/checks/session_bytes.rs"]
 mod session_bytes;
 
+#[path = "../../../fuzz/checks/bridge_route.rs"]
+mod bridge_route;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -69,4 +72,9 @@ fn uri_paths_corpus_keeps_its_invariants() {
 fn session_bytes_corpus_keeps_its_invariants() {
     let world = session_bytes::SessionWorld::build();
     replay("session_bytes", |bytes| session_bytes::check(&world, bytes));
+}
+
+#[test]
+fn bridge_route_corpus_keeps_its_invariants() {
+    replay("bridge_route", bridge_route::check);
 }

@@ -414,7 +414,8 @@ fn too_long(bytes: usize) -> Vec<u8> {
 
 /// One line read (see [`Lines::line`]), or how long a line was that could
 /// not be kept.
-enum Line {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
     Whole,
     TooLong(usize),
 }
@@ -422,13 +423,13 @@ enum Line {
 /// Newline-delimited lines from a stream, each at most [`MAX_LINE`] bytes
 /// kept; blank lines are skipped. One buffer serves every line, so a run of
 /// large lines (megabyte results) is not a run of growing allocations.
-struct Lines<R> {
+pub struct Lines<R> {
     reader: BufReader<R>,
     line: Vec<u8>,
 }
 
 impl<R: AsyncRead + Unpin> Lines<R> {
-    fn new(input: R) -> Self {
+    pub fn new(input: R) -> Self {
         Lines {
             reader: BufReader::with_capacity(64 * 1024, input),
             line: Vec::new(),
@@ -436,22 +437,30 @@ impl<R: AsyncRead + Unpin> Lines<R> {
     }
 
     /// The line the last [`Lines::next`] read whole.
-    fn line(&self) -> &[u8] {
+    pub fn line(&self) -> &[u8] {
         &self.line
     }
 
-    async fn next(&mut self) -> io::Result<Option<Line>> {
+    /// Reads the next line: whole (see [`Lines::line`]), too long (its
+    /// length), or `None` at the end of the stream.
+    pub async fn next(&mut self) -> io::Result<Option<Line>> {
         self.line.clear();
         let mut total = 0usize;
         loop {
             let buf = self.reader.fill_buf().await?;
             if buf.is_empty() {
-                // The end: a last line without its newline still counts.
-                return Ok(match total {
-                    0 => None,
-                    n if n > MAX_LINE => Some(Line::TooLong(n)),
-                    _ => Some(Line::Whole),
-                });
+                // The end: a last line without its newline still counts, as
+                // any other line does.
+                if total > MAX_LINE {
+                    return Ok(Some(Line::TooLong(total)));
+                }
+                if self.line.iter().all(u8::is_ascii_whitespace) {
+                    return Ok(None);
+                }
+                if self.line.last() == Some(&b'\r') {
+                    self.line.pop();
+                }
+                return Ok(Some(Line::Whole));
             }
             let (chunk, newline) = match memchr::memchr(b'\n', buf) {
                 Some(i) => (&buf[..i], true),

@@ -35,6 +35,8 @@ pub const MAX_IN_FLIGHT: usize = 10_000;
 #[derive(Deserialize)]
 struct Message<'a> {
     #[serde(default, borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
     id: Option<&'a RawValue>,
     #[serde(default, borrow)]
     method: Option<Cow<'a, str>>,
@@ -198,6 +200,21 @@ impl Router {
                 ))];
             }
         };
+        if message.jsonrpc.as_deref() != Some("2.0") {
+            // Not JSON-RPC 2.0: nothing passes on. A request is told so;
+            // anything else has no one to tell.
+            return match message.id {
+                Some(id) if message.method.is_some() => vec![Out::App(error_line(
+                    id.get(),
+                    -32600,
+                    "Invalid Request: \"jsonrpc\" must be \"2.0\"",
+                ))],
+                _ => vec![Out::Note(format!(
+                    "the app wrote a message that is not JSON-RPC 2.0; dropped: {}",
+                    excerpt(line)
+                ))],
+            };
+        }
         match (&message.method, message.id) {
             (Some(method), Some(id)) => self.app_request(method, id, message.params, now),
             (Some(method), None) => self.app_notification(method, message.params, line, now),
@@ -313,6 +330,12 @@ impl Router {
             // The app's own roots are never the server's: they are asked for,
             // as suggestions, when the app says they changed.
             "notifications/roots/list_changed" => self.ask_app_roots().into_iter().collect(),
+            // Only the bridge initializes the server, with Rootgate's roots;
+            // an `initialize` without an id is no request, and must not
+            // reach a server that might take its capabilities anyway.
+            "initialize" => vec![Out::Note(
+                "the app sent initialize as a notification; dropped".into(),
+            )],
             "notifications/initialized" => {
                 let mut out = vec![Out::Server(with_newline(line))];
                 // Now the app may be asked what it works in.
@@ -472,6 +495,12 @@ impl Router {
                 ))];
             }
         };
+        if message.jsonrpc.as_deref() != Some("2.0") {
+            return vec![Out::Note(format!(
+                "the server wrote a message that is not JSON-RPC 2.0; dropped: {}",
+                excerpt(line)
+            ))];
+        }
         match (&message.method, message.id) {
             (Some(method), Some(id)) => self.server_request(method, id, message.params),
             (Some(method), None) => self.server_notification(method, message.params, line),
@@ -1057,6 +1086,25 @@ mod tests {
         let twice = router.from_app(br#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#, now);
         assert_eq!(json_of(&twice[0])["error"]["code"], -32600);
         assert_eq!(router.in_flight(), 1);
+    }
+
+    #[test]
+    fn only_json_rpc_2_0_passes_either_way() {
+        let mut router = Router::new();
+        initialized(&mut router, json!({}));
+        let now = Instant::now();
+        let request = router.from_app(br#"{"jsonrpc":"1.0","id":4,"method":"tools/list"}"#, now);
+        assert_eq!(json_of(&request[0])["error"]["code"], -32600);
+        assert_eq!(json_of(&request[0])["id"], 4);
+        let sneaky = br#"{"jsonrpc":"2.0","method":"initialize","params":{"capabilities":{}}}"#;
+        assert!(matches!(router.from_app(sneaky, now)[..], [Out::Note(_)]));
+        for line in [
+            br#"{"jnporsc":"2.0","method":"notifications/cancelled"}"#.as_slice(),
+            br#"{"method":"notifications/initialized"}"#,
+        ] {
+            assert!(matches!(router.from_app(line, now)[..], [Out::Note(_)]));
+            assert!(matches!(router.from_server(line, now)[..], [Out::Note(_)]));
+        }
     }
 
     #[test]
