@@ -9,7 +9,7 @@
 #   bash crates/rootgate-bench/bridge/run.sh            the full run (3 rounds)
 #   QUICK=1 bash crates/rootgate-bench/bridge/run.sh    a smoke run: correctness, few iterations
 #
-# Environment: ROUNDS (default 3, QUICK 1), PROXIES ("rootgate fastmcp";
+# Environment: ROUNDS (default 3, QUICK 1), PROXIES ("floor rootgate fastmcp";
 # QUICK leaves FastMCP out unless set), OUT (default
 # $BENCH_HOME/results/bridge.jsonl). Uses ../shared/bench's pinned SDK
 # (bash ../shared/bench/setup.sh installs it) and installs FastMCP's pinned
@@ -25,14 +25,15 @@ if [ "$quick" = 1 ]; then
   rounds=${ROUNDS:-1}; proxies=${PROXIES:-rootgate}
   sizes=(--spawns 3 --calls 100 --big 5 --rounds 3)
 else
-  rounds=${ROUNDS:-3}; proxies=${PROXIES:-rootgate fastmcp}
+  rounds=${ROUNDS:-3}; proxies=${PROXIES:-floor rootgate fastmcp}
   sizes=(--spawns 20 --calls 1000 --big 50 --rounds 30)
 fi
 out=${OUT:-$BENCH_HOME/results/bridge.jsonl}
 mkdir -p "$(dirname "$out")"
 
-(cd "$repo" && cargo build --release --locked -q -p rootgate-cli -p rootgate-core)
+(cd "$repo" && cargo build --release --locked -q -p rootgate-cli -p rootgate-core -p rootgate-bench)
 rootgate=$repo/target/release/rootgate
+floor=$repo/target/release/relay-floor
 
 if [[ " $proxies " == *" fastmcp "* ]]; then
   venv=$BENCH_HOME/venv-fastmcp
@@ -73,6 +74,7 @@ for r in $(seq "$rounds"); do
   run direct "${server[@]}"
   for p in $proxies; do
     case $p in
+      floor) run floor "$floor" "${server[@]}" ;;
       rootgate) run rootgate "$rootgate" connect bench ;;
       fastmcp) run fastmcp "$BENCH_HOME/venv-fastmcp/bin/python" "$here/fastmcp_proxy.py" "${server[@]}" ;;
     esac
