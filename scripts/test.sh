@@ -18,6 +18,8 @@ step "cargo build"
 cargo build --workspace --locked
 step "cargo nextest"
 cargo nextest run --workspace --locked --no-fail-fast
+step "bridge benchmark, smoke run (correctness only: a few calls of each kind through rootgate connect)"
+QUICK=1 OUT="$PWD/.ci/out/bridge-smoke.jsonl" bash crates/rootgate-bench/bridge/run.sh
 step "UI: type check and unit tests"
 (cd ui && npm run --silent check && npm test --silent)
 if [ -f scripts/e2e.sh ]; then

@@ -10,7 +10,8 @@
 #   QUICK=1 bash crates/rootgate-bench/bridge/run.sh    a smoke run: correctness, few iterations
 #
 # Environment: ROUNDS (default 3, QUICK 1), PROXIES ("floor rootgate fastmcp";
-# QUICK leaves FastMCP out unless set), OUT (default
+# QUICK leaves FastMCP out unless set), PROFILE (release; QUICK: debug, the
+# test suite's own build, since a smoke run checks correctness only), OUT (default
 # $BENCH_HOME/results/bridge.jsonl). Uses ../shared/bench's pinned SDK
 # (bash ../shared/bench/setup.sh installs it) and installs FastMCP's pinned
 # requirements into $BENCH_HOME/venv-fastmcp.
@@ -22,18 +23,22 @@ bash "$repo/../shared/bench/setup.sh" >/dev/null
 
 quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then
-  rounds=${ROUNDS:-1}; proxies=${PROXIES:-rootgate}
+  rounds=${ROUNDS:-1}; proxies=${PROXIES:-floor rootgate}; profile=${PROFILE:-debug}
   sizes=(--spawns 3 --calls 100 --big 5 --rounds 3)
 else
-  rounds=${ROUNDS:-3}; proxies=${PROXIES:-floor rootgate fastmcp}
+  rounds=${ROUNDS:-3}; proxies=${PROXIES:-floor rootgate fastmcp}; profile=${PROFILE:-release}
   sizes=(--spawns 20 --calls 1000 --big 50 --rounds 30)
 fi
 out=${OUT:-$BENCH_HOME/results/bridge.jsonl}
 mkdir -p "$(dirname "$out")"
 
-(cd "$repo" && cargo build --release --locked -q -p rootgate-cli -p rootgate-core -p rootgate-bench)
-rootgate=$repo/target/release/rootgate
-floor=$repo/target/release/relay-floor
+case $profile in
+  release) (cd "$repo" && cargo build --release --locked -q -p rootgate-cli -p rootgate-core -p rootgate-bench) ;;
+  debug) (cd "$repo" && cargo build --locked -q -p rootgate-cli -p rootgate-core -p rootgate-bench) ;;
+  *) echo "PROFILE must be release or debug" >&2; exit 2 ;;
+esac
+rootgate=$repo/target/$profile/rootgate
+floor=$repo/target/$profile/relay-floor
 
 if [[ " $proxies " == *" fastmcp "* ]]; then
   venv=$BENCH_HOME/venv-fastmcp
