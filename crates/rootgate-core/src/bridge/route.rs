@@ -190,6 +190,15 @@ impl Router {
 
     /// What to do with one line the app wrote (without its newline).
     pub fn from_app(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
+        // JSON is UTF-8, and what passes on unchanged must be too: serde
+        // does not look inside the strings of fields it skips.
+        if let Err(e) = std::str::from_utf8(line) {
+            return vec![Out::App(error_line(
+                "null",
+                -32700,
+                &format!("Parse error: the line is not UTF-8 ({e})"),
+            ))];
+        }
         let message: Message = match serde_json::from_slice(line) {
             Ok(m) => m,
             Err(e) => {
@@ -487,6 +496,11 @@ impl Router {
     /// A `roots/list` is handed back as [`Out::RootsList`], for the wire to
     /// answer.
     pub fn from_server(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
+        if std::str::from_utf8(line).is_err() {
+            return vec![Out::Note(
+                "the server wrote a line that is not UTF-8; dropped".into(),
+            )];
+        }
         let message: Message = match serde_json::from_slice(line) {
             Ok(m) => m,
             Err(e) => {
@@ -1105,6 +1119,20 @@ mod tests {
             assert!(matches!(router.from_app(line, now)[..], [Out::Note(_)]));
             assert!(matches!(router.from_server(line, now)[..], [Out::Note(_)]));
         }
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf_8_never_passes_on() {
+        let mut router = Router::new();
+        initialized(&mut router, json!({}));
+        let now = Instant::now();
+        // serde skips the unknown field without looking at its bytes.
+        let line = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"junk\":\"\xf2\xf2\"}";
+        assert!(matches!(router.from_server(line, now)[..], [Out::Note(_)]));
+        assert_eq!(
+            json_of(&router.from_app(line, now)[0])["error"]["code"],
+            -32700
+        );
     }
 
     #[test]
