@@ -325,6 +325,7 @@ impl Listener {
                             Status::Failed { reason } => return Err(format!("the server failed: {reason}")),
                             Status::Stopped { last_exit } => return Err(format!("the server stopped ({last_exit:?})")),
                             Status::Stopping => return Err("the server is stopping".to_owned()),
+                            Status::Waiting { reason } => return Err(format!("the server waits: {reason}")),
                         }
                     }
                 }

@@ -21,6 +21,7 @@ pub mod launcher;
 pub mod monitor;
 pub mod mounts;
 pub mod names;
+pub mod placeholders;
 pub mod procs;
 pub mod roots;
 pub mod servers;

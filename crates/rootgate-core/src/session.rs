@@ -115,6 +115,11 @@ pub enum Status {
     Failed {
         reason: String,
     },
+    /// Not started yet: it takes its folders as arguments, and they are not
+    /// there (`reason` says which). It starts as soon as they are.
+    Waiting {
+        reason: String,
+    },
 }
 
 impl Status {

@@ -59,6 +59,12 @@ pub enum Event {
     /// The server was restarted so that its enforced roots match its new
     /// list.
     RestartedToEnforce { reason: String },
+    /// The server was restarted with the folders it takes as arguments
+    /// filled in anew.
+    RestartedForArguments { reason: String },
+    /// The server was not started: it takes folders as arguments that are
+    /// not shared with it yet. It starts when they are.
+    WaitingForFolders { reason: String },
     /// The server asked for something this client does not offer, and got
     /// the proper JSON-RPC error.
     RequestRefused { method: String },

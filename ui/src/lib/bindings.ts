@@ -114,7 +114,7 @@ ignoresListChanged: boolean, };
 
 export type RunningInfo = { pid: number, protocolVersion: string, serverName: string, serverVersion: string, capabilities: JsonValue, };
 
-export type Status = { "state": "stopped", lastExit: string | null, } | { "state": "starting" } | { "state": "running" } & RunningInfo | { "state": "stopping" } | { "state": "failed", reason: string, };
+export type Status = { "state": "stopped", lastExit: string | null, } | { "state": "starting" } | { "state": "running" } & RunningInfo | { "state": "stopping" } | { "state": "failed", reason: string, } | { "state": "waiting", reason: string, };
 
 export type DeliveryState = { "state": "notRunning" } | { "state": "upToDate" } | { "state": "waiting", sinceMs: number, } | { "state": "confirming" } | { "state": "notPickedUp", sinceMs: number, };
 
@@ -178,7 +178,7 @@ ignoresListChanged: boolean, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 
-export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "call", method: string, target: string | null, durationMs: number, outcome: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
+export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "restartedForArguments", reason: string, } | { "kind": "waitingForFolders", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "call", method: string, target: string | null, durationMs: number, outcome: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
 
 export type Entry = { 
 /**

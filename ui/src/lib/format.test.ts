@@ -53,6 +53,14 @@ describe("describeEvent: every timeline kind is a sentence", () => {
     [{ kind: "rootsAnswered", requestId: "3", generation: 5, roots: [] }, "Asked for roots → told no folders"],
     [{ kind: "listChangedSent", generation: 6 }, "Told the server its folders changed."],
     [
+      { kind: "restartedForArguments", reason: "it takes its folders as arguments, and they changed" },
+      "Restarted with its folders as arguments anew: it takes its folders as arguments, and they changed.",
+    ],
+    [
+      { kind: "waitingForFolders", reason: "it takes one folder as an argument" },
+      "Not started yet: it takes one folder as an argument.",
+    ],
+    [
       { kind: "call", method: "tools/call", target: "read_text_file", durationMs: 12, outcome: "ok" },
       "The AI app called tools/call “read_text_file”: answered in 12 ms.",
     ],

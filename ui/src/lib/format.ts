@@ -134,6 +134,10 @@ export function describeEvent(event: Event): string {
       return `Stopped unexpectedly; starting it again in ${formatDelay(event.delayMs)} (attempt ${event.attempt} of ${event.of}).`;
     case "gaveUp":
       return `Kept failing; Rootgate stopped restarting it after ${count(event.attempts, "attempt")}.`;
+    case "restartedForArguments":
+      return sentence(`Restarted with its folders as arguments anew: ${event.reason}`);
+    case "waitingForFolders":
+      return sentence(`Not started yet: ${event.reason}`);
     default: {
       // A kind this window does not know yet (newer backend): say its name.
       const unknown: never = event;
@@ -226,6 +230,8 @@ export function eventTone(event: Event): Tone {
       return event.outcome === "ok" ? "neutral" : "warn";
     case "restartedToWithdraw":
     case "restartedToEnforce":
+    case "restartedForArguments":
+    case "waitingForFolders":
     case "notPickedUp":
     case "requestRefused":
     case "restartScheduled":
@@ -275,6 +281,14 @@ export function statusBadge(status: Status): Badge {
       };
     case "failed":
       return { state: "failed", label: "failed", detail: status.reason, tone: "bad", busy: false };
+    case "waiting":
+      return {
+        state: "waiting",
+        label: "waiting for its folders",
+        detail: sentence(`It starts when they are shared: ${status.reason}`),
+        tone: "warn",
+        busy: false,
+      };
     default: {
       const unknown: never = status;
       const state = String((unknown as { state?: unknown }).state);

@@ -27,6 +27,9 @@ pub(super) enum Next {
     Idle,
     Start(ServerSpec),
     Quit(Option<oneshot::Sender<()>>),
+    /// The server's folders are passed as arguments and are not there yet:
+    /// start it when its list changes (or when asked to again).
+    WaitForFolders(ServerSpec),
 }
 
 pub(super) struct Actor {
@@ -96,6 +99,56 @@ impl Actor {
                     }
                     return;
                 }
+                Next::WaitForFolders(spec) => match self.wait_for_folders(spec).await {
+                    Next::Start(spec) => next = Some(spec),
+                    Next::Quit(done) => {
+                        if let Some(done) = done {
+                            let _ = done.send(());
+                        }
+                        return;
+                    }
+                    Next::Idle | Next::WaitForFolders(_) => {}
+                },
+            }
+        }
+    }
+
+    /// Waits, with the status saying why, until the server's list changes
+    /// (then it is started again, and its folders may be there now) or a
+    /// command says otherwise.
+    async fn wait_for_folders(&mut self, spec: ServerSpec) -> Next {
+        loop {
+            tokio::select! {
+                changed = self.roots.changed() => {
+                    return match changed {
+                        Ok(()) => Next::Start(spec),
+                        Err(_) => {
+                            self.status.send_replace(Status::Stopped { last_exit: None });
+                            Next::Quit(None)
+                        }
+                    };
+                }
+                command = self.commands.recv() => match command {
+                    None => return Next::Quit(None),
+                    Some(Command::Start(new)) | Some(Command::Restart(Some(new))) => {
+                        self.adopt(&new);
+                        return Next::Start(new);
+                    }
+                    Some(Command::Restart(None)) => return Next::Start(spec),
+                    Some(Command::Stop(done)) => {
+                        self.status.send_replace(Status::Stopped { last_exit: None });
+                        let _ = done.send(());
+                        return Next::Idle;
+                    }
+                    Some(Command::Shutdown(done)) => {
+                        self.status.send_replace(Status::Stopped { last_exit: None });
+                        return Next::Quit(Some(done));
+                    }
+                    Some(Command::Peer(reply)) => {
+                        let _ = reply.send(None);
+                    }
+                    Some(Command::Forget) => self.forget(),
+                },
             }
         }
     }

@@ -28,6 +28,7 @@ use super::{Command, RunningInfo, SUPPORTED_VERSIONS, Status, StderrLog};
 use crate::bridge::relay::Relay;
 use crate::consent::SharedRoots;
 use crate::enforcement;
+use crate::placeholders;
 use crate::servers::ServerSpec;
 use crate::timeline::Event;
 
@@ -44,6 +45,8 @@ pub(super) enum Ending {
     Withdraw(String),
     /// An enforced server's list changed: its ruleset must be remade.
     Reenforce(String),
+    /// The folders it takes as arguments changed: it starts again with them.
+    Reargue(String),
     Removed,
     Exited,
     Closed,
@@ -111,6 +114,13 @@ impl Link {
     }
 }
 
+/// Why a life of the server did not start.
+enum Unlaunched {
+    Failed(String),
+    /// Its folders are passed as arguments and are not there yet.
+    NeedsFolders(String),
+}
+
 /// What a server said of itself in its `initialize` answer.
 struct Answered {
     protocol_version: String,
@@ -134,6 +144,9 @@ pub(super) struct Connection {
     pub(super) link: Option<Link>,
     /// The list an enforced server's ruleset was made from.
     pub(super) enforced: Option<SharedRoots>,
+    /// The server's command line with its folders filled in, when it takes
+    /// them as arguments.
+    pub(super) expanded: Option<placeholders::Expanded>,
     /// Whether the handshake completed.
     started: bool,
 }
@@ -147,9 +160,16 @@ impl Actor {
         });
         let mut conn = match self.launch(spec) {
             Ok(conn) => conn,
-            Err(reason) => {
+            Err(Unlaunched::Failed(reason)) => {
                 self.fail(reason);
                 return Next::Idle;
+            }
+            Err(Unlaunched::NeedsFolders(reason)) => {
+                self.record(Event::WaitingForFolders {
+                    reason: reason.clone(),
+                });
+                self.status.send_replace(Status::Waiting { reason });
+                return Next::WaitForFolders(spec.clone());
             }
         };
         let ending = match self.handshake(&mut conn, spec).await {
@@ -160,13 +180,33 @@ impl Actor {
     }
 
     /// Starts the process and its stderr pump.
-    fn launch(&mut self, spec: &ServerSpec) -> Result<Connection, String> {
+    fn launch(&mut self, spec: &ServerSpec) -> Result<Connection, Unlaunched> {
         // Mark the current list as seen: the server is about to ask for it,
         // and an enforced server runs under a ruleset made from it. Marking
         // it here, before the ruleset is made, means a change that lands
         // while the server starts is seen as a change (a notification, or a
         // restart under new rules for an enforced server; see `serve`).
         let at_start = self.roots.borrow_and_update().clone();
+        // Folders passed as arguments are filled in from the list as it is
+        // now; a list that changes later restarts the server (see `serve`).
+        let expanded = if placeholders::has_placeholders(spec) {
+            let e = placeholders::expand(spec, at_start.roots())
+                .map_err(|e| Unlaunched::NeedsFolders(e.to_string()))?;
+            Some(e)
+        } else {
+            None
+        };
+        let run = match &expanded {
+            Some(e) => {
+                let mut run = spec.clone();
+                run.args = e.args.clone();
+                run.env = e.env.clone();
+                run.cwd = e.cwd.clone();
+                run
+            }
+            None => spec.clone(),
+        };
+        let spec = &run;
         let enforced = spec.enforce_roots.then_some(at_start);
         let mut launch = process::Launch {
             grace: self.config.shutdown_grace,
@@ -174,10 +214,10 @@ impl Actor {
         };
         if let Some(roots) = &enforced {
             if let enforcement::Support::Unavailable { reason } = enforcement::support() {
-                return Err(format!(
+                return Err(Unlaunched::Failed(format!(
                     "enforced roots are on for this server, but {reason}. Turn \"Enforce roots\" \
                      off to run it with roots as advice only."
-                ));
+                )));
             }
             let path_env = spec
                 .env
@@ -190,7 +230,8 @@ impl Actor {
                 path_env.as_deref(),
             ));
         }
-        let spawned = process::spawn(spec, &launch).map_err(|e| e.to_string())?;
+        let spawned =
+            process::spawn(spec, &launch).map_err(|e| Unlaunched::Failed(e.to_string()))?;
         self.record(Event::Spawned { pid: spawned.pid });
         if let Some(policy) = &launch.enforce {
             let shown = |paths: &[std::path::PathBuf]| -> Vec<String> {
@@ -217,6 +258,7 @@ impl Actor {
             wire: None,
             link: None,
             enforced,
+            expanded,
             started: false,
         })
     }
@@ -460,6 +502,7 @@ impl Actor {
             Ending::Restart(_) => Some("restarting".to_owned()),
             Ending::Withdraw(why) => Some(format!("restarting to withdraw folders: {why}")),
             Ending::Reenforce(why) => Some(format!("restarting under new folder rules: {why}")),
+            Ending::Reargue(why) => Some(format!("restarting with new folder arguments: {why}")),
             Ending::Removed => Some("the server was removed".to_owned()),
             Ending::Exited | Ending::Closed | Ending::NoHandshake(_) | Ending::Unsupported(_) => {
                 None
@@ -520,6 +563,10 @@ impl Actor {
             }
             Ending::Reenforce(why) => {
                 self.record(Event::RestartedToEnforce { reason: why });
+                Next::Start(spec.clone())
+            }
+            Ending::Reargue(why) => {
+                self.record(Event::RestartedForArguments { reason: why });
                 Next::Start(spec.clone())
             }
             Ending::Exited | Ending::Closed => {

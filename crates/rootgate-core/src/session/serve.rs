@@ -31,6 +31,7 @@ impl Actor {
             wire,
             link,
             enforced,
+            expanded,
             ..
         } = conn;
         let (Some(wire), Some(link)) = (wire.as_ref(), link.as_mut()) else {
@@ -85,6 +86,14 @@ impl Actor {
                              ruleset"
                                 .into(),
                         );
+                    }
+                    if let Some(running) = expanded.as_ref() {
+                        let now = crate::placeholders::expand(spec, current.roots());
+                        if now.as_ref().ok() != Some(running) {
+                            return Ending::Reargue(
+                                "it takes its folders as arguments, and they changed".into(),
+                            );
+                        }
                     }
                     let ignores = self.following == Following::Ignores;
                     if let Some(why) = must_restart(spec.withdrawal, ignores, last_given.as_deref(), &current) {
@@ -254,9 +263,7 @@ pub(super) fn must_restart(
         return Some("its last folder was withdrawn, and servers ignore an empty list".into());
     }
     if ignores_changes {
-        return Some(
-            "it does not pick up changes, so a withdrawal takes effect by restarting it".into(),
-        );
+        return Some("it does not pick up changes".into());
     }
     match policy {
         Withdrawal::Restart => {

@@ -84,7 +84,10 @@ impl Supervisor {
         match status {
             Status::Running(_) => entry.running_since = Some(Instant::now()),
             Status::Failed { .. } => self.after_failure(id, entry),
-            Status::Stopped { .. } | Status::Starting | Status::Stopping => {}
+            Status::Stopped { .. }
+            | Status::Starting
+            | Status::Stopping
+            | Status::Waiting { .. } => {}
         }
     }
 
