@@ -27,8 +27,10 @@ use thiserror::Error;
 use crate::consent::SharedRoot;
 use crate::servers::ServerSpec;
 
-const FOLDERS: &str = "${folders}";
-const FOLDER: &str = "${folder}";
+/// Every folder shared with the server.
+pub const FOLDERS: &str = "${folders}";
+/// The one folder shared with the server.
+pub const FOLDER: &str = "${folder}";
 const NAMED: &str = "${folder:";
 
 /// Why a server's placeholders cannot be filled now, in words a person can

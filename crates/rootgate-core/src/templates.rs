@@ -1,7 +1,10 @@
 //! Ready-made server drafts the app offers on first run and in "Add
-//! server": our built-in example server, the npm filesystem server, and a
-//! Python server started with `uvx`. A template only fills in a draft; the
-//! person still reviews and approves the exact command before it runs.
+//! server": our built-in example server, the npm filesystem server, the Git
+//! server from PyPI, and a Python server started with `uvx`. A template
+//! only fills in a draft; the person still reviews and approves the exact
+//! command before it runs. Packages fetched at start are pinned to the
+//! version the template was written with, so an approval covers that
+//! version, not whatever the registry serves next.
 //!
 //! This module knows nothing about whether the commands are installed.
 
@@ -43,14 +46,34 @@ pub fn templates(example_command: &str, example_args: &[&str]) -> Vec<ServerTemp
             id: "filesystem".into(),
             title: "Filesystem server (npm)".into(),
             description: "@modelcontextprotocol/server-filesystem: reads and writes files in \
-                          the folders you share with it. Needs Node.js."
+                          the folders you share with it, told both as roots and as its \
+                          arguments. Needs Node.js."
                 .into(),
             draft: ServerDraft {
                 name: "Filesystem".into(),
                 command: "npx".into(),
                 args: vec![
                     "-y".into(),
-                    "@modelcontextprotocol/server-filesystem".into(),
+                    "@modelcontextprotocol/server-filesystem@2026.8.31".into(),
+                    crate::placeholders::FOLDERS.into(),
+                ],
+                enabled: true,
+                ..Default::default()
+            },
+        },
+        ServerTemplate {
+            id: "git".into(),
+            title: "Git server (uvx)".into(),
+            description: "mcp-server-git: reads, searches and changes one Git repository, the \
+                          one folder you share with it. Needs uv."
+                .into(),
+            draft: ServerDraft {
+                name: "Git".into(),
+                command: "uvx".into(),
+                args: vec![
+                    "mcp-server-git==2026.10.19".into(),
+                    "--repository".into(),
+                    crate::placeholders::FOLDER.into(),
                 ],
                 enabled: true,
                 ..Default::default()
@@ -65,7 +88,7 @@ pub fn templates(example_command: &str, example_args: &[&str]) -> Vec<ServerTemp
             draft: ServerDraft {
                 name: "Python server".into(),
                 command: "uvx".into(),
-                args: vec!["mcp-server-git".into()],
+                args: vec!["your-mcp-server".into()],
                 enabled: true,
                 ..Default::default()
             },
@@ -90,6 +113,6 @@ mod tests {
             assert!(!spec.is_approved(), "a template is never pre-approved");
             names.push(spec.name);
         }
-        assert_eq!(names.len(), 3);
+        assert_eq!(names.len(), 4);
     }
 }

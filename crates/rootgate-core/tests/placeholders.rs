@@ -150,3 +150,78 @@ async fn a_named_folder_in_the_environment_follows_the_person_swapping_it() {
     running(&session).await;
     session.shutdown().await;
 }
+
+/// The Git server's answer to `git_status` on `repo`: its text, or the
+/// error it gave.
+async fn git_status(session: &Session, repo: &std::path::Path) -> (bool, String) {
+    let mut args = no_args();
+    args.insert("repo_path".into(), repo.display().to_string().into());
+    match session.call_tool("git_status", args).await {
+        Ok(result) => (result["isError"] != true, tool_text(&result)),
+        Err(e) => (false, e.to_string()),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_git_server_from_pypi_is_given_the_repository_named_repo() {
+    let h = Harness::new();
+    let (first, first_path) = h.folder("first repo");
+    let (second, second_path) = h.folder("second repo");
+    for path in [&first_path, &second_path] {
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .arg(path)
+            .status()
+            .expect("git init");
+        assert!(init.success());
+    }
+    h.store.rename_root(&first, "repo").unwrap();
+    let spec = h
+        .store
+        .add_server(rootgate_core::servers::ServerDraft {
+            name: "git".into(),
+            command: python().to_str().unwrap().into(),
+            args: vec![
+                "-m".into(),
+                "mcp_server_git".into(),
+                "--repository".into(),
+                "${folder:repo}".into(),
+            ],
+            ..Default::default()
+        })
+        .unwrap();
+    h.store.grant(&spec.id, &first).unwrap();
+    h.store.grant(&spec.id, &second).unwrap();
+    let session = h.session_for(&spec);
+    running(&session).await;
+    let (ok, text) = git_status(&session, &first_path).await;
+    assert!(ok && text.contains("On branch"), "{text}");
+    let (ok, text) = git_status(&session, &second_path).await;
+    assert!(
+        !ok && text.contains("outside the allowed repository"),
+        "{text}"
+    );
+
+    // The person gives the name to the other folder: the server is started
+    // again on that repository, by its own account.
+    let seq = h.now_seq();
+    h.store.rename_root(&first, "first").unwrap();
+    h.store.rename_root(&second, "repo").unwrap();
+    h.wait_event(&spec.id, seq, |e| {
+        matches!(e, Event::RestartedForArguments { .. })
+    })
+    .await;
+    let (ok, text) = eventually("the server to run on the other repository", || async {
+        running(&session).await;
+        let (ok, text) = git_status(&session, &second_path).await;
+        if ok { Ok((ok, text)) } else { Err(text) }
+    })
+    .await;
+    assert!(ok && text.contains("On branch"), "{text}");
+    let (ok, text) = git_status(&session, &first_path).await;
+    assert!(
+        !ok && text.contains("outside the allowed repository"),
+        "{text}"
+    );
+    session.shutdown().await;
+}
