@@ -32,6 +32,7 @@ use thiserror::Error;
 use tokio::sync::broadcast;
 
 use crate::connections::{ConnectionChange, ConnectionView, Connections};
+use crate::consent::SharedRoots;
 use crate::folders::FolderError;
 use crate::ids::{ConnectionId, RootId, ServerId};
 use crate::roots::Root;
@@ -95,6 +96,15 @@ pub struct ServerView {
     pub status: Status,
     /// Where the server stands with its folders.
     pub delivery: DeliverySummary,
+    /// Whether it takes folders as arguments (`${folders}` and the like),
+    /// besides being told them as roots.
+    pub folders_as_arguments: bool,
+    /// Its command line with the folders shared now filled in (environment
+    /// values hidden), when it takes folders as arguments and they are there.
+    pub resolved_command_line: Option<String>,
+    /// What it waits for, when it takes folders as arguments that are not
+    /// there.
+    pub waits_for: Option<String>,
 }
 
 /// Something that changed, for the app to show without polling.
@@ -369,11 +379,33 @@ impl Supervisor {
         if spec.ignores_list_changed {
             delivery.following = Following::Ignores;
         }
+        let folders_as_arguments = crate::placeholders::has_placeholders(&spec);
+        let (resolved_command_line, waits_for) = if folders_as_arguments {
+            let shared = self
+                .store
+                .shared_with(&spec.id)
+                .unwrap_or_else(|_| SharedRoots::empty());
+            match crate::placeholders::expand(&spec, shared.roots()) {
+                Ok(expanded) => {
+                    let mut filled = spec.clone();
+                    filled.args = expanded.args;
+                    filled.env = expanded.env;
+                    filled.cwd = expanded.cwd;
+                    (Some(filled.masked_command_line()), None)
+                }
+                Err(e) => (None, Some(e.to_string())),
+            }
+        } else {
+            (None, None)
+        };
         ServerView {
             command_line: spec.command_line(),
             approved: spec.is_approved(),
             status,
             delivery,
+            folders_as_arguments,
+            resolved_command_line,
+            waits_for,
             spec,
         }
     }

@@ -420,3 +420,36 @@ async fn a_server_seen_not_to_follow_changes_is_remembered_until_forgotten() {
     sup.revoke(&id, &a.root.id).unwrap();
     sup.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_taking_folders_as_arguments_shows_them_filled_in_or_why_it_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let mut draft = fixture_draft("git");
+    draft.enabled = false;
+    draft.args = vec!["--repository".into(), "${folder}".into()];
+    let git = sup.add_server(draft).unwrap();
+    assert!(git.folders_as_arguments);
+    assert_eq!(git.resolved_command_line, None);
+    let waits = git.waits_for.expect("it says what it waits for");
+    assert!(waits.contains("and 0 are shared with it"), "{waits}");
+
+    let path = make_folder(&dir, "repo one");
+    let prompt = sup.prompt_for_path(&path).unwrap();
+    sup.answer_prompt(prompt.id, std::slice::from_ref(&git.spec.id), None)
+        .unwrap();
+    let git = sup.server(&git.spec.id).unwrap();
+    assert_eq!(git.waits_for, None);
+    let real = path.canonicalize().unwrap();
+    let line = git.resolved_command_line.expect("filled in");
+    // The path has a space, so the command line quotes it as a shell would.
+    assert!(
+        line.ends_with(&format!("--repository '{}'", real.display())),
+        "{line}"
+    );
+
+    let plain = sup.add_server(fixture_draft("plain")).unwrap();
+    assert!(!plain.folders_as_arguments);
+    assert_eq!(plain.resolved_command_line, None);
+    assert_eq!(plain.waits_for, None);
+}

@@ -275,6 +275,55 @@ describe("the window", () => {
   });
 });
 
+describe("a server that takes folders as arguments", () => {
+  it("shows the approval the command with the folders filled in", async () => {
+    const { app } = await startApp((b) =>
+      b.api.listServers.mockResolvedValue([
+        server("fs", {
+          approved: false,
+          commandLine: "npx -y srv ${folders}",
+          foldersAsArguments: true,
+          resolvedCommandLine: "npx -y srv /home/me/a /home/me/b",
+        }),
+      ]),
+    );
+    app.show("servers");
+    flushSync();
+    all("server-row")[0].querySelector<HTMLButtonElement>('[data-testid="server-start"]')?.click();
+    flushSync();
+    expect(q("approval-command")?.textContent).toBe("npx -y srv ${folders}");
+    expect(q("approval-resolved")?.textContent).toBe("npx -y srv /home/me/a /home/me/b");
+  });
+
+  it("says in the approval why it will not start yet", async () => {
+    const { app } = await startApp((b) =>
+      b.api.listServers.mockResolvedValue([
+        server("git", {
+          approved: false,
+          foldersAsArguments: true,
+          waitsFor: "it takes one folder as an argument, and 2 are shared with it: share exactly one",
+        }),
+      ]),
+    );
+    app.show("servers");
+    flushSync();
+    all("server-row")[0].querySelector<HTMLButtonElement>('[data-testid="server-start"]')?.click();
+    flushSync();
+    expect(q("approval-resolved")).toBeNull();
+    expect(q("approval-filled")?.textContent).toContain("will not start yet: it takes one folder");
+  });
+
+  it("says nothing of arguments for a server told its folders only as roots", async () => {
+    const { app } = await startApp((b) => b.api.listServers.mockResolvedValue([server("plain", { approved: false })]));
+    app.show("servers");
+    flushSync();
+    all("server-row")[0].querySelector<HTMLButtonElement>('[data-testid="server-start"]')?.click();
+    flushSync();
+    expect(q("approval-command")).not.toBeNull();
+    expect(q("approval-filled")).toBeNull();
+  });
+});
+
 describe("folders a server has not picked up", () => {
   const running = {
     state: "running" as const,

@@ -158,7 +158,22 @@ export type ServerView = { commandLine: string, approved: boolean, status: Statu
 /**
  * Where the server stands with its folders.
  */
-delivery: DeliverySummary, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+delivery: DeliverySummary, 
+/**
+ * Whether it takes folders as arguments (`${folders}` and the like),
+ * besides being told them as roots.
+ */
+foldersAsArguments: boolean, 
+/**
+ * Its command line with the folders shared now filled in (environment
+ * values hidden), when it takes folders as arguments and they are there.
+ */
+resolvedCommandLine: string | null, 
+/**
+ * What it waits for, when it takes folders as arguments that are not
+ * there.
+ */
+waitsFor: string | null, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
  * Run the server under a Landlock ruleset that holds it to its roots.
  */

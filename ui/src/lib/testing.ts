@@ -115,6 +115,9 @@ export function server(id: string, over: Partial<ServerView> = {}): ServerView {
     ignoresListChanged: false,
     status: { state: "stopped", lastExit: null },
     delivery: delivered({ state: { state: "notRunning" } }),
+    foldersAsArguments: false,
+    resolvedCommandLine: null,
+    waitsFor: null,
     ...over,
   };
 }
