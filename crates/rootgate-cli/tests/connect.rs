@@ -115,6 +115,44 @@ async fn the_filesystem_server_sees_exactly_the_folders_shared_with_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configured_in_claude_desktops_config_file_as_a_person_would() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (a, a_path) = rg.folder("shared");
+    rg.folder("kept, not shared");
+    rg.share(&files.id, &a);
+    // The entry a person writes (or Rootgate's import writes) in
+    // ~/.config/Claude/claude_desktop_config.json, with the installed
+    // command's full path as the docs advise.
+    let config = rg.home().join(".config/Claude/claude_desktop_config.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let entry = json!({"mcpServers": {"files": {
+        "command": binary("rootgate").display().to_string(),
+        "args": ["connect", "files"],
+    }}});
+    std::fs::write(&config, serde_json::to_string_pretty(&entry).unwrap()).unwrap();
+
+    let mut app = App::start_from_config(&rg, &config, "files").await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    assert_eq!(app.connected["server"]["name"], "secure-filesystem-server");
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let got = allowed(&mut app).await;
+        if got == set(&[&a_path]) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the server holds {got:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_or_unapproved_server_is_refused_in_words() {
     let rg = Rootgate::new();
     let fixture = binary("rootgate-fixture-server").display().to_string();

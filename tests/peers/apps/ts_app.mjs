@@ -19,7 +19,11 @@
 // {"event":"listChanged","kind"}, {"event":"sampling",...} (answered with a
 // fixed text), {"event":"elicitation",...} (answered "accept" with the
 // driver's content), {"event":"closed"} when the server's side ends. Options before `--`: --roots URI[,URI...] (declare roots
-// and list these), --sampling, --elicitation, --name NAME.
+// and list these), --sampling, --elicitation, --name NAME, and
+// --config FILE --server NAME: start the server as Claude Desktop does
+// from its claude_desktop_config.json (`mcpServers.NAME`: command, args,
+// env), with the SDK's default environment (HOME, PATH, ...) plus that env,
+// instead of the command after `--`.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
@@ -36,14 +40,30 @@ import readline from "node:readline";
 
 const argv = process.argv.slice(2);
 const sep = argv.indexOf("--");
-const opts = argv.slice(0, sep);
-const [command, ...args] = argv.slice(sep + 1);
+const opts = sep >= 0 ? argv.slice(0, sep) : argv;
 const flag = (name) => opts.includes(name);
 const value = (name) => {
   const i = opts.indexOf(name);
   return i >= 0 ? opts[i + 1] : undefined;
 };
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
+
+// What to start, from the command line or from an AI app's config file.
+async function serverParams() {
+  const file = value("--config");
+  if (file === undefined) {
+    const [command, ...args] = argv.slice(sep + 1);
+    return { command, args, env: process.env, stderr: "inherit" };
+  }
+  const { readFile } = await import("node:fs/promises");
+  const name = value("--server");
+  const entry = JSON.parse(await readFile(file, "utf8")).mcpServers?.[name];
+  if (!entry?.command) {
+    out({ event: "connectFailed", error: `no server "${name}" in ${file}` });
+    process.exit(1);
+  }
+  return { command: entry.command, args: entry.args ?? [], env: entry.env, stderr: "inherit" };
+}
 
 let roots = (value("--roots") ?? "")
   .split(",")
@@ -73,7 +93,7 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, () => out({ eve
 client.setNotificationHandler(ResourceListChangedNotificationSchema, () => out({ event: "listChanged", kind: "resources" }));
 client.setNotificationHandler(PromptListChangedNotificationSchema, () => out({ event: "listChanged", kind: "prompts" }));
 
-const transport = new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" });
+const transport = new StdioClientTransport(await serverParams());
 client.onclose = () => out({ event: "closed" });
 const started = performance.now();
 try {

@@ -80,7 +80,9 @@ pub struct Rootgate {
 impl Rootgate {
     pub fn new() -> Rootgate {
         let dir = tempfile::tempdir().expect("tempdir");
-        let config_home = dir.path().join("config");
+        // Where a person's settings are: $HOME/.config, so that an app that
+        // passes only HOME (as Claude Desktop does) finds them too.
+        let config_home = dir.path().join("home/.config");
         let file = SettingsFile::at(config_home.join("rootgate/settings.json"));
         let (store, _) = Store::open(file).expect("store");
         Rootgate {
@@ -94,7 +96,9 @@ impl Rootgate {
     /// settings (the store is its), as the desktop app does.
     pub fn with_window() -> (Rootgate, Arc<rootgate_core::supervisor::Supervisor>) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let config_home = dir.path().join("config");
+        // Where a person's settings are: $HOME/.config, so that an app that
+        // passes only HOME (as Claude Desktop does) finds them too.
+        let config_home = dir.path().join("home/.config");
         let file = SettingsFile::at(config_home.join("rootgate/settings.json"));
         let supervisor = rootgate_core::supervisor::Supervisor::open(
             file,
@@ -138,6 +142,11 @@ impl Rootgate {
         self.store.grant(server, root).expect("grant");
     }
 
+    /// The person's home folder, holding `.config/rootgate`.
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
     /// The command an AI app's config names: `rootgate connect NAME`.
     pub fn connect_command(&self, name: &str) -> Vec<String> {
         vec![
@@ -159,6 +168,16 @@ pub struct App {
     pub connected: Value,
 }
 
+fn stand_in(sdk: Sdk) -> Command {
+    let (program, script) = match sdk {
+        Sdk::TypeScript => (PathBuf::from("node"), "apps/ts_app.mjs"),
+        Sdk::Python => (python(), "apps/py_app.py"),
+    };
+    let mut cmd = Command::new(program);
+    cmd.arg(peers().join(script));
+    cmd
+}
+
 /// Which official SDK client stands in for the app.
 #[derive(Debug, Clone, Copy)]
 pub enum Sdk {
@@ -176,23 +195,30 @@ impl App {
         options: &[&str],
         server_command: &[String],
     ) -> App {
-        let mut cmd = match sdk {
-            Sdk::TypeScript => {
-                let mut cmd = Command::new("node");
-                cmd.arg(peers().join("apps/ts_app.mjs"));
-                cmd
-            }
-            Sdk::Python => {
-                let mut cmd = Command::new(python());
-                cmd.arg(peers().join("apps/py_app.py"));
-                cmd
-            }
-        };
+        let mut cmd = stand_in(sdk);
         cmd.args(options)
             .arg("--")
             .args(server_command)
-            .env("XDG_CONFIG_HOME", &rootgate.config_home)
-            .stdin(Stdio::piped())
+            .env("XDG_CONFIG_HOME", &rootgate.config_home);
+        App::spawn(cmd).await
+    }
+
+    /// Starts the TypeScript stand-in as Claude Desktop starts a server:
+    /// from `mcpServers.NAME` of a `claude_desktop_config.json`, with only
+    /// the SDK's default environment (so HOME, not XDG_CONFIG_HOME, tells
+    /// the bridge where the settings are).
+    pub async fn start_from_config(rootgate: &Rootgate, config: &Path, name: &str) -> App {
+        let mut cmd = stand_in(Sdk::TypeScript);
+        cmd.arg("--config")
+            .arg(config)
+            .args(["--server", name])
+            .env("HOME", rootgate.home())
+            .env_remove("XDG_CONFIG_HOME");
+        App::spawn(cmd).await
+    }
+
+    async fn spawn(mut cmd: Command) -> App {
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
