@@ -8,10 +8,11 @@
 #[path = "support/harness.rs"]
 mod harness;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use harness::*;
+use rootgate_core::servers::{ServerDraft, ServerSpec};
 use rootgate_core::session::delivery::FolderState;
 use rootgate_core::session::{Following, Session};
 use rootgate_core::timeline::Event;
@@ -53,6 +54,24 @@ fn folder_states(session: &Session) -> Vec<(String, FolderState)> {
         .collect()
 }
 
+/// Our fixture as a server named `name`, run with `flags`, writing every
+/// list it receives to the report file returned.
+fn reporting_server(h: &Harness, name: &str, flags: &[&str]) -> (ServerSpec, PathBuf) {
+    let report = h.dir.path().join("report.jsonl");
+    let mut args: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+    args.extend(["--report".to_owned(), report.display().to_string()]);
+    let spec = h
+        .store
+        .add_server(ServerDraft {
+            name: name.into(),
+            command: fixture_server().display().to_string(),
+            args,
+            ..Default::default()
+        })
+        .expect("add the fixture server");
+    (spec, report)
+}
+
 /// A harness whose servers have one second to ask after a notification.
 fn quick_pickup() -> Harness {
     let mut h = Harness::new();
@@ -63,23 +82,10 @@ fn quick_pickup() -> Harness {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_asks_once_is_restarted_to_withdraw_and_remembered() {
     let h = quick_pickup();
-    let report = h.dir.path().join("report.jsonl");
     let (a, a_path) = h.folder("a");
     let (b, b_path) = h.folder("b");
     let (c, c_path) = h.folder("c");
-    let spec = h
-        .store
-        .add_server(rootgate_core::servers::ServerDraft {
-            name: "asks once".into(),
-            command: fixture_server().to_str().unwrap().into(),
-            args: vec![
-                "--ignore-list-changed".into(),
-                "--report".into(),
-                report.to_str().unwrap().into(),
-            ],
-            ..Default::default()
-        })
-        .unwrap();
+    let (spec, report) = reporting_server(&h, "asks once", &["--ignore-list-changed"]);
     h.store.grant(&spec.id, &a).unwrap();
     let session = h.session_for(&spec);
     running(&session).await;
@@ -154,22 +160,9 @@ async fn a_server_that_asks_once_is_restarted_to_withdraw_and_remembered() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_withdrawal_the_server_does_not_ask_for_is_applied_by_restart() {
     let h = quick_pickup();
-    let report = h.dir.path().join("report.jsonl");
     let (a, a_path) = h.folder("a");
     let (b, b_path) = h.folder("b");
-    let spec = h
-        .store
-        .add_server(rootgate_core::servers::ServerDraft {
-            name: "asks once".into(),
-            command: fixture_server().to_str().unwrap().into(),
-            args: vec![
-                "--ignore-list-changed".into(),
-                "--report".into(),
-                report.to_str().unwrap().into(),
-            ],
-            ..Default::default()
-        })
-        .unwrap();
+    let (spec, report) = reporting_server(&h, "asks once", &["--ignore-list-changed"]);
     h.store.grant(&spec.id, &a).unwrap();
     h.store.grant(&spec.id, &b).unwrap();
     let session = h.session_for(&spec);
@@ -201,24 +194,10 @@ async fn a_withdrawal_the_server_does_not_ask_for_is_applied_by_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_asks_every_few_seconds_is_restarted_within_the_bound() {
     let h = quick_pickup();
-    let report = h.dir.path().join("report.jsonl");
     let (a, a_path) = h.folder("a");
     let (b, b_path) = h.folder("b");
-    let spec = h
-        .store
-        .add_server(rootgate_core::servers::ServerDraft {
-            name: "polls".into(),
-            command: fixture_server().to_str().unwrap().into(),
-            // It asks every 30 s: far longer than the test waits.
-            args: vec![
-                "--ask-every-ms".into(),
-                "30000".into(),
-                "--report".into(),
-                report.to_str().unwrap().into(),
-            ],
-            ..Default::default()
-        })
-        .unwrap();
+    // It asks every 30 s: far longer than the test waits.
+    let (spec, report) = reporting_server(&h, "polls", &["--ask-every-ms", "30000"]);
     h.store.grant(&spec.id, &a).unwrap();
     h.store.grant(&spec.id, &b).unwrap();
     let session = h.session_for(&spec);

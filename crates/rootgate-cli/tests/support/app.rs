@@ -22,52 +22,9 @@ use tokio::sync::mpsc;
 
 pub const WAIT: Duration = Duration::from_secs(30);
 
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
-fn require(path: PathBuf, how: &str) -> PathBuf {
-    assert!(path.exists(), "{} is missing; {how}", path.display());
-    path
-}
-
-/// A binary of the workspace, built by `cargo build --workspace`.
-pub fn binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    require(
-        dir.join(name),
-        "build the workspace first (cargo build --workspace)",
-    )
-}
-
-pub fn peers() -> PathBuf {
-    workspace_root().join("tests/peers")
-}
-
-pub fn fs_server_js() -> PathBuf {
-    require(
-        peers().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
-        "run scripts/setup.sh test to install the test peers",
-    )
-}
-
-pub fn everything_js() -> PathBuf {
-    require(
-        peers().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-        "run scripts/setup.sh test to install the test peers",
-    )
-}
-
-pub fn python() -> PathBuf {
-    require(
-        peers().join(".venv/bin/python"),
-        "run scripts/setup.sh test",
-    )
-}
+#[path = "../../../rootgate-core/tests/support/peers.rs"]
+mod peers;
+pub use peers::*;
 
 /// Rootgate as the person set it up: the settings folder the bridges read,
 /// written through a store, as the window writes it.
@@ -308,36 +265,6 @@ impl App {
             None => panic!("tools/call {name} failed: {answer}"),
         }
     }
-}
-
-/// The text content of a tool result.
-pub fn tool_text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Runs `probe` until it returns `Ok`, for what a server applies in its
-/// own time; fails after `WAIT` with the last reason.
-pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, String>>,
-{
-    let deadline = tokio::time::Instant::now() + WAIT;
-    let mut last = String::new();
-    while tokio::time::Instant::now() < deadline {
-        match probe().await {
-            Ok(value) => return value,
-            Err(why) => last = why,
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{what} did not happen within {WAIT:?}; last: {last}");
 }
 
 /// The processes whose command line holds `marker`, that are not zombies.

@@ -19,57 +19,11 @@ use rootgate_core::timeline::{Entry, Event, Timeline};
 
 pub const WAIT: Duration = Duration::from_secs(20);
 
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
-fn require(path: PathBuf, how: &str) -> PathBuf {
-    assert!(path.exists(), "{} is missing; {how}", path.display());
-    path
-}
-
-/// Our own fixture server, built beside this test binary by
-/// `cargo build --workspace` / `cargo nextest run --workspace`.
-pub fn fixture_server() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    require(
-        dir.join("rootgate-fixture-server"),
-        "build the workspace first (cargo build --workspace)",
-    )
-}
-
-pub fn peers() -> PathBuf {
-    workspace_root().join("tests/peers")
-}
-
-/// The npm filesystem server's entry point, installed by tests/setup.sh.
-pub fn fs_server_js() -> PathBuf {
-    require(
-        peers().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
-        "run tests/setup.sh to install the test peers",
-    )
-}
-
-/// The venv interpreter with the Python SDK, by absolute path (a version
-/// manager's shim costs ~50 ms a spawn).
-pub fn python() -> PathBuf {
-    require(
-        peers().join(".venv/bin/python"),
-        "run tests/setup.sh to install the test peers",
-    )
-}
-
-pub fn py_roots_server() -> PathBuf {
-    workspace_root().join("tests/servers/py_roots_server.py")
-}
-
-pub fn node() -> String {
-    "node".into()
-}
+#[path = "peers.rs"]
+mod peers;
+// Some test files (the in-memory protocol tests) run no real program.
+#[allow(unused_imports)]
+pub use peers::*;
 
 pub struct Harness {
     pub dir: tempfile::TempDir,
@@ -237,17 +191,6 @@ pub async fn failure_reason(session: &Session) -> String {
     }
 }
 
-/// The text content of a tool result.
-pub fn tool_text(result: &serde_json::Value) -> String {
-    result["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 pub fn no_args() -> serde_json::Map<String, serde_json::Value> {
     serde_json::Map::new()
 }
@@ -256,24 +199,4 @@ pub fn uri(path: &Path) -> String {
     rootgate_core::uri::path_to_uri(path)
         .expect("uri")
         .to_string()
-}
-
-/// Runs `probe` until it returns `Some`, waiting a little between tries,
-/// for servers that apply a change asynchronously after acknowledging it
-/// (there is no event to wait for inside another process).
-pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, String>>,
-{
-    let deadline = tokio::time::Instant::now() + WAIT;
-    let mut last = String::new();
-    while tokio::time::Instant::now() < deadline {
-        match probe().await {
-            Ok(value) => return value,
-            Err(why) => last = why,
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{what} did not happen within {WAIT:?}; last: {last}");
 }

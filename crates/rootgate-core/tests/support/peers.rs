@@ -1,0 +1,107 @@
+//! Where the real programs the integration tests run are (the workspace's
+//! binaries, the npm and PyPI test peers), and the small helpers every test
+//! file needs around them. Both the core's harness and the bridge's test
+//! support include this file with `#[path]`, so a peer moves in one place;
+//! it holds no set-up of its own and no tests. `WAIT` comes from the module
+//! that includes it, because each suite chooses its own bound.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::WAIT;
+
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+fn require(path: PathBuf, how: &str) -> PathBuf {
+    assert!(path.exists(), "{} is missing; {how}", path.display());
+    path
+}
+
+/// A binary of the workspace, built beside this test binary by
+/// `cargo build --workspace` / `cargo nextest run --workspace`.
+pub fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    require(
+        dir.join(name),
+        "build the workspace first (cargo build --workspace)",
+    )
+}
+
+/// Our own fixture server.
+pub fn fixture_server() -> PathBuf {
+    binary("rootgate-fixture-server")
+}
+
+pub fn peers() -> PathBuf {
+    workspace_root().join("tests/peers")
+}
+
+const SETUP: &str = "run `bash scripts/setup.sh test` to install the test peers";
+
+/// The npm filesystem server's entry point.
+pub fn fs_server_js() -> PathBuf {
+    require(
+        peers().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
+        SETUP,
+    )
+}
+
+/// The npm everything server's entry point.
+pub fn everything_js() -> PathBuf {
+    require(
+        peers().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+        SETUP,
+    )
+}
+
+/// The venv interpreter with the Python SDK, by absolute path (a version
+/// manager's shim costs ~50 ms a spawn).
+pub fn python() -> PathBuf {
+    require(peers().join(".venv/bin/python"), SETUP)
+}
+
+pub fn py_roots_server() -> PathBuf {
+    workspace_root().join("tests/servers/py_roots_server.py")
+}
+
+pub fn node() -> String {
+    "node".into()
+}
+
+/// The text content of a tool result.
+pub fn tool_text(result: &serde_json::Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs `probe` until it returns `Ok`, for what a server applies in its
+/// own time after acknowledging it (there is no event to wait for inside
+/// another process); fails after `WAIT` with the last reason.
+pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let mut last = String::new();
+    while tokio::time::Instant::now() < deadline {
+        match probe().await {
+            Ok(value) => return value,
+            Err(why) => last = why,
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what} did not happen within {WAIT:?}; last: {last}");
+}
