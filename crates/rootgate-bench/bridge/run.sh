@@ -75,10 +75,14 @@ run() {  # run <label> <command...>
   XDG_CONFIG_HOME=$config "$NODE" "$JS/bridge/driver.mjs" --label "$1" "${sizes[@]}" -- "${@:2}" >> "$out"
 }
 printf '{"metric":"env","loadavg":"%s","started":"%s","quick":%s}\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$(date -Is)" "$quick" > "$out"
+# Every other round runs in the opposite order, so that no client always
+# comes first (after a pause) or last (after the others warmed the caches).
+order=(direct $proxies)
 for r in $(seq "$rounds"); do
-  run direct "${server[@]}"
-  for p in $proxies; do
+  if (( r % 2 == 0 )); then clients=($(printf '%s\n' "${order[@]}" | tac)); else clients=("${order[@]}"); fi
+  for p in "${clients[@]}"; do
     case $p in
+      direct) run direct "${server[@]}" ;;
       floor) run floor "$floor" "${server[@]}" ;;
       rootgate) run rootgate "$rootgate" connect bench ;;
       fastmcp) run fastmcp "$BENCH_HOME/venv-fastmcp/bin/python" "$here/fastmcp_proxy.py" "${server[@]}" ;;
