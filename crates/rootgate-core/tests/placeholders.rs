@@ -71,6 +71,21 @@ async fn the_filesystem_server_gets_its_folders_as_arguments_and_new_ones_by_res
     // The process was started with the folder's real path as its argument.
     let line = cmdline(info.pid);
     assert!(line.contains(&a_path.display().to_string()), "{line:?}");
+    // The timeline says what ran: the command with the folder filled in.
+    let started = h
+        .timeline
+        .for_server(&spec.id)
+        .into_iter()
+        .filter_map(|e| match e.event {
+            Event::Starting { command_line } => Some(command_line),
+            _ => None,
+        })
+        .next_back()
+        .expect("a Starting entry");
+    assert!(
+        started.ends_with(&format!("'{}'", a_path.display())),
+        "{started}"
+    );
     assert_eq!(
         allowed(&session).await.unwrap(),
         BTreeSet::from([a_path.clone()])

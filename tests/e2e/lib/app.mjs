@@ -239,6 +239,16 @@ export class App {
 
   /** Saves a WebDriver screenshot of the window as NAME.png. */
   async screenshot(name) {
+    // A dialog fades in: wait (briefly) for finite animations to end, so the
+    // picture shows what a person reads, not a frame of the fade. Endless
+    // ones (a busy spinner) are left running.
+    await waitUntil(
+      () =>
+        this.driver.executeScript(() =>
+          document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
+        ),
+      { timeout: 2_000, message: 'animations to end before the screenshot' },
+    ).catch(() => {});
     fs.mkdirSync(env.screenshots, { recursive: true });
     const file = path.join(env.screenshots, `${name}.png`);
     fs.writeFileSync(file, await this.driver.takeScreenshot(), 'base64');

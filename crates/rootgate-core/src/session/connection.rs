@@ -155,9 +155,6 @@ impl Actor {
     /// Runs one life of the server process, from spawn to exit.
     pub(super) async fn run_connection(&mut self, spec: &ServerSpec) -> Next {
         self.status.send_replace(Status::Starting);
-        self.record(Event::Starting {
-            command_line: spec.masked_command_line(),
-        });
         let mut conn = match self.launch(spec) {
             Ok(conn) => conn,
             Err(Unlaunched::Failed(reason)) => {
@@ -207,6 +204,11 @@ impl Actor {
             None => spec.clone(),
         };
         let spec = &run;
+        // The command line as it runs, folders filled in: what the person
+        // reads in the timeline must be what the process was given.
+        self.record(Event::Starting {
+            command_line: spec.masked_command_line(),
+        });
         let enforced = spec.enforce_roots.then_some(at_start);
         let mut launch = process::Launch {
             grace: self.config.shutdown_grace,
