@@ -1,0 +1,210 @@
+//! The app's side of the router: its requests, notifications and answers
+//! to the bridge's requests, each turned into what to write where. It holds
+//! no state of its own (that is the `Router`'s) and writes nothing.
+
+use super::*;
+
+impl Router {
+    pub(super) fn app_request(
+        &mut self,
+        method: &str,
+        id: &RawValue,
+        params: Option<&RawValue>,
+        now: Instant,
+    ) -> Vec<Out> {
+        let id_text = id.get();
+        match (&self.init, method) {
+            (Init::Waiting, "initialize") => {
+                let params = params
+                    .and_then(|p| serde_json::from_str::<Map<String, Value>>(p.get()).ok())
+                    .unwrap_or_default();
+                self.app = app_info(&params);
+                self.init = Init::Received {
+                    app_id: Some(id_text.into()),
+                    params,
+                };
+                return vec![Out::AppInitialized];
+            }
+            (Init::Waiting, "ping") => return vec![Out::App(result_line(id_text, "{}"))],
+            (Init::Waiting, _) => {
+                return vec![Out::App(error_line(
+                    id_text,
+                    -32600,
+                    "the connection is not initialized yet: send initialize first",
+                ))];
+            }
+            (Init::Received { .. }, "initialize") => {
+                return vec![Out::App(error_line(
+                    id_text,
+                    -32600,
+                    "initialize was already received on this connection",
+                ))];
+            }
+            _ => {}
+        }
+        if self.app_ids.contains_key(id_text) {
+            return vec![Out::App(error_line(
+                id_text,
+                -32600,
+                "a request with this id is still in flight; use a new id",
+            ))];
+        }
+        if self.app_ids.len() >= MAX_IN_FLIGHT {
+            return vec![Out::App(error_line(
+                id_text,
+                -32000,
+                &format!(
+                    "too many requests in flight ({MAX_IN_FLIGHT}); wait for some to be answered"
+                ),
+            ))];
+        }
+        self.remember_for_replay(method, params);
+        let ours = self.next_server_id;
+        self.next_server_id += 1;
+        self.to_server.insert(
+            ours,
+            ToServer::App {
+                app_id: id_text.into(),
+                method: method.to_owned(),
+                target: target_of(method, params),
+                started: now,
+            },
+        );
+        self.app_ids.insert(id_text.into(), ours);
+        vec![Out::Server(request_line(&ours.to_string(), method, params))]
+    }
+
+    /// Keeps what a restarted server must be told again.
+    pub(super) fn remember_for_replay(&mut self, method: &str, params: Option<&RawValue>) {
+        let uri = || {
+            params
+                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                .and_then(|v| v.get("uri").and_then(Value::as_str).map(str::to_owned))
+        };
+        match method {
+            "logging/setLevel" => self.log_level = params.map(|p| p.to_owned()),
+            "resources/subscribe" => {
+                if let Some(uri) = uri() {
+                    self.subscriptions.insert(uri);
+                }
+            }
+            "resources/unsubscribe" => {
+                if let Some(uri) = uri() {
+                    self.subscriptions.remove(&uri);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn app_notification(
+        &mut self,
+        method: &str,
+        params: Option<&RawValue>,
+        line: &[u8],
+        now: Instant,
+    ) -> Vec<Out> {
+        match method {
+            // The app's own roots are never the server's: they are asked for,
+            // as suggestions, when the app says they changed.
+            "notifications/roots/list_changed" => self.ask_app_roots().into_iter().collect(),
+            // Only the bridge initializes the server, with Rootgate's roots;
+            // an `initialize` without an id is no request, and must not
+            // reach a server that might take its capabilities anyway.
+            "initialize" => vec![Out::Note(
+                "the app sent initialize as a notification; dropped".into(),
+            )],
+            "notifications/initialized" => {
+                let mut out = vec![Out::Server(with_newline(line))];
+                // Now the app may be asked what it works in.
+                out.extend(self.ask_app_roots());
+                out
+            }
+            "notifications/cancelled" => {
+                let Some((mut params, request)) = cancelled_request(params) else {
+                    return vec![Out::Note(
+                        "a cancellation without a requestId was dropped".into(),
+                    )];
+                };
+                let Some(ours) = self.app_ids.remove(request.as_str()) else {
+                    return vec![Out::Note(format!(
+                        "a cancellation of request {request}, which is not in flight, was dropped"
+                    ))];
+                };
+                let mut out = Vec::new();
+                if let Some(ToServer::App {
+                    method,
+                    target,
+                    started,
+                    ..
+                }) = self.to_server.remove(&ours)
+                {
+                    out.push(Out::Call(Call {
+                        method,
+                        target,
+                        duration: now.saturating_duration_since(started),
+                        outcome: "cancelled".into(),
+                    }));
+                }
+                params.insert("requestId".into(), json!(ours));
+                out.insert(
+                    0,
+                    Out::Server(notification_line(
+                        "notifications/cancelled",
+                        &Value::Object(params),
+                    )),
+                );
+                out
+            }
+            _ => vec![Out::Server(with_newline(line))],
+        }
+    }
+
+    /// A `roots/list` of the bridge's own to the app, if it has roots.
+    pub(super) fn ask_app_roots(&mut self) -> Option<Out> {
+        if !self.app.capabilities.roots {
+            return None;
+        }
+        let ours = self.next_app_id;
+        self.next_app_id += 1;
+        self.to_app.insert(ours, ToApp::Roots);
+        Some(Out::App(request_line(
+            &ours.to_string(),
+            "roots/list",
+            None,
+        )))
+    }
+
+    pub(super) fn app_response(
+        &mut self,
+        id: &RawValue,
+        result: Option<&RawValue>,
+        error: Option<&RawValue>,
+    ) -> Vec<Out> {
+        let Some(ours) = id.get().parse::<u64>().ok() else {
+            return vec![Out::Note(format!(
+                "the app answered request {}, which was never sent to it; dropped",
+                id.get()
+            ))];
+        };
+        match self.to_app.remove(&ours) {
+            Some(ToApp::Server { server_id }) => {
+                self.server_ids.remove(&server_id);
+                vec![Out::Server(response_line(&server_id, result, error))]
+            }
+            Some(ToApp::Roots) => {
+                let uris = result
+                    .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                    .and_then(|r| r.get("roots").and_then(Value::as_array).cloned())
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
+                    .collect();
+                vec![Out::AppRoots(uris)]
+            }
+            None => vec![Out::Note(format!(
+                "the app answered request {ours}, which was never sent to it; dropped"
+            ))],
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! The server's side of the router: its requests, notifications and
+//! answers, what the app is told when the server goes, and the lines the
+//! bridge sends of its own when a restarted server must be brought back to
+//! where the app left it. It holds no state of its own and writes nothing.
+
+use super::*;
+
+impl Router {
+    /// The `initialize` to send the server: the app's, with roots declared
+    /// as Rootgate's (`listChanged: true`) and the app's own id kept aside,
+    /// or, after a restart, the same as a request of the bridge's own.
+    /// `None` until the app's `initialize` arrived.
+    pub fn initialize_for_server(&mut self) -> Option<Vec<u8>> {
+        let Init::Received { app_id, params } = &mut self.init else {
+            return None;
+        };
+        let mut params = params.clone();
+        let capabilities = params
+            .entry("capabilities")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !capabilities.is_object() {
+            *capabilities = Value::Object(Map::new());
+        }
+        if let Value::Object(caps) = capabilities {
+            caps.insert("roots".into(), json!({"listChanged": true}));
+        }
+        let purpose = match app_id.take() {
+            Some(app_id) => ToServer::FirstInitialize { app_id },
+            None => ToServer::ReplayInitialize,
+        };
+        let ours = self.next_server_id;
+        self.next_server_id += 1;
+        self.to_server.insert(ours, purpose);
+        let params = Value::Object(params).to_string();
+        let raw = RawValue::from_string(params).ok()?;
+        Some(request_line(&ours.to_string(), "initialize", Some(&raw)))
+    }
+
+    /// What a restarted server is told after its `initialize`: that the
+    /// client is initialized, the logging level, and the subscriptions.
+    pub fn replay(&mut self) -> Vec<Vec<u8>> {
+        let mut lines = vec![notification_line("notifications/initialized", &Value::Null)];
+        if let Some(level) = self.log_level.clone() {
+            lines.push(self.own_request("logging/setLevel", Some(&level)));
+        }
+        for uri in self.subscriptions.clone() {
+            let params = json!({"uri": uri}).to_string();
+            if let Ok(raw) = RawValue::from_string(params) {
+                lines.push(self.own_request("resources/subscribe", Some(&raw)));
+            }
+        }
+        lines
+    }
+
+    pub(super) fn own_request(&mut self, method: &str, params: Option<&RawValue>) -> Vec<u8> {
+        let ours = self.next_server_id;
+        self.next_server_id += 1;
+        self.to_server.insert(ours, ToServer::Own);
+        request_line(&ours.to_string(), method, params)
+    }
+
+    pub(super) fn server_request(
+        &mut self,
+        method: &str,
+        id: &RawValue,
+        params: Option<&RawValue>,
+    ) -> Vec<Out> {
+        let id_text = id.get();
+        let declared = match method {
+            "roots/list" => return vec![Out::RootsList(id_text.into())],
+            "ping" => return vec![Out::Server(result_line(id_text, "{}"))],
+            "sampling/createMessage" => self.app.capabilities.sampling,
+            "elicitation/create" => self.app.capabilities.elicitation,
+            _ => true,
+        };
+        if !declared {
+            return vec![
+                Out::Server(error_line(
+                    id_text,
+                    -32601,
+                    &format!("Method not found: {method} (the client did not declare it)"),
+                )),
+                Out::Refused(method.to_owned()),
+            ];
+        }
+        if self.server_ids.contains_key(id_text) {
+            return vec![Out::Server(error_line(
+                id_text,
+                -32600,
+                "a request with this id is still in flight; use a new id",
+            ))];
+        }
+        let ours = self.next_app_id;
+        self.next_app_id += 1;
+        self.to_app.insert(
+            ours,
+            ToApp::Server {
+                server_id: id_text.into(),
+            },
+        );
+        self.server_ids.insert(id_text.into(), ours);
+        vec![Out::App(request_line(&ours.to_string(), method, params))]
+    }
+
+    pub(super) fn server_notification(
+        &mut self,
+        method: &str,
+        params: Option<&RawValue>,
+        line: &[u8],
+    ) -> Vec<Out> {
+        if method != "notifications/cancelled" {
+            return vec![Out::App(with_newline(line))];
+        }
+        let Some((mut params, request)) = cancelled_request(params) else {
+            return vec![Out::Note(
+                "a cancellation without a requestId was dropped".into(),
+            )];
+        };
+        let Some(ours) = self.server_ids.remove(request.as_str()) else {
+            return vec![Out::Note(format!(
+                "the server cancelled request {request}, which the app was not asked; dropped"
+            ))];
+        };
+        self.to_app.remove(&ours);
+        params.insert("requestId".into(), json!(ours));
+        vec![Out::App(notification_line(
+            "notifications/cancelled",
+            &Value::Object(params),
+        ))]
+    }
+
+    pub(super) fn server_response(
+        &mut self,
+        id: &RawValue,
+        result: Option<&RawValue>,
+        error: Option<&RawValue>,
+        now: Instant,
+    ) -> Vec<Out> {
+        let Some(ours) = id.get().parse::<u64>().ok() else {
+            return vec![Out::Note(format!(
+                "the server answered request {}, which was never sent to it; dropped",
+                id.get()
+            ))];
+        };
+        match self.to_server.remove(&ours) {
+            Some(ToServer::App {
+                app_id,
+                method,
+                target,
+                started,
+            }) => {
+                self.app_ids.remove(&app_id);
+                vec![
+                    Out::App(response_line(&app_id, result, error)),
+                    Out::Call(Call {
+                        method,
+                        target,
+                        duration: now.saturating_duration_since(started),
+                        outcome: outcome(error),
+                    }),
+                ]
+            }
+            Some(ToServer::FirstInitialize { app_id }) => {
+                let parsed = initialize_outcome(result, error);
+                vec![
+                    Out::App(response_line(&app_id, result, error)),
+                    Out::ServerInitialized(parsed),
+                ]
+            }
+            Some(ToServer::ReplayInitialize) => {
+                vec![Out::ServerInitialized(initialize_outcome(result, error))]
+            }
+            Some(ToServer::Own) => Vec::new(),
+            None => vec![Out::Note(format!(
+                "the server answered request {ours}, which was never sent to it; dropped"
+            ))],
+        }
+    }
+
+    /// The server is gone: every app request waiting for it gets an error
+    /// now (none would be answered), and requests it had passed on to the
+    /// app are forgotten.
+    pub fn server_gone(&mut self, why: &str, now: Instant) -> Vec<Out> {
+        let mut out = Vec::new();
+        let mut waiting: Vec<(u64, ToServer)> = self.to_server.drain().collect();
+        waiting.sort_by_key(|(ours, _)| *ours);
+        for (_, pending) in waiting {
+            match pending {
+                ToServer::App {
+                    app_id,
+                    method,
+                    target,
+                    started,
+                } => {
+                    out.push(Out::App(error_line(&app_id, -32603, why)));
+                    out.push(Out::Call(Call {
+                        method,
+                        target,
+                        duration: now.saturating_duration_since(started),
+                        outcome: format!("error -32603: {why}"),
+                    }));
+                }
+                ToServer::FirstInitialize { app_id } => {
+                    out.push(Out::App(error_line(&app_id, -32603, why)));
+                }
+                ToServer::ReplayInitialize | ToServer::Own => {}
+            }
+        }
+        self.app_ids.clear();
+        self.to_app
+            .retain(|_, pending| matches!(pending, ToApp::Roots));
+        self.server_ids.clear();
+        out
+    }
+
+    /// An error answer to the app's `initialize`, when the server cannot
+    /// be reached at all (unknown, not approved, failed to start). `None`
+    /// while the app's `initialize` has not arrived; `Some(None)` when it
+    /// was passed on already (its answer, or the error of a server gone,
+    /// reached the app).
+    pub fn refuse_initialize(&mut self, code: i64, why: &str) -> Option<Option<Vec<u8>>> {
+        match &mut self.init {
+            Init::Received { app_id, .. } => {
+                Some(app_id.take().map(|id| error_line(&id, code, why)))
+            }
+            Init::Waiting => None,
+        }
+    }
+}
