@@ -1,0 +1,282 @@
+//! The handshake of one server life: Rootgate's own `initialize` (rmcp's
+//! client, with roots declared) or, for a bridge, the AI app's `initialize`
+//! relayed; commands that arrive meanwhile are answered, and `Running` is
+//! published when it completes. Failures are said in words.
+//!
+//! What is not here: starting the process and ending the life
+//! (`connection`), and the running phase (`serve`).
+
+use super::*;
+
+impl Actor {
+    /// Does the `initialize` handshake, answering commands meanwhile, and
+    /// publishes `Running`: as Rootgate's own client, or for the AI app a
+    /// bridge relays.
+    pub(super) async fn handshake(
+        &mut self,
+        conn: &mut Connection,
+        spec: &ServerSpec,
+    ) -> Result<(), Ending> {
+        let Some((stdout, stdin)) = conn.io.take() else {
+            return Err(Ending::NoHandshake(
+                "the server's pipes were already taken".into(),
+            ));
+        };
+        let answered = match self.relay.clone() {
+            Some(relay) => {
+                self.relayed_handshake(conn, spec, relay, stdout, stdin)
+                    .await?
+            }
+            None => self.own_handshake(conn, spec, stdout, stdin).await?,
+        };
+        conn.started = true;
+        if !SUPPORTED_VERSIONS.contains(&answered.protocol_version.as_str()) {
+            return Err(Ending::Unsupported(answered.protocol_version));
+        }
+        if let Some(LinkKind::Relay { relay, life, .. }) = conn.link.as_ref().map(|l| &l.kind) {
+            relay.ready(*life, *life > 1).await;
+        }
+        self.record(Event::Initialized {
+            protocol_version: answered.protocol_version.clone(),
+            server_name: answered.server_name.clone(),
+            server_version: answered.server_version.clone(),
+        });
+        self.status.send_replace(Status::Running(RunningInfo {
+            pid: conn.pid,
+            protocol_version: answered.protocol_version,
+            server_name: answered.server_name,
+            server_version: answered.server_version,
+            capabilities: answered.capabilities,
+        }));
+        Ok(())
+    }
+
+    /// A command that came while the server was starting: whether it ends
+    /// the start, and how.
+    pub(super) fn command_while_starting(
+        &mut self,
+        command: Option<Command>,
+        spec: &ServerSpec,
+    ) -> Option<Ending> {
+        match command {
+            Some(Command::Peer(reply)) => {
+                let _ = reply.send(None);
+                None
+            }
+            Some(Command::Start(_)) => None,
+            Some(Command::Forget) => {
+                self.forget();
+                None
+            }
+            Some(Command::Restart(new)) => {
+                let new = new.unwrap_or_else(|| spec.clone());
+                self.adopt(&new);
+                Some(Ending::Restart(new))
+            }
+            Some(Command::Stop(done)) => Some(Ending::Stop(done)),
+            Some(Command::Shutdown(done)) => Some(Ending::Quit(Some(done))),
+            None => Some(Ending::Quit(None)),
+        }
+    }
+
+    pub(super) fn no_answer(&self) -> Ending {
+        Ending::NoHandshake(format!(
+            "the server did not answer `initialize` within {}; it may not be an MCP server, or \
+             it may be waiting for input of another kind",
+            seconds(self.config.init_timeout)
+        ))
+    }
+
+    /// The handshake as Rootgate's own client, on rmcp.
+    pub(super) async fn own_handshake(
+        &mut self,
+        conn: &mut Connection,
+        spec: &ServerSpec,
+        stdout: DrainOnDrop,
+        stdin: ChildStdin,
+    ) -> Result<Answered, Ending> {
+        let handler = RootsClient::new(self.roots.clone(), conn.events_tx.clone());
+        // `roots/list` is answered, and answers reported as they are
+        // written, by this transport's wire (see `wire`).
+        let (transport, wire) = handler.transport(stdout, stdin);
+        conn.wire = Some(wire);
+        let mut init = Box::pin(handler.serve(transport));
+        let deadline = tokio::time::sleep(self.config.init_timeout);
+        tokio::pin!(deadline);
+        let running = loop {
+            tokio::select! {
+                result = &mut init => match result {
+                    Ok(running) => break running,
+                    Err(e) => return Err(Ending::NoHandshake(handshake_failure(&e))),
+                },
+                _ = &mut deadline => return Err(self.no_answer()),
+                command = self.commands.recv() => {
+                    if let Some(ending) = self.command_while_starting(command, spec) {
+                        return Err(ending);
+                    }
+                }
+            }
+        };
+        let peer = running.peer().clone();
+        let info = peer.peer_info();
+        let cancel = running.cancellation_token();
+        let (ended_tx, ended) = watch::channel(false);
+        tokio::spawn(async move {
+            let _ = running.waiting().await;
+            let _ = ended_tx.send(true);
+        });
+        conn.link = Some(Link {
+            kind: LinkKind::Own { peer, cancel },
+            ended,
+        });
+        let (server_name, server_version) = info
+            .as_ref()
+            .and_then(|i| i.server_info.as_ref())
+            .map(|s| (s.name.clone(), s.version.clone()))
+            .unwrap_or_default();
+        Ok(Answered {
+            protocol_version: info
+                .as_ref()
+                .map(|i| i.protocol_version.to_string())
+                .unwrap_or_default(),
+            server_name,
+            server_version,
+            capabilities: info
+                .as_ref()
+                .and_then(|i| serde_json::to_value(&i.capabilities).ok())
+                .unwrap_or_default(),
+        })
+    }
+
+    /// The handshake a bridge relays: the AI app's `initialize` (with
+    /// Rootgate's roots declared), whose answer goes to the app; after a
+    /// restart, the same again, answered inside the bridge. The time allowed
+    /// runs from when the app's `initialize` is there.
+    pub(super) async fn relayed_handshake(
+        &mut self,
+        conn: &mut Connection,
+        spec: &ServerSpec,
+        relay: Arc<Relay>,
+        stdout: DrainOnDrop,
+        stdin: ChildStdin,
+    ) -> Result<Answered, Ending> {
+        // An AI app's results can be large (a file read, a search): a pipe
+        // of a few hundred kilobytes carries them in few wake-ups.
+        process::grow_stdout_pipe(&stdout, RELAYED_STDOUT_PIPE);
+        let wire = Wire::start(
+            stdin,
+            self.roots.clone(),
+            conn.events_tx.clone(),
+            QUEUE_FRAMES,
+        );
+        let mut attached = relay.attach(stdout, &wire);
+        conn.wire = Some(wire);
+        let mut ended = attached.ended.clone();
+        let mut seen = relay.subscribe();
+        let mut app_arrived = seen.borrow().app.is_some();
+        conn.link = Some(Link {
+            kind: LinkKind::Relay {
+                relay,
+                life: attached.life,
+                reader: attached.reader,
+            },
+            ended: attached.ended,
+        });
+        let deadline = tokio::time::sleep(self.config.init_timeout);
+        tokio::pin!(deadline);
+        let closed = || {
+            Ending::NoHandshake(
+                "the server closed its connection before answering `initialize`".into(),
+            )
+        };
+        let result = loop {
+            tokio::select! {
+                result = &mut attached.initialized => match result {
+                    Ok(Ok(result)) => break result,
+                    Ok(Err(e)) => return Err(Ending::NoHandshake(format!(
+                        "the server refused `initialize` ({e})"
+                    ))),
+                    Err(_) => return Err(closed()),
+                },
+                _ = &mut deadline, if app_arrived => return Err(self.no_answer()),
+                changed = seen.changed(), if !app_arrived => {
+                    if changed.is_err() {
+                        return Err(Ending::Quit(None));
+                    }
+                    if seen.borrow_and_update().app.is_some() {
+                        app_arrived = true;
+                        deadline.as_mut().reset(tokio::time::Instant::now() + self.config.init_timeout);
+                    }
+                }
+                _ = ended.wait_for(|ended| *ended) => return Err(closed()),
+                command = self.commands.recv() => {
+                    if let Some(ending) = self.command_while_starting(command, spec) {
+                        return Err(ending);
+                    }
+                }
+            }
+        };
+        let text = |v: Option<&serde_json::Value>| {
+            v.and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let info = result.get("serverInfo");
+        Ok(Answered {
+            protocol_version: text(result.get("protocolVersion")),
+            server_name: text(info.and_then(|i| i.get("name"))),
+            server_version: text(info.and_then(|i| i.get("version"))),
+            capabilities: result.get("capabilities").cloned().unwrap_or_default(),
+        })
+    }
+}
+
+/// Why the `initialize` handshake failed, in words a person can act on.
+/// rmcp's own messages name Rust types and transport internals ("Send
+/// message error Transport [rmcp::transport::async_rw::AsyncRwTransport<…>]
+/// error: Broken pipe"), and which of them a server that exits at once
+/// causes depends on a race; to a person both mean the same thing.
+fn handshake_failure(e: &ClientInitializeError) -> String {
+    match e {
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. } => {
+            "the server closed its connection before answering `initialize`".to_owned()
+        }
+        ClientInitializeError::JsonRpcError(error) => format!(
+            "the server refused `initialize` with JSON-RPC error {}: \"{}\"",
+            error.code.0, error.message
+        ),
+        ClientInitializeError::ConflictInitResponseId(_, got)
+        | ClientInitializeError::UncorrelatedErrorResponse { received: got, .. } => format!(
+            "the server answered a request Rootgate never made (id {got}) instead of `initialize`"
+        ),
+        ClientInitializeError::ExpectedInitResponse(_)
+        | ClientInitializeError::ExpectedInitResult(_) => {
+            "the server answered `initialize` with something that is not an `initialize` result"
+                .to_owned()
+        }
+        other => format!("the MCP handshake failed ({other})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handshake_failures_are_said_without_rust_internals() {
+        let closed = handshake_failure(&ClientInitializeError::ConnectionClosed(
+            "initialize response".into(),
+        ));
+        assert_eq!(
+            closed,
+            "the server closed its connection before answering `initialize`"
+        );
+        let refused = handshake_failure(&ClientInitializeError::JsonRpcError(
+            rmcp::model::ErrorData::invalid_params("unsupported client", None),
+        ));
+        assert!(refused.contains("refused `initialize`"), "{refused}");
+        assert!(refused.contains("-32602"), "{refused}");
+        assert!(refused.contains("unsupported client"), "{refused}");
+    }
+}
