@@ -30,6 +30,46 @@ pub enum Withdrawal {
     Restart,
 }
 
+/// The protocol era a server is spoken to in (see `session::era`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Era {
+    /// 2024-11-05 … 2025-11-25: an `initialize` handshake; the server asks
+    /// `roots/list` when it likes and is told of changes with `list_changed`.
+    Legacy,
+    /// 2026-07-28: stateless; the server asks for roots only inside an
+    /// `InputRequiredResult` while it handles a request, and each request is
+    /// answered from the folders shared at that moment.
+    Modern,
+}
+
+/// Which era a person wants a server spoken to in.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EraChoice {
+    /// Probe with `server/discover` and fall back to `initialize`, as the
+    /// spec's stdio backward-compatibility rules say; remember what was found.
+    #[default]
+    Auto,
+    /// Always `initialize`, without a probe: for a server that mishandles it.
+    Legacy,
+    /// Always the modern era, without a probe.
+    Modern,
+}
+
+impl EraChoice {
+    /// The era this choice forces, if it forces one.
+    pub fn forced(self) -> Option<Era> {
+        match self {
+            EraChoice::Auto => None,
+            EraChoice::Legacy => Some(Era::Legacy),
+            EraChoice::Modern => Some(Era::Modern),
+        }
+    }
+}
+
 /// A server as a person describes it, before validation.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -45,6 +85,8 @@ pub struct ServerDraft {
     /// Run the server under a Landlock ruleset that holds it to its roots
     /// (Linux only; see `enforcement`).
     pub enforce_roots: bool,
+    /// The protocol era to speak, or `Auto` to probe.
+    pub era: EraChoice,
 }
 
 /// A validated server specification.
@@ -78,6 +120,14 @@ pub struct ServerSpec {
     /// restart. Forgotten when its command changes.
     #[serde(default)]
     pub ignores_list_changed: bool,
+    /// The protocol era to speak, or `Auto` to probe.
+    #[serde(default)]
+    pub era: EraChoice,
+    /// Seen by Rootgate, not set by the person: the era the server's probe
+    /// found, so that later starts skip the probe. Forgotten when its command
+    /// changes, or when a start in that era fails (it is probed again).
+    #[serde(default)]
+    pub seen_era: Option<Era>,
 }
 
 /// Why a server draft was refused.
@@ -160,6 +210,8 @@ impl ServerDraft {
             enforce_roots: self.enforce_roots,
             approved_command: None,
             ignores_list_changed: false,
+            era: self.era,
+            seen_era: None,
         })
     }
 }
@@ -199,7 +251,14 @@ impl ServerSpec {
             enabled: self.enabled,
             withdrawal: self.withdrawal,
             enforce_roots: self.enforce_roots,
+            era: self.era,
         }
+    }
+
+    /// The era to start in without probing: the person's choice if they made
+    /// one, else what an earlier probe found; `None` means probe.
+    pub fn known_era(&self) -> Option<Era> {
+        self.era.forced().or(self.seen_era)
     }
 
     /// True when the person approved exactly the command line that would run.

@@ -21,9 +21,11 @@
 mod actor;
 mod connection;
 pub mod delivery;
+pub mod era;
 pub mod notify;
 pub mod process;
 pub mod protocol;
+pub mod rounds;
 mod serve;
 pub mod stderr_log;
 pub mod wire;
@@ -31,7 +33,7 @@ pub mod wire;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use rmcp::service::{Peer, RoleClient};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -40,8 +42,8 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use crate::bridge::relay::Relay;
 use crate::consent::SharedRoots;
 use crate::ids::ServerId;
-use crate::servers::ServerSpec;
-use crate::timeline::Timeline;
+use crate::servers::{Era, ServerSpec};
+use crate::timeline::{Event, Timeline};
 use actor::Actor;
 pub use delivery::{Delivery, DeliveryState, Following};
 use notify::NotifyTiming;
@@ -62,6 +64,9 @@ pub const SUPPORTED_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-1
 pub struct SessionConfig {
     /// How long a server has to answer `initialize`.
     pub init_timeout: Duration,
+    /// How long a server has to answer the `server/discover` probe before
+    /// it is taken for a legacy one (see `era`).
+    pub discover_timeout: Duration,
     /// How long a request to the server (a tool call) may take.
     pub request_timeout: Duration,
     /// How long each step of the shutdown sequence waits for an exit.
@@ -75,6 +80,10 @@ impl Default for SessionConfig {
     fn default() -> Self {
         SessionConfig {
             init_timeout: Duration::from_secs(30),
+            // Legacy servers answer an unknown method at once (the npm
+            // servers in 2 ms); one that stays silent costs this once, as the
+            // era found is remembered.
+            discover_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(2),
             notify: NotifyTiming::default(),
@@ -88,6 +97,9 @@ impl Default for SessionConfig {
 #[serde(rename_all = "camelCase")]
 pub struct RunningInfo {
     pub pid: u32,
+    /// The era the server is spoken to in, which says how it learns its
+    /// folders.
+    pub era: Era,
     pub protocol_version: String,
     pub server_name: String,
     pub server_version: String,
@@ -139,6 +151,15 @@ pub enum SessionError {
     Service(#[from] rmcp::service::ServiceError),
     #[error("the server's answer could not be read: {0}")]
     Answer(#[from] serde_json::Error),
+    #[error(
+        "while handling {request} the server asked for `{asked}`, which Rootgate does not offer \
+         (it offers only roots)"
+    )]
+    NotOffered { request: String, asked: String },
+    #[error("the server asked for input {0} times without finishing; Rootgate gave up")]
+    TooManyRounds(usize),
+    #[error("the server answered {0} with a kind of result Rootgate does not handle")]
+    UnexpectedResult(String),
 }
 
 /// What the handle asks of the actor.
@@ -164,6 +185,9 @@ pub struct Session {
     messages: broadcast::Sender<ServerMessage>,
     config: SessionConfig,
     timeline: Arc<Timeline>,
+    /// The server's shared list, for the roots a modern server asks for
+    /// while it handles a request (see `rounds`).
+    roots: watch::Receiver<SharedRoots>,
 }
 
 impl Session {
@@ -210,7 +234,7 @@ impl Session {
             delivery: delivery_tx,
             following: Following::Unknown,
             restarted: None,
-            roots,
+            roots: roots.clone(),
             timeline: Arc::clone(&timeline),
             stderr: Arc::clone(&stderr),
             messages: messages.clone(),
@@ -227,6 +251,7 @@ impl Session {
             messages,
             config,
             timeline,
+            roots,
         }
     }
 
@@ -325,19 +350,78 @@ impl Session {
     }
 
     /// Calls a tool on the running server and returns its result as JSON,
-    /// within the session's request timeout.
+    /// within the session's request timeout. A modern server's input rounds
+    /// for roots are answered from consent as it is at each round (see
+    /// `rounds`), and each lands in the timeline.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> Result<serde_json::Value, SessionError> {
         let peer = self.peer().await.ok_or(SessionError::NotRunning)?;
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let timeout = self.config.request_timeout;
-        let result = tokio::time::timeout(timeout, peer.call_tool(params))
+        let request = format!("tools/call `{name}`");
+        let rounds = async {
+            for _ in 0..rounds::MAX_ROUNDS {
+                match peer.call_tool_once(params.clone()).await? {
+                    CallToolResponse::Complete(result) => return Ok(serde_json::to_value(result)?),
+                    CallToolResponse::InputRequired(asked) => {
+                        let requests = asked.input_requests.unwrap_or_default();
+                        params.input_responses = self.answer_round(&requests, name, &request)?;
+                        params.request_state = asked.request_state;
+                    }
+                    _ => return Err(SessionError::UnexpectedResult(request.clone())),
+                }
+            }
+            Err(SessionError::TooManyRounds(rounds::MAX_ROUNDS))
+        };
+        tokio::time::timeout(timeout, rounds)
             .await
-            .map_err(|_| SessionError::Timeout(timeout))??;
-        Ok(serde_json::to_value(result)?)
+            .map_err(|_| SessionError::Timeout(timeout))?
+    }
+
+    /// Answers one input round of `request` from the list as it is now, and
+    /// records it.
+    fn answer_round(
+        &self,
+        requests: &rmcp::model::InputRequests,
+        target: &str,
+        request: &str,
+    ) -> Result<Option<rmcp::model::InputResponses>, SessionError> {
+        let now = self.roots.borrow().clone();
+        match rounds::answer(requests, &now) {
+            rounds::Round::Answered { responses, given } => {
+                for (key, roots) in given {
+                    self.timeline.record(
+                        &self.server,
+                        Event::RootsAskedInRound {
+                            method: "tools/call".into(),
+                            target: Some(target.to_owned()),
+                            key,
+                            generation: now.generation(),
+                            roots,
+                        },
+                    );
+                }
+                Ok((!responses.is_empty()).then_some(responses))
+            }
+            rounds::Round::NotOffered { key, method } => {
+                self.timeline.record(
+                    &self.server,
+                    Event::InputNotOffered {
+                        method: "tools/call".into(),
+                        target: Some(target.to_owned()),
+                        key,
+                        asked: method.clone(),
+                    },
+                );
+                Err(SessionError::NotOffered {
+                    request: request.to_owned(),
+                    asked: method,
+                })
+            }
+        }
     }
 }
 
@@ -346,9 +430,12 @@ mod tests {
     use super::*;
     use crate::timeline::Event;
 
-    /// A stdio "server" in plain sh: answers `initialize`, asks
-    /// `roots/list`, and once answered sends one logging notification.
+    /// A stdio "server" in plain sh: refuses the era probe as a legacy
+    /// server does, answers `initialize`, asks `roots/list`, and once
+    /// answered sends one logging notification.
     const SH_LOGGING_SERVER: &str = r#"
+IFS= read -r probe
+printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","error":{"code":-32601,"message":"Method not found"}}'
 IFS= read -r line
 id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
 printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{}},"serverInfo":{"name":"sh","version":"0"}}}\n' "$id"

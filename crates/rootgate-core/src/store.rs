@@ -24,7 +24,7 @@ use crate::folders::CheckedFolder;
 use crate::ids::{RootId, ServerId, now_ms};
 use crate::names::{self, NameError};
 use crate::roots::Root;
-use crate::servers::{ServerDraft, ServerSpec, SpecError};
+use crate::servers::{Era, ServerDraft, ServerSpec, SpecError};
 use crate::settings::{Recovery, Settings, SettingsError, SettingsFile};
 
 /// Why a change to the store was refused. Nothing changed when one is
@@ -406,6 +406,7 @@ impl Store {
             // program that ran: another command is another program.
             if slot.command_line() == spec.command_line() {
                 spec.ignores_list_changed = slot.ignores_list_changed;
+                spec.seen_era = slot.seen_era;
             }
             *slot = spec.clone();
             Ok(spec)
@@ -441,6 +442,18 @@ impl Store {
         }
         self.change(|s| {
             find_server(s, id)?.ignores_list_changed = ignores;
+            Ok(())
+        })
+    }
+
+    /// Records the era a probe found for the server (or forgets it, with
+    /// `None`, so that its next start probes again).
+    pub fn set_seen_era(&self, id: &ServerId, era: Option<Era>) -> Result<(), StoreError> {
+        if self.server(id)?.seen_era == era {
+            return Ok(());
+        }
+        self.change(|s| {
+            find_server(s, id)?.seen_era = era;
             Ok(())
         })
     }

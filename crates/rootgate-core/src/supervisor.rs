@@ -286,6 +286,7 @@ impl Supervisor {
                         if changed.is_err() { break; }
                         let status = status.borrow_and_update().clone();
                         if let Some(supervisor) = me.upgrade() {
+                            supervisor.remember_era(&server, &status);
                             supervisor.on_status(&server, &status);
                         }
                         let _ = changes.send(Change::Status { server: server.clone(), status });
@@ -318,6 +319,28 @@ impl Supervisor {
             && let Err(e) = self.store.set_ignores_list_changed(id, true)
         {
             tracing::warn!("could not remember that {id} ignores list_changed: {e}");
+        }
+    }
+
+    /// Remembers, in the settings, the era a server's probe found, so that
+    /// its later starts skip the probe; forgets it when a start fails, so
+    /// that the next start probes again (the spec's "re-probe if the cached
+    /// assumption later fails"). A forced era is the person's and is left
+    /// alone.
+    fn remember_era(&self, id: &ServerId, status: &Status) {
+        let Ok(spec) = self.store.server(id) else {
+            return;
+        };
+        if spec.era.forced().is_some() {
+            return;
+        }
+        let seen = match status {
+            Status::Running(info) => Some(info.era),
+            Status::Failed { .. } => None,
+            _ => return,
+        };
+        if let Err(e) = self.store.set_seen_era(id, seen) {
+            tracing::warn!("could not remember the era of {id}: {e}");
         }
     }
 

@@ -16,6 +16,7 @@ use tokio::sync::broadcast;
 
 use crate::consent::SharedRoot;
 use crate::ids::{ServerId, now_ms};
+use crate::servers::Era;
 
 /// What happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +31,9 @@ pub enum Event {
     Starting { command_line: String },
     /// The process is running with this process id.
     Spawned { pid: u32 },
+    /// The era the server is spoken to in was settled, and how: a probe's
+    /// answer (or its silence), the person's setting, or an earlier probe.
+    EraFound { era: Era, how: String },
     /// The `initialize` handshake finished.
     Initialized {
         protocol_version: String,
@@ -42,6 +46,26 @@ pub enum Event {
         generation: u64,
         #[cfg_attr(feature = "ts", ts(as = "Vec<SharedRoot>"))]
         roots: Arc<[SharedRoot]>,
+    },
+    /// A modern-era server asked for its roots (input request `key`) while
+    /// handling `method` on `target`, and was answered with exactly `roots`,
+    /// the list of `generation`.
+    RootsAskedInRound {
+        method: String,
+        target: Option<String>,
+        key: String,
+        generation: u64,
+        #[cfg_attr(feature = "ts", ts(as = "Vec<SharedRoot>"))]
+        roots: Arc<[SharedRoot]>,
+    },
+    /// A modern-era server asked for `asked` (input request `key`) while
+    /// handling `method` on `target`; Rootgate does not offer it, and the
+    /// request ended with an error that says so.
+    InputNotOffered {
+        method: String,
+        target: Option<String>,
+        key: String,
+        asked: String,
     },
     /// `notifications/roots/list_changed` was sent for this generation.
     ListChangedSent { generation: u64 },

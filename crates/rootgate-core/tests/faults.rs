@@ -367,7 +367,7 @@ async fn a_server_that_exits_at_once_fails_with_its_exit_code_and_words() {
         "the server's own words: {reason}"
     );
     assert!(
-        reason.contains("closed its connection before answering `initialize`"),
+        reason.contains("closed its connection before answering `server/discover`"),
         "says when: {reason}"
     );
     let events = f.timeline();

@@ -322,7 +322,9 @@ async fn the_python_sdk_server_works_enforced() {
     require_landlock();
     let h = Harness::new();
     let python = python();
-    let script = py_roots_server();
+    // The modern-era server: Python, its SDK and the round it asks for roots
+    // in all run under the ruleset.
+    let script = py_modern_server();
     let (root, root_path) = h.folder("alpha");
     let (spec, session) = enforced_server(
         &h,
@@ -335,15 +337,11 @@ async fn the_python_sdk_server_works_enforced() {
     let want = [uri(&root_path)];
     eventually("the enforced Python server to get its root", || async {
         let result = session
-            .call_tool("get_roots", no_args())
+            .call_tool("ask_roots", no_args())
             .await
             .map_err(|e| e.to_string())?;
         let text = tool_text(&result);
-        if text.contains(&want[0]) {
-            Ok(())
-        } else {
-            Err(text)
-        }
+        if text == want[0] { Ok(()) } else { Err(text) }
     })
     .await;
     assert!(

@@ -1,11 +1,13 @@
 //! A server written with the official Python SDK (PyPI `mcp`), as a real
-//! child process: it asks for roots inside a tool call and after
-//! `list_changed`, and reports what it got.
+//! child process, spoken to in the legacy era (the SDK speaks both; left
+//! to probe, it is modern, see `real_modern_servers.rs`): it asks for roots
+//! inside a tool call and after `list_changed`, and reports what it got.
 
 #[path = "support/harness.rs"]
 mod harness;
 
 use harness::*;
+use rootgate_core::servers::{Era, EraChoice, ServerDraft};
 use rootgate_core::session::{Session, Status};
 
 async fn roots_from(session: &Session, tool: &str) -> Result<Vec<String>, String> {
@@ -28,14 +30,18 @@ async fn the_python_sdk_server_sees_grants_and_revokes() {
     let h = Harness::new();
     let python = python();
     let script = py_roots_server();
-    let (spec, session) = h.server(
-        "python",
-        python.to_str().unwrap(),
-        &[script.to_str().unwrap()],
-    );
+    let (spec, session) = h.server_from(ServerDraft {
+        name: "python".into(),
+        command: python.to_str().unwrap().into(),
+        args: vec![script.to_str().unwrap().into()],
+        enabled: true,
+        era: EraChoice::Legacy,
+        ..Default::default()
+    });
     let Status::Running(info) = running(&session).await else {
         unreachable!()
     };
+    assert_eq!(info.era, Era::Legacy);
     assert_eq!(info.protocol_version, "2025-11-25");
     assert_eq!(info.server_name, "rootgate-test-py-roots");
 

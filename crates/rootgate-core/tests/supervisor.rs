@@ -453,3 +453,55 @@ async fn a_server_taking_folders_as_arguments_shows_them_filled_in_or_why_it_wai
     assert_eq!(plain.resolved_command_line, None);
     assert_eq!(plain.waits_for, None);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
+    use rootgate_core::servers::Era;
+    use rootgate_core::timeline::Event;
+    let dir = tempfile::tempdir().unwrap();
+    let settings = SettingsFile::at(dir.path().join("config/settings.json"));
+    let sup = Supervisor::open(settings.clone(), SessionConfig::default()).unwrap();
+    let view = sup
+        .add_server(ServerDraft {
+            name: "modern".into(),
+            command: python().to_str().unwrap().into(),
+            args: vec![py_modern_server().to_str().unwrap().into()],
+            enabled: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let id = view.spec.id.clone();
+    sup.approve_command(&id, &view.command_line).unwrap();
+    sup.start(&id).unwrap();
+    running(&sup.session_of(&id).unwrap()).await;
+    eventually("the settings to remember the era", || async {
+        match sup.server(&id).map_err(|e| e.to_string())?.spec.seen_era {
+            Some(Era::Modern) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    assert!(
+        std::fs::read_to_string(settings.path())
+            .unwrap()
+            .contains("\"seenEra\": \"modern\""),
+        "saved to the settings file"
+    );
+    // Started again, it is not probed: the era is taken from the settings.
+    let from = sup.timeline().all().last().map_or(0, |e| e.seq + 1);
+    sup.restart(&id).unwrap();
+    let found = wait_timeline(sup.timeline(), &id, from, |e| {
+        matches!(e, Event::EraFound { .. })
+    })
+    .await;
+    assert!(
+        matches!(&found.event, Event::EraFound { era: Era::Modern, how } if how.contains("not probed again")),
+        "{found:?}"
+    );
+    // Another command is another program: what was found is forgotten.
+    let mut edited = sup.server(&id).unwrap().spec.to_draft();
+    edited.args.push("--unused".into());
+    let edited = sup.update_server(&id, edited).await.unwrap();
+    assert_eq!(edited.spec.seen_era, None);
+    sup.shutdown().await;
+}

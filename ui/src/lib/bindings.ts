@@ -92,7 +92,11 @@ export type ServerDraft = { name: string, command: string, args: Array<string>, 
  * Run the server under a Landlock ruleset that holds it to its roots
  * (Linux only; see `enforcement`).
  */
-enforceRoots: boolean, };
+enforceRoots: boolean, 
+/**
+ * The protocol era to speak, or `Auto` to probe.
+ */
+era: EraChoice, };
 
 export type ServerSpec = { id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
@@ -110,25 +114,40 @@ approvedCommand: string | null,
  * its folders after being told they changed, so withdrawals reach it by
  * restart. Forgotten when its command changes.
  */
-ignoresListChanged: boolean, };
+ignoresListChanged: boolean, 
+/**
+ * The protocol era to speak, or `Auto` to probe.
+ */
+era: EraChoice, 
+/**
+ * Seen by Rootgate, not set by the person: the era the server's probe
+ * found, so that later starts skip the probe. Forgotten when its command
+ * changes, or when a start in that era fails (it is probed again).
+ */
+seenEra: Era | null, };
 
-export type RunningInfo = { pid: number, protocolVersion: string, serverName: string, serverVersion: string, capabilities: JsonValue, };
+export type RunningInfo = { pid: number, 
+/**
+ * The era the server is spoken to in, which says how it learns its
+ * folders.
+ */
+era: Era, protocolVersion: string, serverName: string, serverVersion: string, capabilities: JsonValue, };
 
 export type Status = { "state": "stopped", lastExit: string | null, } | { "state": "starting" } | { "state": "running" } & RunningInfo | { "state": "stopping" } | { "state": "failed", reason: string, } | { "state": "waiting", reason: string, };
 
-export type DeliveryState = { "state": "notRunning" } | { "state": "upToDate" } | { "state": "waiting", sinceMs: number, } | { "state": "confirming" } | { "state": "notPickedUp", sinceMs: number, };
+export type DeliveryState = { "state": "notRunning" } | { "state": "upToDate" } | { "state": "waiting", sinceMs: number, } | { "state": "confirming" } | { "state": "notPickedUp", sinceMs: number, } | { "state": "perRequest" };
 
 export type Following = "unknown" | "follows" | "ignores";
 
 export type RestartNote = { atMs: number, reason: string, };
 
-export type DeliverySummary = { state: DeliveryState | null, following: Following, told: number, waiting: number, notPickedUp: number, withdrawing: number, restartedToApply: number, 
+export type DeliverySummary = { state: DeliveryState | null, following: Following, told: number, waiting: number, notPickedUp: number, withdrawing: number, restartedToApply: number, onRequest: number, 
 /**
  * When and why the server was last restarted to apply a change.
  */
 restarted: RestartNote | null, };
 
-export type FolderState = "told" | "waiting" | "notPickedUp" | "withdrawing" | "restartedToApply";
+export type FolderState = "told" | "waiting" | "notPickedUp" | "withdrawing" | "restartedToApply" | "onRequest";
 
 export type FolderDelivery = { root: RootId, name: string, state: FolderState, };
 
@@ -189,11 +208,21 @@ approvedCommand: string | null,
  * its folders after being told they changed, so withdrawals reach it by
  * restart. Forgotten when its command changes.
  */
-ignoresListChanged: boolean, };
+ignoresListChanged: boolean, 
+/**
+ * The protocol era to speak, or `Auto` to probe.
+ */
+era: EraChoice, 
+/**
+ * Seen by Rootgate, not set by the person: the era the server's probe
+ * found, so that later starts skip the probe. Forgotten when its command
+ * changes, or when a start in that era fails (it is probed again).
+ */
+seenEra: Era | null, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 
-export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "restartedForArguments", reason: string, } | { "kind": "waitingForFolders", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "call", method: string, target: string | null, durationMs: number, outcome: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
+export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "eraFound", era: Era, how: string, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "rootsAskedInRound", method: string, target: string | null, key: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "inputNotOffered", method: string, target: string | null, key: string, asked: string, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "restartedForArguments", reason: string, } | { "kind": "waitingForFolders", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "call", method: string, target: string | null, durationMs: number, outcome: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
 
 export type Entry = { 
 /**

@@ -14,7 +14,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::service::ServiceExt;
 use rmcp::service::{ClientInitializeError, Peer, RoleClient, RunningServiceCancellationToken};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdin};
@@ -126,6 +125,7 @@ enum Unlaunched {
 
 /// What a server said of itself in its `initialize` answer.
 struct Answered {
+    era: crate::servers::Era,
     protocol_version: String,
     server_name: String,
     server_version: String,
@@ -150,6 +150,8 @@ pub(super) struct Connection {
     /// The server's command line with its folders filled in, when it takes
     /// them as arguments.
     pub(super) expanded: Option<placeholders::Expanded>,
+    /// The era the handshake settled on (legacy until it has).
+    pub(super) era: crate::servers::Era,
     /// Whether the handshake completed.
     started: bool,
 }
@@ -264,6 +266,7 @@ impl Actor {
             link: None,
             enforced,
             expanded,
+            era: crate::servers::Era::Legacy,
             started: false,
         })
     }

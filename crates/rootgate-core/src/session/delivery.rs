@@ -37,6 +37,10 @@ pub enum DeliveryState {
     Confirming,
     /// The server was told and did not ask within the pickup time.
     NotPickedUp { since_ms: u64 },
+    /// A modern-era server: it is never told of changes; each request it
+    /// handles is answered from the folders shared at that moment, so a
+    /// withdrawal takes effect with the next request.
+    PerRequest,
 }
 
 /// What Rootgate has seen of a server's way with `list_changed`.
@@ -112,6 +116,9 @@ pub enum FolderState {
     Withdrawing,
     /// Withdrawn by restarting the server, which did not pick the change up.
     RestartedToApply,
+    /// Shared with a modern-era server: given whenever it asks while
+    /// handling a request.
+    OnRequest,
 }
 
 /// One folder of a server's delivery.
@@ -136,6 +143,7 @@ pub struct DeliverySummary {
     pub not_picked_up: usize,
     pub withdrawing: usize,
     pub restarted_to_apply: usize,
+    pub on_request: usize,
     /// When and why the server was last restarted to apply a change.
     pub restarted: Option<RestartNote>,
 }
@@ -168,6 +176,7 @@ impl Delivery {
         let granted: HashSet<&str> = self.granted.iter().map(|r| r.uri.as_str()).collect();
         let pending = match self.state {
             DeliveryState::NotPickedUp { .. } => FolderState::NotPickedUp,
+            DeliveryState::PerRequest => FolderState::OnRequest,
             _ => FolderState::Waiting,
         };
         let entry = |r: &SharedRoot, state| FolderDelivery {
@@ -179,7 +188,7 @@ impl Delivery {
             .granted
             .iter()
             .map(|r| {
-                let state = if given.contains(r.uri.as_str()) {
+                let state = if pending != FolderState::OnRequest && given.contains(r.uri.as_str()) {
                     FolderState::Told
                 } else {
                     pending
@@ -219,6 +228,7 @@ impl Delivery {
                 FolderState::NotPickedUp => summary.not_picked_up += 1,
                 FolderState::Withdrawing => summary.withdrawing += 1,
                 FolderState::RestartedToApply => summary.restarted_to_apply += 1,
+                FolderState::OnRequest => summary.on_request += 1,
             }
         }
         summary

@@ -29,9 +29,10 @@ use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientJsonRpcMessage, CreateMessageRequestMethod,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationCreateRequestMethod, ErrorCode, ErrorData, Implementation, JsonRpcMessage,
-    JsonRpcRequest, LoggingLevel, LoggingMessageNotificationParam, ProtocolVersion, RequestId,
-    RootsCapabilities, ServerJsonRpcMessage, ServerRequest,
+    ElicitationCreateRequestMethod, ErrorCode, ErrorData, Implementation, JsonRpcError,
+    JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, LoggingLevel, LoggingMessageNotificationParam,
+    NumberOrString, ProtocolVersion, RequestId, RootsCapabilities, ServerJsonRpcMessage,
+    ServerRequest,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::transport::Transport;
@@ -39,6 +40,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 
+use super::era;
 use super::wire::{Frame, HandlerEvent, LineQueue, QUEUE_FRAMES, ServerMessage, Wire};
 use crate::consent::SharedRoots;
 
@@ -130,6 +132,7 @@ impl RootsClient {
             wire: wire.clone(),
             pending: None,
             handshake_answered: false,
+            probing: false,
         };
         (transport, wire)
     }
@@ -212,9 +215,30 @@ pub struct RootsTransport<R: AsyncRead> {
     /// answer must survive that.
     pending: Option<Frame>,
     handshake_answered: bool,
+    /// While the era probe waits, its answer is passed up; at any other
+    /// time it is dropped, so that one arriving after the probe gave up
+    /// cannot be taken for rmcp's `initialize` answer (see `era`).
+    probing: bool,
 }
 
 impl<R: AsyncRead> RootsTransport<R> {
+    /// Starts the era probe: its line is queued, and its answer will be
+    /// passed up by `receive`.
+    pub async fn start_probe(&mut self) {
+        self.probing = true;
+        // A failed send means the server is gone; the probe's wait then sees
+        // its output end.
+        let _ = self.wire.frames.send(Frame::Lines(era::probe_line())).await;
+    }
+
+    /// Ends the probe: from here on its answer is dropped, and the
+    /// handshake that follows starts afresh (requests the server sends
+    /// before it are answered here again).
+    pub fn end_probe(&mut self) {
+        self.probing = false;
+        self.handshake_answered = false;
+    }
+
     /// Puts the answer to `roots/list` request `id` in line for the queue.
     fn answer_roots(&mut self, id: RequestId) {
         // The id as JSON text, so the number 1 and the string "1" stay
@@ -306,6 +330,10 @@ where
                     // receive sees its output end.
                     let _ = self.inner.send(answer).await;
                 }
+                JsonRpcMessage::Response(JsonRpcResponse { ref id, .. })
+                | JsonRpcMessage::Error(JsonRpcError {
+                    id: Some(ref id), ..
+                }) if !self.probing && is_probe_id(id) => {}
                 other => {
                     if matches!(
                         other,
@@ -324,6 +352,10 @@ where
         self.wire.close();
         closed
     }
+}
+
+fn is_probe_id(id: &RequestId) -> bool {
+    matches!(id, NumberOrString::String(s) if &**s == era::PROBE_ID)
 }
 
 #[cfg(test)]

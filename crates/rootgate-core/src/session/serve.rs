@@ -18,13 +18,16 @@ use super::notify::{Decision, NotifyGate};
 use super::wire::HandlerEvent;
 use crate::consent::{SharedRoot, SharedRoots};
 use crate::ids::now_ms;
-use crate::servers::{ServerSpec, Withdrawal};
+use crate::servers::{Era, ServerSpec, Withdrawal};
 use crate::timeline::Event;
 
 impl Actor {
     /// The running phase: answers, notifies and watches until something
     /// ends the connection.
     pub(super) async fn serve(&mut self, spec: &ServerSpec, conn: &mut Connection) -> Ending {
+        if conn.era == Era::Modern {
+            return self.serve_modern(spec, conn).await;
+        }
         let Connection {
             exit,
             events,
@@ -54,46 +57,17 @@ impl Actor {
             // messages) is recorded before its exit or closed output is.
             let decision = tokio::select! {
                 biased;
-                command = self.commands.recv() => match command {
-                    None => return Ending::Quit(None),
-                    Some(Command::Shutdown(done)) => return Ending::Quit(Some(done)),
-                    Some(Command::Stop(done)) => return Ending::Stop(done),
-                    Some(Command::Restart(new)) => {
-                        let new = new.unwrap_or_else(|| spec.clone());
-                        self.adopt(&new);
-                        return Ending::Restart(new);
-                    }
-                    Some(Command::Start(_)) => Decision::Idle,
-                    Some(Command::Peer(reply)) => {
-                        let _ = reply.send(peer.clone());
-                        Decision::Idle
-                    }
-                    Some(Command::Forget) => {
-                        self.forget();
-                        Decision::Idle
-                    }
+                command = self.commands.recv() => match self.running_command(command, spec, &peer) {
+                    Some(ending) => return ending,
+                    None => Decision::Idle,
                 },
                 changed = self.roots.changed() => {
                     if changed.is_err() {
                         return Ending::Removed;
                     }
                     let current = self.roots.borrow_and_update().clone();
-                    if let Some(at_start) = enforced
-                        && !same_folders(at_start.roots(), current.roots())
-                    {
-                        return Ending::Reenforce(
-                            "its roots are enforced, and a new list takes effect under a new \
-                             ruleset"
-                                .into(),
-                        );
-                    }
-                    if let Some(running) = expanded.as_ref() {
-                        let now = crate::placeholders::expand(spec, current.roots());
-                        if now.as_ref().ok() != Some(running) {
-                            return Ending::Reargue(
-                                "it takes its folders as arguments, and they changed".into(),
-                            );
-                        }
+                    if let Some(ending) = restart_for_change(spec, enforced, expanded.as_ref(), &current) {
+                        return ending;
                     }
                     let ignores = self.following == Following::Ignores;
                     if let Some(why) = must_restart(spec.withdrawal, ignores, last_given.as_deref(), &current) {
@@ -174,6 +148,92 @@ impl Actor {
         }
     }
 
+    /// The running phase of a modern-era server: nothing to tell it, as
+    /// every request it handles is answered from the folders shared at that
+    /// moment (see `Session::call_tool`); a change that needs a new process
+    /// (enforcement, folders as arguments) still restarts it.
+    async fn serve_modern(&mut self, spec: &ServerSpec, conn: &mut Connection) -> Ending {
+        let Connection {
+            exit,
+            events,
+            link,
+            enforced,
+            expanded,
+            ..
+        } = conn;
+        let Some(link) = link.as_mut() else {
+            return Ending::Closed;
+        };
+        let enforced = enforced.as_ref();
+        let peer = link.peer();
+        self.publish_delivery(DeliveryState::PerRequest, None);
+        loop {
+            tokio::select! {
+                biased;
+                command = self.commands.recv() => {
+                    if let Some(ending) = self.running_command(command, spec, &peer) {
+                        return ending;
+                    }
+                }
+                changed = self.roots.changed() => {
+                    if changed.is_err() {
+                        return Ending::Removed;
+                    }
+                    let current = self.roots.borrow_and_update().clone();
+                    if let Some(ending) = restart_for_change(spec, enforced, expanded.as_ref(), &current) {
+                        return ending;
+                    }
+                }
+                Some(event) = events.recv() => match event {
+                    // The stdio binding forbids a modern server to send
+                    // requests; one that asks `roots/list` anyway is
+                    // answered by the wire all the same, and it is recorded.
+                    HandlerEvent::Answered { request_id, generation, roots } => {
+                        self.record(Event::RootsAnswered { request_id, generation, roots });
+                    }
+                    HandlerEvent::Refused { method } => {
+                        self.record(Event::RequestRefused { method: method.to_owned() });
+                    }
+                    HandlerEvent::Message(message) => {
+                        let _ = self.messages.send(message);
+                    }
+                },
+                _ = exit.exited() => return Ending::Exited,
+                _ = link.ended.wait_for(|ended| *ended) => return Ending::Closed,
+            }
+            self.publish_delivery(DeliveryState::PerRequest, None);
+        }
+    }
+
+    /// A command that came while the server runs: the ending it asks for,
+    /// if it asks for one.
+    fn running_command(
+        &mut self,
+        command: Option<Command>,
+        spec: &ServerSpec,
+        peer: &Option<rmcp::service::Peer<rmcp::service::RoleClient>>,
+    ) -> Option<Ending> {
+        match command {
+            None => Some(Ending::Quit(None)),
+            Some(Command::Shutdown(done)) => Some(Ending::Quit(Some(done))),
+            Some(Command::Stop(done)) => Some(Ending::Stop(done)),
+            Some(Command::Restart(new)) => {
+                let new = new.unwrap_or_else(|| spec.clone());
+                self.adopt(&new);
+                Some(Ending::Restart(new))
+            }
+            Some(Command::Start(_)) => None,
+            Some(Command::Peer(reply)) => {
+                let _ = reply.send(peer.clone());
+                None
+            }
+            Some(Command::Forget) => {
+                self.forget();
+                None
+            }
+        }
+    }
+
     /// Ends the connection to restart the server so that a withdrawal takes
     /// effect, noting what the restart withdraws.
     pub(super) fn withdraw(
@@ -225,6 +285,33 @@ impl Waiting {
             since_ms: *self.since_ms.get_or_insert_with(now_ms),
         }
     }
+}
+
+/// Whether a change of folders needs a new process, whatever the era: an
+/// enforced server's ruleset is made at start, and folders passed as
+/// arguments are read at start.
+fn restart_for_change(
+    spec: &ServerSpec,
+    enforced: Option<&SharedRoots>,
+    expanded: Option<&crate::placeholders::Expanded>,
+    current: &SharedRoots,
+) -> Option<Ending> {
+    if let Some(at_start) = enforced
+        && !same_folders(at_start.roots(), current.roots())
+    {
+        return Some(Ending::Reenforce(
+            "its roots are enforced, and a new list takes effect under a new ruleset".into(),
+        ));
+    }
+    if let Some(running) = expanded {
+        let now = crate::placeholders::expand(spec, current.roots());
+        if now.as_ref().ok() != Some(running) {
+            return Some(Ending::Reargue(
+                "it takes its folders as arguments, and they changed".into(),
+            ));
+        }
+    }
+    None
 }
 
 async fn sleep_until(until: Option<Instant>) {

@@ -71,6 +71,12 @@ pub fn py_roots_server() -> PathBuf {
     workspace_root().join("tests/servers/py_roots_server.py")
 }
 
+/// A 2026-07-28 server on the Python SDK whose tools ask for roots in input
+/// rounds (see the script's docstring).
+pub fn py_modern_server() -> PathBuf {
+    workspace_root().join("tests/servers/py_modern_server.py")
+}
+
 pub fn node() -> String {
     "node".into()
 }

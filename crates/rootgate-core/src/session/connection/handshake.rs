@@ -7,6 +7,12 @@
 //! (`connection`), and the running phase (`serve`).
 
 use super::*;
+use crate::servers::Era;
+use crate::session::era::{self, Found};
+use crate::session::protocol::RootsTransport;
+use rmcp::model::ProtocolVersion;
+use rmcp::transport::Transport;
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
 
 impl Actor {
     /// Does the `initialize` handshake, answering commands meanwhile, and
@@ -30,7 +36,12 @@ impl Actor {
             None => self.own_handshake(conn, spec, stdout, stdin).await?,
         };
         conn.started = true;
-        if !SUPPORTED_VERSIONS.contains(&answered.protocol_version.as_str()) {
+        conn.era = answered.era;
+        let spoken = match answered.era {
+            Era::Legacy => SUPPORTED_VERSIONS.contains(&answered.protocol_version.as_str()),
+            Era::Modern => answered.protocol_version == era::MODERN_VERSION,
+        };
+        if !spoken {
             return Err(Ending::Unsupported(answered.protocol_version));
         }
         if let Some(LinkKind::Relay { relay, life, .. }) = conn.link.as_ref().map(|l| &l.kind) {
@@ -43,6 +54,7 @@ impl Actor {
         });
         self.status.send_replace(Status::Running(RunningInfo {
             pid: conn.pid,
+            era: answered.era,
             protocol_version: answered.protocol_version,
             server_name: answered.server_name,
             server_version: answered.server_version,
@@ -79,15 +91,65 @@ impl Actor {
         }
     }
 
-    pub(super) fn no_answer(&self) -> Ending {
+    pub(super) fn no_answer(&self, era: Era) -> Ending {
         Ending::NoHandshake(format!(
-            "the server did not answer `initialize` within {}; it may not be an MCP server, or \
+            "the server did not answer `{}` within {}; it may not be an MCP server, or \
              it may be waiting for input of another kind",
+            first_request(era),
             seconds(self.config.init_timeout)
         ))
     }
 
-    /// The handshake as Rootgate's own client, on rmcp.
+    /// Probes the server's era with `server/discover`, within the
+    /// session's discover timeout, serving commands meanwhile.
+    async fn probe(
+        &mut self,
+        transport: &mut RootsTransport<DrainOnDrop>,
+        spec: &ServerSpec,
+    ) -> Result<Found, Ending> {
+        transport.start_probe().await;
+        let deadline = tokio::time::sleep(self.config.discover_timeout);
+        tokio::pin!(deadline);
+        let found = loop {
+            tokio::select! {
+                message = transport.receive() => match message {
+                    None => {
+                        return Err(Ending::NoHandshake(
+                            "the server closed its connection before answering \
+                             `server/discover`, the first request Rootgate sends"
+                                .into(),
+                        ));
+                    }
+                    Some(message) => {
+                        // Anything else a server sends before it answers
+                        // (a log line) is not about the era.
+                        let message = serde_json::to_value(&message).unwrap_or_default();
+                        if era::answers_probe(&message) {
+                            break era::classify(&message);
+                        }
+                    }
+                },
+                _ = &mut deadline => break Found {
+                    era: Era::Legacy,
+                    how: format!(
+                        "did not answer `server/discover` within {}; speaking `initialize`",
+                        seconds(self.config.discover_timeout)
+                    ),
+                },
+                command = self.commands.recv() => {
+                    if let Some(ending) = self.command_while_starting(command, spec) {
+                        return Err(ending);
+                    }
+                }
+            }
+        };
+        transport.end_probe();
+        Ok(found)
+    }
+
+    /// The handshake as Rootgate's own client, on rmcp: in the era the
+    /// person chose or an earlier probe found, else in the era a probe finds
+    /// now.
     pub(super) async fn own_handshake(
         &mut self,
         conn: &mut Connection,
@@ -98,18 +160,39 @@ impl Actor {
         let handler = RootsClient::new(self.roots.clone(), conn.events_tx.clone());
         // `roots/list` is answered, and answers reported as they are
         // written, by this transport's wire (see `wire`).
-        let (transport, wire) = handler.transport(stdout, stdin);
+        let (mut transport, wire) = handler.transport(stdout, stdin);
         conn.wire = Some(wire);
-        let mut init = Box::pin(handler.serve(transport));
+        let found = match (spec.era.forced(), spec.seen_era) {
+            (Some(era), _) => Found {
+                era,
+                how: "set on this server; not probed".into(),
+            },
+            (None, Some(era)) => Found {
+                era,
+                how: "found when it last started; not probed again".into(),
+            },
+            (None, None) => self.probe(&mut transport, spec).await?,
+        };
+        self.record(Event::EraFound {
+            era: found.era,
+            how: found.how,
+        });
+        let lifecycle = match found.era {
+            Era::Legacy => ClientLifecycleMode::Initialize,
+            Era::Modern => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        };
+        let mut init = Box::pin(handler.serve_with_lifecycle(transport, lifecycle));
         let deadline = tokio::time::sleep(self.config.init_timeout);
         tokio::pin!(deadline);
         let running = loop {
             tokio::select! {
                 result = &mut init => match result {
                     Ok(running) => break running,
-                    Err(e) => return Err(Ending::NoHandshake(handshake_failure(&e))),
+                    Err(e) => return Err(Ending::NoHandshake(handshake_failure(&e, found.era))),
                 },
-                _ = &mut deadline => return Err(self.no_answer()),
+                _ = &mut deadline => return Err(self.no_answer(found.era)),
                 command = self.commands.recv() => {
                     if let Some(ending) = self.command_while_starting(command, spec) {
                         return Err(ending);
@@ -135,6 +218,7 @@ impl Actor {
             .map(|s| (s.name.clone(), s.version.clone()))
             .unwrap_or_default();
         Ok(Answered {
+            era: found.era,
             protocol_version: info
                 .as_ref()
                 .map(|i| i.protocol_version.to_string())
@@ -198,7 +282,7 @@ impl Actor {
                     ))),
                     Err(_) => return Err(closed()),
                 },
-                _ = &mut deadline, if app_arrived => return Err(self.no_answer()),
+                _ = &mut deadline, if app_arrived => return Err(self.no_answer(Era::Legacy)),
                 changed = seen.changed(), if !app_arrived => {
                     if changed.is_err() {
                         return Err(Ending::Quit(None));
@@ -223,6 +307,9 @@ impl Actor {
         };
         let info = result.get("serverInfo");
         Ok(Answered {
+            // A bridge speaks the legacy lifecycle to the server for now: the
+            // AI app's `initialize` is what it relays.
+            era: Era::Legacy,
             protocol_version: text(result.get("protocolVersion")),
             server_name: text(info.and_then(|i| i.get("name"))),
             server_version: text(info.and_then(|i| i.get("version"))),
@@ -236,26 +323,46 @@ impl Actor {
 /// message error Transport [rmcp::transport::async_rw::AsyncRwTransport<…>]
 /// error: Broken pipe"), and which of them a server that exits at once
 /// causes depends on a race; to a person both mean the same thing.
-fn handshake_failure(e: &ClientInitializeError) -> String {
+fn handshake_failure(e: &ClientInitializeError, era: Era) -> String {
+    let first = first_request(era);
     match e {
         ClientInitializeError::ConnectionClosed(_)
         | ClientInitializeError::TransportError { .. } => {
-            "the server closed its connection before answering `initialize`".to_owned()
+            format!("the server closed its connection before answering `{first}`")
         }
         ClientInitializeError::JsonRpcError(error) => format!(
-            "the server refused `initialize` with JSON-RPC error {}: \"{}\"",
+            "the server refused `{first}` with JSON-RPC error {}: \"{}\"",
             error.code.0, error.message
         ),
         ClientInitializeError::ConflictInitResponseId(_, got)
         | ClientInitializeError::UncorrelatedErrorResponse { received: got, .. } => format!(
-            "the server answered a request Rootgate never made (id {got}) instead of `initialize`"
+            "the server answered a request Rootgate never made (id {got}) instead of `{first}`"
         ),
         ClientInitializeError::ExpectedInitResponse(_)
         | ClientInitializeError::ExpectedInitResult(_) => {
-            "the server answered `initialize` with something that is not an `initialize` result"
-                .to_owned()
+            format!("the server answered `{first}` with something that is not its result")
         }
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported, ..
+        } => format!(
+            "the server speaks only protocol versions {}, and Rootgate speaks {} and the \
+             `initialize` versions",
+            server_supported
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            era::MODERN_VERSION
+        ),
         other => format!("the MCP handshake failed ({other})"),
+    }
+}
+
+/// The request that opens a life of the server in `era`.
+fn first_request(era: Era) -> &'static str {
+    match era {
+        Era::Legacy => "initialize",
+        Era::Modern => "server/discover",
     }
 }
 
@@ -265,16 +372,21 @@ mod tests {
 
     #[test]
     fn handshake_failures_are_said_without_rust_internals() {
-        let closed = handshake_failure(&ClientInitializeError::ConnectionClosed(
-            "initialize response".into(),
-        ));
+        let closed = handshake_failure(
+            &ClientInitializeError::ConnectionClosed("initialize response".into()),
+            Era::Legacy,
+        );
         assert_eq!(
             closed,
             "the server closed its connection before answering `initialize`"
         );
-        let refused = handshake_failure(&ClientInitializeError::JsonRpcError(
-            rmcp::model::ErrorData::invalid_params("unsupported client", None),
-        ));
+        let refused = handshake_failure(
+            &ClientInitializeError::JsonRpcError(rmcp::model::ErrorData::invalid_params(
+                "unsupported client",
+                None,
+            )),
+            Era::Legacy,
+        );
         assert!(refused.contains("refused `initialize`"), "{refused}");
         assert!(refused.contains("-32602"), "{refused}");
         assert!(refused.contains("unsupported client"), "{refused}");

@@ -1,0 +1,275 @@
+//! Servers of the 2026-07-28 era, and how Rootgate finds a server's era:
+//! the official Python SDK (`mcp` 2.3.0) server answers `server/discover`,
+//! asks for roots only in input rounds while it handles a call, and its
+//! tools report what it was given; legacy servers (the npm filesystem
+//! server, and servers in plain sh that refuse, garble or ignore the
+//! probe) end in the legacy era and work as before.
+
+#[path = "support/harness.rs"]
+mod harness;
+
+use std::time::Duration;
+
+use harness::*;
+use rootgate_core::servers::{Era, EraChoice, ServerDraft};
+use rootgate_core::session::{Session, SessionError, Status};
+use rootgate_core::timeline::Event;
+
+fn modern_server(h: &Harness, era: EraChoice) -> (rootgate_core::servers::ServerSpec, Session) {
+    h.server_from(ServerDraft {
+        name: "modern".into(),
+        command: python().to_str().expect("utf-8 path").into(),
+        args: vec![py_modern_server().to_str().expect("utf-8 path").into()],
+        enabled: true,
+        era,
+        ..Default::default()
+    })
+}
+
+async fn lines(session: &Session, tool: &str) -> Result<Vec<String>, SessionError> {
+    let result = session.call_tool(tool, no_args()).await?;
+    Ok(tool_text(&result).lines().map(str::to_owned).collect())
+}
+
+fn era_found(h: &Harness, server: &rootgate_core::ids::ServerId) -> Vec<(Era, String)> {
+    h.timeline
+        .for_server(server)
+        .into_iter()
+        .filter_map(|e| match e.event {
+            Event::EraFound { era, how } => Some((era, how)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_server_gets_the_folders_shared_at_each_call() {
+    let h = Harness::new();
+    let (spec, session) = modern_server(&h, EraChoice::Auto);
+    let Status::Running(info) = running(&session).await else {
+        unreachable!()
+    };
+    assert_eq!(info.era, Era::Modern);
+    assert_eq!(info.protocol_version, "2026-07-28");
+    assert_eq!(info.server_name, "py-modern-server");
+    let found = era_found(&h, &spec.id);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].1.contains("answered `server/discover`"),
+        "{found:?}"
+    );
+
+    // Nothing shared yet: the server itself says it was given nothing.
+    assert_eq!(lines(&session, "ask_roots").await.unwrap(), ["(no roots)"]);
+
+    let (a, a_path) = h.folder("alpha");
+    let (b, b_path) = h.folder("beta gamma");
+    h.store.grant(&spec.id, &a).unwrap();
+    assert_eq!(lines(&session, "ask_roots").await.unwrap(), [uri(&a_path)]);
+    h.store.grant(&spec.id, &b).unwrap();
+    h.store.revoke(&spec.id, &a).unwrap();
+    // The very next call gets the new set: no notification, no restart.
+    let from = h.now_seq();
+    assert_eq!(lines(&session, "ask_roots").await.unwrap(), [uri(&b_path)]);
+    let Status::Running(still) = session.status() else {
+        panic!("the server stopped");
+    };
+    assert_eq!(still.pid, info.pid, "the server was not restarted");
+    let timeline = h.timeline.for_server(&spec.id);
+    assert!(
+        !timeline
+            .iter()
+            .any(|e| matches!(e.event, Event::ListChangedSent { .. })),
+        "a modern server is never sent list_changed"
+    );
+    // The round is in the timeline, with the call it was part of.
+    let round = timeline
+        .iter()
+        .filter(|e| e.seq >= from)
+        .find_map(|e| match &e.event {
+            Event::RootsAskedInRound {
+                method,
+                target,
+                roots,
+                ..
+            } => Some((method.clone(), target.clone(), roots.clone())),
+            _ => None,
+        })
+        .expect("a round in the timeline");
+    assert_eq!(round.0, "tools/call");
+    assert_eq!(round.1.as_deref(), Some("ask_roots"));
+    assert_eq!(
+        round.2.iter().map(|r| r.uri.clone()).collect::<Vec<_>>(),
+        [uri(&b_path)]
+    );
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_state_is_echoed_and_a_server_may_ask_twice() {
+    let h = Harness::new();
+    let (spec, session) = modern_server(&h, EraChoice::Auto);
+    running(&session).await;
+    let (a, a_path) = h.folder("alpha");
+    h.store.grant(&spec.id, &a).unwrap();
+    let from = h.now_seq();
+    // The server seals its own `requestState` (the SDK's AEAD envelope): it
+    // finishes only if both rounds' states came back exactly as sent.
+    let result = session.call_tool("ask_twice", no_args()).await.unwrap();
+    let report: serde_json::Value = serde_json::from_str(&tool_text(&result)).unwrap();
+    assert_eq!(report["first"], serde_json::json!([uri(&a_path)]));
+    assert_eq!(report["second"], serde_json::json!([uri(&a_path)]));
+    let rounds = h
+        .timeline
+        .for_server(&spec.id)
+        .into_iter()
+        .filter(|e| e.seq >= from && matches!(e.event, Event::RootsAskedInRound { .. }))
+        .count();
+    assert_eq!(rounds, 2);
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_for_input_rootgate_does_not_offer_ends_the_call_in_words() {
+    let h = Harness::new();
+    let (spec, session) = modern_server(&h, EraChoice::Auto);
+    running(&session).await;
+    let error = session
+        .call_tool("ask_unoffered", no_args())
+        .await
+        .expect_err("elicitation is not offered");
+    assert!(
+        matches!(&error, SessionError::NotOffered { asked, .. } if asked == "elicitation/create"),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("does not offer"), "{error}");
+    h.wait_event(&spec.id, 0, |e| {
+        matches!(e, Event::InputNotOffered { asked, target, .. }
+            if asked == "elicitation/create" && target.as_deref() == Some("ask_unoffered"))
+    })
+    .await;
+    // The server is unharmed: the next call works.
+    assert_eq!(lines(&session, "ask_roots").await.unwrap(), ["(no roots)"]);
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_era_is_not_probed() {
+    let h = Harness::new();
+    // The same dual-era server, held to the legacy era by the person.
+    let (spec, session) = modern_server(&h, EraChoice::Legacy);
+    let Status::Running(info) = running(&session).await else {
+        unreachable!()
+    };
+    assert_eq!(info.era, Era::Legacy);
+    assert_eq!(info.protocol_version, "2025-11-25");
+    let found = era_found(&h, &spec.id);
+    assert!(found[0].1.contains("not probed"), "{found:?}");
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_npm_filesystem_server_is_legacy_and_works_as_before() {
+    let h = Harness::new();
+    let (a, a_path) = h.folder("alpha");
+    let (spec, session) = h.server("fs", node(), &[fs_server_js().to_str().unwrap()]);
+    h.store.grant(&spec.id, &a).unwrap();
+    let Status::Running(info) = running(&session).await else {
+        unreachable!()
+    };
+    assert_eq!(info.era, Era::Legacy);
+    let found = era_found(&h, &spec.id);
+    assert!(found[0].1.contains("-32601"), "{found:?}");
+    // It asks for its roots after `initialized`, as before, and applies the
+    // answer on its own time.
+    let want = a_path.to_str().unwrap().to_owned();
+    eventually(
+        "the filesystem server to allow the shared folder",
+        || async {
+            let result = session
+                .call_tool("list_allowed_directories", no_args())
+                .await
+                .map_err(|e| e.to_string())?;
+            let text = tool_text(&result);
+            if text.contains(&want) {
+                Ok(())
+            } else {
+                Err(text)
+            }
+        },
+    )
+    .await;
+    session.shutdown().await;
+}
+
+/// A legacy server in sh that does `probe` with the first line it reads,
+/// then answers `initialize` and serves nothing else.
+fn sh_server(
+    h: &Harness,
+    name: &str,
+    probe: &str,
+) -> (rootgate_core::servers::ServerSpec, Session) {
+    let script = format!(
+        r#"IFS= read -r line
+{probe}
+IFS= read -r line
+id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{{}},"serverInfo":{{"name":"sh","version":"0"}}}}}}\n' "$id"
+exec cat >/dev/null
+"#
+    );
+    h.server(name, "sh", &["-c", &script])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_that_refuse_garble_or_ignore_the_probe_are_legacy() {
+    let mut h = Harness::new();
+    h.config.discover_timeout = Duration::from_millis(500);
+    let cases = [
+        (
+            "refuses",
+            r#"printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","error":{"code":-32600,"message":"not initialized"}}'"#,
+            "-32600",
+        ),
+        (
+            "malformed",
+            r#"printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","result":{"hello":"world"}}'"#,
+            "not a discover result",
+        ),
+        ("garbles", "printf 'this is not JSON\\n'", "did not answer"),
+        ("silent", ":", "did not answer"),
+    ];
+    for (name, probe, how) in cases {
+        let (spec, session) = sh_server(&h, name, probe);
+        let Status::Running(info) = running(&session).await else {
+            unreachable!()
+        };
+        assert_eq!(info.era, Era::Legacy, "{name}");
+        assert_eq!(info.server_name, "sh", "{name}");
+        let found = era_found(&h, &spec.id);
+        assert!(found[0].1.contains(how), "{name}: {found:?}");
+        session.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_answer_to_the_probe_does_not_upset_the_handshake() {
+    let mut h = Harness::new();
+    h.config.discover_timeout = Duration::from_millis(300);
+    // It answers the probe only after reading `initialize`, then answers
+    // that: the stale answer must be dropped, not taken for the result.
+    let script = r#"IFS= read -r probe
+IFS= read -r line
+id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","error":{"code":-32601,"message":"late"}}'
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"late","version":"0"}}}\n' "$id"
+exec cat >/dev/null
+"#;
+    let (_spec, session) = h.server("late", "sh", &["-c", script]);
+    let Status::Running(info) = running(&session).await else {
+        unreachable!()
+    };
+    assert_eq!(info.server_name, "late");
+    assert_eq!(info.era, Era::Legacy);
+    session.shutdown().await;
+}

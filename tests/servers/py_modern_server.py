@@ -1,0 +1,103 @@
+"""A server of the 2026-07-28 era on the official Python SDK (`mcp` 2.3.0).
+
+It stands in for the servers new code is written with: it answers
+`server/discover`, and asks for roots only while it handles a call, through
+an `InputRequiredResult`. Its tools report exactly what the client answered,
+so a test proves what the server itself received, not what Rootgate says it
+sent.
+
+Tools:
+- `ask_roots`: asks for roots through the SDK's `ListRoots` resolver and
+  returns the URIs it was given, one per line.
+- `ask_twice`: asks for roots, then (with its own `requestState`) asks again,
+  and returns both answers and the state it got back.
+- `ask_unoffered`: asks for an elicitation, which a client that did not
+  declare it cannot answer.
+
+Run it with the interpreter of `tests/peers/.venv`; Rootgate's tests do.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.resolve import ListRoots, Resolve
+from mcp_types import (
+    ElicitRequest,
+    ElicitRequestFormParams,
+    InputRequiredResult,
+    ListRootsRequest,
+    ListRootsResult,
+)
+
+server = MCPServer("py-modern-server")
+
+
+def roots(_ctx: Context) -> ListRoots:
+    return ListRoots()
+
+
+@server.tool()
+def ask_roots(given: Annotated[ListRootsResult, Resolve(roots)]) -> str:
+    """Asks the client for its roots and says which it was given."""
+    return "\n".join(str(root.uri) for root in given.roots) or "(no roots)"
+
+
+@server.tool()
+def ask_twice(ctx: Context) -> str | InputRequiredResult:
+    """Asks for roots in two rounds, the second carrying state of its own."""
+    state = ctx.request_state
+    answers = ctx.input_responses or {}
+    if state is None:
+        return InputRequiredResult(
+            input_requests={"first": ListRootsRequest()}, request_state="round-1"
+        )
+    if state == "round-1":
+        first = answers.get("first")
+        return InputRequiredResult(
+            input_requests={"second": ListRootsRequest()},
+            request_state="round-2:" + json.dumps(_uris(first)),
+        )
+    first = json.loads(state.removeprefix("round-2:"))
+    second = _uris(answers.get("second"))
+    return json.dumps({"first": first, "second": second, "state": state})
+
+
+@server.tool()
+def ask_unoffered(ctx: Context) -> str | InputRequiredResult:
+    """Asks for a form to be filled in, which needs elicitation."""
+    if ctx.input_responses:
+        return "answered: " + json.dumps(
+            {k: v.model_dump(mode="json") for k, v in ctx.input_responses.items()}
+        )
+    return InputRequiredResult(
+        input_requests={
+            "name": ElicitRequest(
+                params=ElicitRequestFormParams(
+                    message="Your name?",
+                    requested_schema={
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}},
+                    },
+                )
+            )
+        }
+    )
+
+
+def _uris(answer: object) -> list[str]:
+    roots = getattr(answer, "roots", None)
+    if roots is None and isinstance(answer, dict):
+        roots = answer.get("roots", [])
+    out = []
+    for root in roots or []:
+        uri = root.get("uri") if isinstance(root, dict) else getattr(root, "uri", None)
+        out.append(str(uri))
+    return out
+
+
+if __name__ == "__main__":
+    server.run("stdio")
