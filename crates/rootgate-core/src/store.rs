@@ -406,7 +406,11 @@ impl Store {
             // program that ran: another command is another program.
             if slot.command_line() == spec.command_line() {
                 spec.ignores_list_changed = slot.ignores_list_changed;
-                spec.seen_era = slot.seen_era;
+                // A new choice of era starts afresh: back to "find out", the
+                // server is asked again.
+                if slot.era == spec.era {
+                    spec.seen_era = slot.seen_era;
+                }
             }
             *slot = spec.clone();
             Ok(spec)

@@ -484,7 +484,8 @@ impl Supervisor {
         let process_changed = before.command_line() != spec.command_line()
             || before.cwd != spec.cwd
             || before.withdrawal != spec.withdrawal
-            || before.enforce_roots != spec.enforce_roots;
+            || before.enforce_roots != spec.enforce_roots
+            || before.era != spec.era;
         if running && process_changed {
             if spec.is_approved() {
                 session.restart(Some(spec.clone()));

@@ -55,7 +55,7 @@ async fn a_modern_server_gets_the_folders_shared_at_each_call() {
     let found = era_found(&h, &spec.id);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].1.contains("answered `server/discover`"),
+        found[0].1.contains("it answered server/discover"),
         "{found:?}"
     );
 
@@ -164,7 +164,7 @@ async fn a_forced_era_is_not_probed() {
     assert_eq!(info.era, Era::Legacy);
     assert_eq!(info.protocol_version, "2025-11-25");
     let found = era_found(&h, &spec.id);
-    assert!(found[0].1.contains("not probed"), "{found:?}");
+    assert!(found[0].1.contains("not asked"), "{found:?}");
     session.shutdown().await;
 }
 

@@ -495,7 +495,7 @@ async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
     })
     .await;
     assert!(
-        matches!(&found.event, Event::EraFound { era: Era::Modern, how } if how.contains("not probed again")),
+        matches!(&found.event, Event::EraFound { era: Era::Modern, how } if how.contains("not asked again")),
         "{found:?}"
     );
     // Another command is another program: what was found is forgotten.

@@ -12,7 +12,7 @@ use rootgate_core::consent::SharedRoot;
 use rootgate_core::folders::Warning;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
 use rootgate_core::roots::Root;
-use rootgate_core::servers::{ServerDraft, ServerSpec, Withdrawal};
+use rootgate_core::servers::{Era, EraChoice, ServerDraft, ServerSpec, Withdrawal};
 use rootgate_core::session::delivery::{
     DeliveryState, DeliverySummary, FolderDelivery, FolderState, Following, RestartNote,
 };
@@ -43,6 +43,8 @@ fn declarations() -> String {
         ConsentPrompt::decl(&cfg),
         FolderView::decl(&cfg),
         Withdrawal::decl(&cfg),
+        Era::decl(&cfg),
+        EraChoice::decl(&cfg),
         ServerDraft::decl(&cfg),
         ServerSpec::decl(&cfg),
         RunningInfo::decl(&cfg),

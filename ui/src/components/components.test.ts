@@ -246,6 +246,7 @@ describe("the window", () => {
           name: "Alpha",
           status: {
             state: "running",
+            era: "legacy",
             pid: 3,
             protocolVersion: "2025-11-25",
             serverName: "alpha",
@@ -327,6 +328,7 @@ describe("a server that takes folders as arguments", () => {
 describe("folders a server has not picked up", () => {
   const running = {
     state: "running" as const,
+    era: "legacy" as const,
     pid: 3,
     protocolVersion: "2025-11-25",
     serverName: "once",
@@ -444,6 +446,7 @@ describe("views", () => {
 describe("the Connections view", () => {
   const running = {
     state: "running" as const,
+    era: "legacy" as const,
     pid: 3,
     protocolVersion: "2025-11-25",
     serverName: "example",

@@ -251,6 +251,7 @@ describe("servers", () => {
       enabled: true,
       withdrawal: "notify",
       enforceRoots: false,
+      era: "auto",
     });
     expect(error).toBeNull();
     expect(app.approval?.id).toBe("n");
@@ -270,6 +271,7 @@ describe("servers", () => {
       enabled: true,
       withdrawal: "notify",
       enforceRoots: false,
+      era: "auto",
     });
     expect(error).toBe('A server named "x" already exists; choose another name.');
     expect(app.form).not.toBeNull();
@@ -291,6 +293,7 @@ describe("servers", () => {
           enabled: true,
           withdrawal: "notify",
           enforceRoots: false,
+          era: "auto",
         },
       },
     ] as never);
@@ -402,6 +405,7 @@ describe("delivery of folders", () => {
 describe("AI apps' connections", () => {
   const running = {
     state: "running" as const,
+    era: "legacy" as const,
     pid: 9,
     protocolVersion: "2025-11-25",
     serverName: "files",

@@ -87,6 +87,10 @@ realPath: string, addedAtMs: number, };
 
 export type Withdrawal = "notify" | "restart";
 
+export type Era = "legacy" | "modern";
+
+export type EraChoice = "auto" | "legacy" | "modern";
+
 export type ServerDraft = { name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
  * Run the server under a Landlock ruleset that holds it to its roots

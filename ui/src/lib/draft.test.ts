@@ -70,6 +70,7 @@ describe("formToDraft", () => {
         enabled: true,
         withdrawal: "notify",
         enforceRoots: false,
+        era: "auto",
       },
     });
   });
@@ -105,6 +106,7 @@ describe("formToDraft", () => {
       enabled: false,
       withdrawal: "restart" as const,
       enforceRoots: true,
+      era: "modern" as const,
     };
     expect(formToDraft(draftToForm(draft))).toEqual({ ok: true, value: draft });
   });

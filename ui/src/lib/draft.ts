@@ -2,7 +2,7 @@
 // line, environment as KEY=VALUE lines. Mistakes are found here, before the
 // backend is asked, and said in plain words next to the form.
 
-import type { ServerDraft, ServerSpec, Withdrawal } from "./bindings";
+import type { EraChoice, ServerDraft, ServerSpec, Withdrawal } from "./bindings";
 
 /** What the form holds, as typed. */
 export interface ServerForm {
@@ -14,6 +14,7 @@ export interface ServerForm {
   enabled: boolean;
   withdrawal: Withdrawal;
   enforceRoots: boolean;
+  era: EraChoice;
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -85,6 +86,7 @@ export function formToDraft(form: ServerForm): Parsed<ServerDraft> {
       enabled: form.enabled,
       withdrawal: form.withdrawal,
       enforceRoots: form.enforceRoots,
+      era: form.era,
     },
   };
 }
@@ -102,11 +104,12 @@ export function draftToForm(draft: ServerDraft | ServerSpec): ServerForm {
     enabled: draft.enabled,
     withdrawal: draft.withdrawal,
     enforceRoots: draft.enforceRoots,
+    era: draft.era,
   };
 }
 
 export function emptyForm(): ServerForm {
-  return { name: "", command: "", args: "", env: "", cwd: "", enabled: true, withdrawal: "notify", enforceRoots: false };
+  return { name: "", command: "", args: "", env: "", cwd: "", enabled: true, withdrawal: "notify", enforceRoots: false, era: "auto" };
 }
 
 /** `name`, or `name 2`, `name 3`... whichever no server has yet. */

@@ -10,6 +10,7 @@ import {
   folderStateLabel,
   allowedActions,
   count,
+  howItLearns,
   describeEvent,
   eventTone,
   formatTime,
@@ -52,6 +53,26 @@ describe("describeEvent: every timeline kind is a sentence", () => {
     [{ kind: "rootsAnswered", requestId: "2", generation: 4, roots: [root(1)] }, "Asked for roots → told 1 folder"],
     [{ kind: "rootsAnswered", requestId: "3", generation: 5, roots: [] }, "Asked for roots → told no folders"],
     [{ kind: "listChangedSent", generation: 6 }, "Told the server its folders changed."],
+    [
+      { kind: "eraFound", era: "modern", how: "it answered server/discover (versions 2026-07-28)" },
+      "Speaks the modern protocol (2026-07-28): it answered server/discover (versions 2026-07-28)",
+    ],
+    [
+      {
+        kind: "eraFound",
+        era: "legacy",
+        how: 'it refused server/discover (JSON-RPC error -32601: "Method not found"), so Rootgate uses initialize',
+      },
+      'Speaks the legacy protocol (initialize): it refused server/discover (JSON-RPC error -32601: "Method not found"), so Rootgate uses initialize.',
+    ],
+    [
+      { kind: "rootsAskedInRound", method: "tools/call", target: "grep", key: "roots", generation: 2, roots: [root(1)] },
+      "Asked for roots while handling tools/call “grep” → told 1 folder",
+    ],
+    [
+      { kind: "inputNotOffered", method: "tools/call", target: "ask", key: "name", asked: "elicitation/create" },
+      "Asked for “elicitation/create” while handling tools/call “ask”: Rootgate does not offer it, so the call ended.",
+    ],
     [
       { kind: "restartedForArguments", reason: "it takes its folders as arguments, and they changed" },
       "Restarted with its folders as arguments anew: it takes its folders as arguments, and they changed.",
@@ -133,6 +154,7 @@ describe("describeEvent: every timeline kind is a sentence", () => {
 describe("statusBadge", () => {
   const running: Status = {
     state: "running",
+    era: "legacy",
     pid: 1,
     protocolVersion: "2025-11-25",
     serverName: "rootgate-example",
@@ -218,6 +240,41 @@ describe("count", () => {
   });
 });
 
+describe("howItLearns", () => {
+  const stopped = { state: "stopped" as const, lastExit: null };
+  const running = (era: "legacy" | "modern") => ({
+    state: "running" as const,
+    era,
+    pid: 1,
+    protocolVersion: era === "modern" ? "2026-07-28" : "2025-11-25",
+    serverName: "s",
+    serverVersion: "1",
+    capabilities: {},
+  });
+  it("says what a running server's era means for a withdrawal", () => {
+    const modern = howItLearns({ status: running("modern"), era: "auto", seenEra: "modern", foldersAsArguments: false });
+    expect(modern.era).toBe("Modern protocol, 2026-07-28");
+    expect(modern.how).toContain("with each request");
+    expect(modern.how).toContain("takes effect with its next request");
+    const legacy = howItLearns({ status: running("legacy"), era: "auto", seenEra: "legacy", foldersAsArguments: true });
+    expect(legacy.era).toBe("Legacy protocol, initialize");
+    expect(legacy.how).toContain("is told when they change");
+    expect(legacy.how).toContain("as arguments");
+  });
+  it("uses the era in use over the one remembered, and names a forced one", () => {
+    // Running legacy although once seen modern: the running one is the truth.
+    expect(howItLearns({ status: running("legacy"), era: "auto", seenEra: "modern", foldersAsArguments: false }).era).toBe(
+      "Legacy protocol, initialize",
+    );
+    expect(howItLearns({ status: stopped, era: "modern", seenEra: null, foldersAsArguments: false }).era).toBe(
+      "Modern protocol, 2026-07-28 (set on this server)",
+    );
+    expect(howItLearns({ status: stopped, era: "auto", seenEra: null, foldersAsArguments: false }).era).toBe(
+      "Found when it first starts",
+    );
+  });
+});
+
 describe("delivery", () => {
   const quiet = {
     state: { state: "upToDate" as const },
@@ -227,6 +284,7 @@ describe("delivery", () => {
     notPickedUp: 0,
     withdrawing: 0,
     restartedToApply: 0,
+    onRequest: 0,
     restarted: null,
   };
 

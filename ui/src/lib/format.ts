@@ -1,7 +1,7 @@
 // Words for what the UI shows: timeline entries as sentences, status as a
 // badge, times, counts. Pure, so every case is unit tested.
 
-import type { AppIdentity, DeliverySummary, Event, FolderState, Status } from "./bindings";
+import type { AppIdentity, DeliverySummary, Event, FolderState, ServerView, Status } from "./bindings";
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");
@@ -95,6 +95,18 @@ export function describeEvent(event: Event): string {
     }
     case "rootsAnswered":
       return `Asked for roots → told ${count(event.roots.length, "folder", "folders", "no folders")}`;
+    case "eraFound":
+      return event.era === "modern"
+        ? sentence(`Speaks the modern protocol (2026-07-28): ${event.how}`)
+        : sentence(`Speaks the legacy protocol (initialize): ${event.how}`);
+    case "rootsAskedInRound": {
+      const what = event.target ? `${event.method} “${event.target}”` : event.method;
+      return `Asked for roots while handling ${what} → told ${count(event.roots.length, "folder", "folders", "no folders")}`;
+    }
+    case "inputNotOffered": {
+      const what = event.target ? `${event.method} “${event.target}”` : event.method;
+      return `Asked for “${event.asked}” while handling ${what}: Rootgate does not offer it, so the call ended.`;
+    }
     case "listChangedSent":
       return "Told the server its folders changed.";
     case "notPickedUp":
@@ -146,6 +158,44 @@ export function describeEvent(event: Event): string {
   }
 }
 
+/**
+ * How a server learns its folders, in a sentence for its detail: which
+ * protocol era it is spoken to in (running: the era in use; not running: the
+ * era it will start in, or that it will be asked), and what that means for a
+ * withdrawal. Roots are advice; the detail says so beside it.
+ */
+export function howItLearns(server: Pick<ServerView, "status" | "era" | "seenEra" | "foldersAsArguments">): {
+  era: string;
+  how: string;
+  modern: boolean;
+} {
+  const era = server.status.state === "running" ? server.status.era : server.era === "auto" ? server.seenEra : server.era;
+  const args = server.foldersAsArguments
+    ? " It also takes them as arguments, and is restarted with the new list when they change."
+    : "";
+  const chosen = server.era === "auto" ? "" : " (set on this server)";
+  switch (era) {
+    case "modern":
+      return {
+        modern: true,
+        era: `Modern protocol, 2026-07-28${chosen}`,
+        how: `It gets its folders with each request it handles. Nothing is sent when they change: a withdrawal takes effect with its next request.${args}`,
+      };
+    case "legacy":
+      return {
+        modern: false,
+        era: `Legacy protocol, initialize${chosen}`,
+        how: `It asks for its folders (roots/list) and is told when they change; Rootgate checks that it asks again.${args}`,
+      };
+    default:
+      return {
+        modern: false,
+        era: "Found when it first starts",
+        how: `Rootgate asks it which protocol it speaks (server/discover) and remembers the answer.${args}`,
+      };
+  }
+}
+
 /** Where one folder stands with a server, in a few words. */
 export function folderStateLabel(state: FolderState): string {
   switch (state) {
@@ -159,12 +209,15 @@ export function folderStateLabel(state: FolderState): string {
       return "withdrawn · waiting for the server";
     case "restartedToApply":
       return "withdrawn · restarted to apply";
+    case "onRequest":
+      return "given with each request";
   }
 }
 
 export function folderStateTone(state: FolderState): Tone {
   switch (state) {
     case "told":
+    case "onRequest":
       return "good";
     case "waiting":
     case "withdrawing":
@@ -224,8 +277,11 @@ export function eventTone(event: Event): Tone {
     case "initialized":
       return "good";
     case "rootsAnswered":
+    case "rootsAskedInRound":
     case "listChangedSent":
       return "info";
+    case "inputNotOffered":
+      return "warn";
     case "call":
       return event.outcome === "ok" ? "neutral" : "warn";
     case "restartedToWithdraw":
@@ -264,7 +320,7 @@ export function statusBadge(status: Status): Badge {
     case "running":
       return {
         state: "running",
-        label: `running · ${status.serverName || "unnamed server"} · protocol ${status.protocolVersion}`,
+        label: `running · ${status.serverName || "unnamed server"} · ${status.era === "modern" ? "modern protocol" : "protocol"} ${status.protocolVersion}`,
         detail: null,
         tone: "good",
         busy: false,

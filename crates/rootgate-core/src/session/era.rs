@@ -91,7 +91,7 @@ pub fn classify(answer: &Value) -> Found {
                 Found {
                     era: Era::Modern,
                     how: format!(
-                        "answered `server/discover`: it speaks {}",
+                        "it answered server/discover (versions {})",
                         supported.join(", ")
                     ),
                 }
@@ -99,7 +99,7 @@ pub fn classify(answer: &Value) -> Found {
                 Found {
                     era: Era::Legacy,
                     how: format!(
-                        "answered `server/discover` that it speaks only {}; speaking `initialize`",
+                        "it answered server/discover that it speaks only {}, so Rootgate uses initialize",
                         supported.join(", ")
                     ),
                 }
@@ -107,19 +107,19 @@ pub fn classify(answer: &Value) -> Found {
         }
         Some(MISSING_REQUIRED_CLIENT_CAPABILITY) => Found {
             era: Era::Modern,
-            how: format!("answered `server/discover` with a modern error (\"{message}\")"),
+            how: format!("it answered server/discover with a modern error (\"{message}\")"),
         },
         Some(code) => Found {
             era: Era::Legacy,
             how: format!(
-                "refused `server/discover` (JSON-RPC error {code}: \"{message}\"); speaking \
-                 `initialize`"
+                "it refused server/discover (JSON-RPC error {code}: \"{message}\"), so Rootgate \
+                 uses initialize"
             ),
         },
         None => Found {
             era: Era::Legacy,
-            how: "answered `server/discover` with an error Rootgate cannot read; speaking \
-                  `initialize`"
+            how: "it answered server/discover with an error Rootgate cannot read, so Rootgate \
+                  uses initialize"
                 .into(),
         },
     }
@@ -133,8 +133,8 @@ fn classify_result(result: &Value) -> Found {
     if !is_discover {
         return Found {
             era: Era::Legacy,
-            how: "answered `server/discover` with something that is not a discover result; \
-                  speaking `initialize`"
+            how: "it answered server/discover with something that is not a discover result, so \
+                  Rootgate uses initialize"
                 .into(),
         };
     }
@@ -142,7 +142,7 @@ fn classify_result(result: &Value) -> Found {
         Found {
             era: Era::Modern,
             how: format!(
-                "answered `server/discover`: it speaks {}",
+                "it answered server/discover (versions {})",
                 versions.join(", ")
             ),
         }
@@ -152,8 +152,8 @@ fn classify_result(result: &Value) -> Found {
         Found {
             era: Era::Legacy,
             how: format!(
-                "answered `server/discover` with versions {}, not {MODERN_VERSION}; speaking \
-                 `initialize`",
+                "it answered server/discover with versions {}, not {MODERN_VERSION}, so Rootgate \
+                 uses initialize",
                 versions.join(", ")
             ),
         }

@@ -132,7 +132,7 @@ impl Actor {
                 _ = &mut deadline => break Found {
                     era: Era::Legacy,
                     how: format!(
-                        "did not answer `server/discover` within {}; speaking `initialize`",
+                        "it did not answer server/discover within {}, so Rootgate uses initialize",
                         seconds(self.config.discover_timeout)
                     ),
                 },
@@ -165,11 +165,11 @@ impl Actor {
         let found = match (spec.era.forced(), spec.seen_era) {
             (Some(era), _) => Found {
                 era,
-                how: "set on this server; not probed".into(),
+                how: "set on this server, so it was not asked".into(),
             },
             (None, Some(era)) => Found {
                 era,
-                how: "found when it last started; not probed again".into(),
+                how: "found when it last started, so it was not asked again".into(),
             },
             (None, None) => self.probe(&mut transport, spec).await?,
         };
