@@ -20,12 +20,17 @@
 //! - the server never gets a response the app made up: every response it
 //!   gets answers a request it sent and that was passed on to the app;
 //! - an `initialize` the server gets declares `roots: {listChanged: true}`;
+//! - to a modern-era server (inputs of odd length; the era does not take a
+//!   byte, so the corpus means what it meant), every request carries the
+//!   modern `_meta` with Rootgate's `roots: {}`, and a round's retry is
+//!   answered with the consented list (empty here), never the app's;
 //! - requests in flight stay within the bound, and nothing panics.
 
 use std::collections::{HashMap, HashSet};
 
 use rootgate_core::bridge::relay::{Line, Lines};
 use rootgate_core::bridge::route::{MAX_IN_FLIGHT, Out, Router};
+use rootgate_core::servers::Era;
 use serde_json::Value;
 
 /// The longest line the reader keeps (a record is shorter, so every line
@@ -89,11 +94,21 @@ struct Watch {
     server_roots_ids: HashSet<String>,
     /// Ids of other requests the server sent, to the count of them.
     server_requests: HashMap<String, usize>,
+    /// The server is of the modern era.
+    modern: bool,
 }
 
 pub fn check(data: &[u8]) {
     let mut router = Router::new();
-    let mut watch = Watch::default();
+    let mut watch = Watch {
+        modern: data.len() % 2 == 1,
+        ..Watch::default()
+    };
+    // Nothing is consented here: any root in a round's answer came from
+    // somewhere it must not.
+    if watch.modern {
+        router.set_server_era(Era::Modern);
+    }
     let mut rest = data;
     let now = tokio::time::Instant::now();
     while rest.len() >= 3 {
@@ -133,10 +148,14 @@ pub fn check(data: &[u8]) {
     }
     if let Some(line) = router.initialize_for_server() {
         let message = one_message(&line, "server");
-        assert_eq!(
-            message["params"]["capabilities"]["roots"],
-            serde_json::json!({"listChanged": true})
-        );
+        if watch.modern {
+            assert_eq!(message["method"], "server/discover");
+        } else {
+            assert_eq!(
+                message["params"]["capabilities"]["roots"],
+                serde_json::json!({"listChanged": true})
+            );
+        }
     }
     for out in router.server_gone("gone", now) {
         observe(&out, &mut watch);
@@ -160,10 +179,33 @@ fn observe(out: &Out, watch: &mut Watch) {
                 );
             }
             if message["method"] == "initialize" {
+                assert!(!watch.modern, "a modern server got initialize: {message}");
                 assert_eq!(
                     message["params"]["capabilities"]["roots"],
                     serde_json::json!({"listChanged": true})
                 );
+            }
+            if watch.modern && message.get("method").is_some() && message.get("id").is_some() {
+                let meta = &message["params"]["_meta"];
+                assert_eq!(
+                    meta["io.modelcontextprotocol/clientCapabilities"]["roots"],
+                    serde_json::json!({}),
+                    "a modern request without Rootgate's roots: {message}"
+                );
+                assert_eq!(
+                    meta["io.modelcontextprotocol/protocolVersion"],
+                    "2026-07-28"
+                );
+                if let Some(answers) = message["params"]["inputResponses"].as_object() {
+                    for answer in answers.values() {
+                        if let Some(roots) = answer.get("roots").and_then(Value::as_array) {
+                            assert!(
+                                roots.is_empty(),
+                                "a round was answered with roots that are not consented: {message}"
+                            );
+                        }
+                    }
+                }
             }
         }
         Out::App(line) => {

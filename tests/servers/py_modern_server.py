@@ -13,6 +13,8 @@ Tools:
   and returns both answers and the state it got back.
 - `ask_unoffered`: asks for an elicitation, which a client that did not
   declare it cannot answer.
+- `protocol`: the protocol version the call came in, so a test can tell
+  the era it was served in (a dual-era SDK server answers both).
 
 Run it with the interpreter of `tests/peers/.venv`; Rootgate's tests do.
 """
@@ -86,6 +88,12 @@ def ask_unoffered(ctx: Context) -> str | InputRequiredResult:
             )
         }
     )
+
+
+@server.tool()
+def protocol(ctx: Context) -> str:
+    """The protocol version of this call."""
+    return str(ctx.protocol_version)
 
 
 def _uris(answer: object) -> list[str]:

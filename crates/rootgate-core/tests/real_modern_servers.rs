@@ -59,6 +59,7 @@ async fn a_modern_server_gets_the_folders_shared_at_each_call() {
         "{found:?}"
     );
 
+    assert_eq!(lines(&session, "protocol").await.unwrap(), ["2026-07-28"]);
     // Nothing shared yet: the server itself says it was given nothing.
     assert_eq!(lines(&session, "ask_roots").await.unwrap(), ["(no roots)"]);
 

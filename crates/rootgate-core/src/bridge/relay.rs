@@ -27,7 +27,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::route::{AppInfo, Call, Out, Router};
+use crate::consent::SharedRoots;
 use crate::ids::ServerId;
+use crate::servers::Era;
 use crate::session::wire::{Frame, Wire};
 use crate::timeline::{Event, Timeline};
 
@@ -56,6 +58,8 @@ struct State {
     init_waiter: Option<oneshot::Sender<Result<Value, String>>>,
     /// Notes written to stderr so far (they stop after a few).
     notes: usize,
+    /// The server's consented list, for a modern server's input rounds.
+    roots: Option<watch::Receiver<SharedRoots>>,
 }
 
 /// The relay of one app connection.
@@ -93,6 +97,7 @@ impl Relay {
                 attached: None,
                 init_waiter: None,
                 notes: 0,
+                roots: None,
             }),
             server,
             timeline,
@@ -136,10 +141,14 @@ impl Relay {
         self: &Arc<Self>,
         stdout: impl AsyncRead + Unpin + Send + 'static,
         wire: &Wire,
+        era: Era,
+        roots: watch::Receiver<SharedRoots>,
     ) -> Attached {
         let (init_tx, initialized) = oneshot::channel();
         let (life, initialize) = {
             let mut state = self.lock();
+            state.router.set_server_era(era);
+            state.roots = Some(roots);
             state.life += 1;
             state.attached = Some(wire.frames.clone());
             state.init_waiter = Some(init_tx);
@@ -229,7 +238,13 @@ impl Relay {
         loop {
             let outs = match lines.next().await {
                 Ok(Some(Line::Whole)) => {
-                    self.lock().router.from_server(lines.line(), Instant::now())
+                    let mut state = self.lock();
+                    // A modern server's rounds are answered from the list as
+                    // it is now.
+                    if let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone()) {
+                        state.router.set_roots(now);
+                    }
+                    state.router.from_server(lines.line(), Instant::now())
                 }
                 Ok(Some(Line::TooLong(bytes))) => vec![Out::Note(format!(
                     "the server wrote a line of {bytes} bytes, longer than {MAX_LINE}; dropped"
@@ -282,6 +297,40 @@ impl Relay {
                 Out::Refused(method) => {
                     self.timeline
                         .record(&self.server, Event::RequestRefused { method });
+                }
+                Out::Round {
+                    method,
+                    target,
+                    key,
+                    generation,
+                    roots,
+                } => {
+                    self.timeline.record(
+                        &self.server,
+                        Event::RootsAskedInRound {
+                            method,
+                            target,
+                            key,
+                            generation,
+                            roots,
+                        },
+                    );
+                }
+                Out::InputNotOffered {
+                    method,
+                    target,
+                    key,
+                    asked,
+                } => {
+                    self.timeline.record(
+                        &self.server,
+                        Event::InputNotOffered {
+                            method,
+                            target,
+                            key,
+                            asked,
+                        },
+                    );
                 }
                 Out::Note(note) => self.note(&note),
             }

@@ -29,6 +29,7 @@ use tokio::time::Instant;
 
 mod app;
 mod lines;
+mod modern;
 mod server;
 
 use lines::*;
@@ -93,6 +94,23 @@ pub enum Out {
     /// The server asked for something the app did not declare; it got the
     /// JSON-RPC error.
     Refused(String),
+    /// A modern server asked for its roots (input request `key`) while
+    /// handling an app call, and the retry carries exactly `roots`.
+    Round {
+        method: String,
+        target: Option<String>,
+        key: String,
+        generation: u64,
+        roots: std::sync::Arc<[crate::consent::SharedRoot]>,
+    },
+    /// A modern server asked for input that cannot be given; the app's call
+    /// ended with an error that says so.
+    InputNotOffered {
+        method: String,
+        target: Option<String>,
+        key: String,
+        asked: String,
+    },
     /// Something was dropped or refused, in words, for the log.
     Note(String),
 }
@@ -108,14 +126,21 @@ pub struct Call {
     pub outcome: String,
 }
 
+/// An app request waiting for the server.
+struct Pending {
+    /// Its id as the app wrote it.
+    app_id: Box<str>,
+    method: String,
+    target: Option<String>,
+    started: Instant,
+    /// For a modern server's calls: what is needed to send it again with
+    /// the answers to the input it asks for.
+    retry: Option<modern::Retry>,
+}
+
 enum ToServer {
-    /// An app request: its id as the app wrote it.
-    App {
-        app_id: Box<str>,
-        method: String,
-        target: Option<String>,
-        started: Instant,
-    },
+    /// An app request.
+    App(Pending),
     /// The `initialize` forwarded for the app (the first life): its answer
     /// goes to the app.
     FirstInitialize { app_id: Box<str> },
@@ -131,6 +156,9 @@ enum ToApp {
     Server { server_id: Box<str> },
     /// The bridge's own `roots/list`, for suggestions.
     Roots,
+    /// Input a modern server asked for in round `round` of an app call,
+    /// under `key`.
+    Input { round: u64, key: String },
 }
 
 enum Init {
@@ -160,6 +188,12 @@ pub struct Router {
     /// resources subscribed to.
     log_level: Option<Box<RawValue>>,
     subscriptions: BTreeSet<String>,
+    /// The era of the server of the current life (see `modern`).
+    era: crate::servers::Era,
+    /// The consented list as it is now, for a modern server's rounds.
+    roots: crate::consent::SharedRoots,
+    /// Rounds waiting for the app's answers, by the round's id.
+    rounds: HashMap<u64, modern::Round>,
 }
 
 impl Default for Router {
@@ -181,6 +215,9 @@ impl Router {
             next_app_id: 1,
             log_level: None,
             subscriptions: BTreeSet::new(),
+            era: crate::servers::Era::Legacy,
+            roots: crate::consent::SharedRoots::empty(),
+            rounds: HashMap::new(),
         }
     }
 
@@ -233,7 +270,7 @@ impl Router {
         match (&message.method, message.id) {
             (Some(method), Some(id)) => self.app_request(method, id, message.params, now),
             (Some(method), None) => self.app_notification(method, message.params, line, now),
-            (None, Some(id)) => self.app_response(id, message.result, message.error),
+            (None, Some(id)) => self.app_response(id, message.result, message.error, now),
             (None, None) => vec![Out::App(error_line(
                 "null",
                 -32600,

@@ -66,7 +66,7 @@ pub fn answer(requests: &InputRequests, roots: &SharedRoots) -> Round {
 }
 
 /// A `ListRootsResult` for `roots`.
-fn roots_result(roots: &[SharedRoot]) -> Value {
+pub fn roots_result(roots: &[SharedRoot]) -> Value {
     let roots: Vec<Value> = roots
         .iter()
         .map(|r| serde_json::json!({ "uri": r.uri, "name": r.name }))

@@ -58,17 +58,21 @@ impl Router {
                 ),
             ))];
         }
+        if self.modern() {
+            return self.modern_request(method, id_text, params, now);
+        }
         self.remember_for_replay(method, params);
         let ours = self.next_server_id;
         self.next_server_id += 1;
         self.to_server.insert(
             ours,
-            ToServer::App {
+            ToServer::App(Pending {
                 app_id: id_text.into(),
                 method: method.to_owned(),
                 target: target_of(method, params),
                 started: now,
-            },
+                retry: None,
+            }),
         );
         self.app_ids.insert(id_text.into(), ours);
         vec![Out::Server(request_line(&ours.to_string(), method, params))]
@@ -115,7 +119,12 @@ impl Router {
                 "the app sent initialize as a notification; dropped".into(),
             )],
             "notifications/initialized" => {
-                let mut out = vec![Out::Server(with_newline(line))];
+                // A modern server has no handshake to finish.
+                let mut out = if self.modern() {
+                    Vec::new()
+                } else {
+                    vec![Out::Server(with_newline(line))]
+                };
                 // Now the app may be asked what it works in.
                 out.extend(self.ask_app_roots());
                 out
@@ -132,17 +141,17 @@ impl Router {
                     ))];
                 };
                 let mut out = Vec::new();
-                if let Some(ToServer::App {
-                    method,
-                    target,
-                    started,
-                    ..
-                }) = self.to_server.remove(&ours)
-                {
+                // In flight at the server, or waiting in a round for the
+                // app's own answers.
+                let pending = match self.to_server.remove(&ours) {
+                    Some(ToServer::App(pending)) => Some(pending),
+                    _ => self.rounds.remove(&ours).map(|round| round.pending),
+                };
+                if let Some(pending) = pending {
                     out.push(Out::Call(Call {
-                        method,
-                        target,
-                        duration: now.saturating_duration_since(started),
+                        method: pending.method,
+                        target: pending.target,
+                        duration: now.saturating_duration_since(pending.started),
                         outcome: "cancelled".into(),
                     }));
                 }
@@ -180,6 +189,7 @@ impl Router {
         id: &RawValue,
         result: Option<&RawValue>,
         error: Option<&RawValue>,
+        now: Instant,
     ) -> Vec<Out> {
         let Some(ours) = id.get().parse::<u64>().ok() else {
             return vec![Out::Note(format!(
@@ -201,6 +211,9 @@ impl Router {
                     .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
                     .collect();
                 vec![Out::AppRoots(uris)]
+            }
+            Some(ToApp::Input { round, key }) => {
+                self.input_answered(round, key, result, error, now)
             }
             None => vec![Out::Note(format!(
                 "the app answered request {ours}, which was never sent to it; dropped"

@@ -11,6 +11,9 @@ impl Router {
     /// or, after a restart, the same as a request of the bridge's own.
     /// `None` until the app's `initialize` arrived.
     pub fn initialize_for_server(&mut self) -> Option<Vec<u8>> {
+        if self.modern() {
+            return self.discover_for_server();
+        }
         let Init::Received { app_id, params } = &mut self.init else {
             return None;
         };
@@ -36,12 +39,33 @@ impl Router {
         Some(request_line(&ours.to_string(), "initialize", Some(&raw)))
     }
 
+    /// For a modern server, the `server/discover` that stands for the
+    /// app's `initialize` (see `modern`).
+    fn discover_for_server(&mut self) -> Option<Vec<u8>> {
+        let Init::Received { app_id, .. } = &mut self.init else {
+            return None;
+        };
+        let purpose = match app_id.take() {
+            Some(app_id) => ToServer::FirstInitialize { app_id },
+            None => ToServer::ReplayInitialize,
+        };
+        let ours = self.next_server_id;
+        self.next_server_id += 1;
+        self.to_server.insert(ours, purpose);
+        Some(self.discover_line(ours))
+    }
+
     /// What a restarted server is told after its `initialize`: that the
-    /// client is initialized, the logging level, and the subscriptions.
+    /// client is initialized, the logging level, and the subscriptions. A
+    /// modern server has no handshake to finish and gets the logging level
+    /// with every request.
     pub fn replay(&mut self) -> Vec<Vec<u8>> {
-        let mut lines = vec![notification_line("notifications/initialized", &Value::Null)];
-        if let Some(level) = self.log_level.clone() {
-            lines.push(self.own_request("logging/setLevel", Some(&level)));
+        let mut lines = Vec::new();
+        if !self.modern() {
+            lines.push(notification_line("notifications/initialized", &Value::Null));
+            if let Some(level) = self.log_level.clone() {
+                lines.push(self.own_request("logging/setLevel", Some(&level)));
+            }
         }
         for uri in self.subscriptions.clone() {
             let params = json!({"uri": uri}).to_string();
@@ -143,22 +167,36 @@ impl Router {
             ))];
         };
         match self.to_server.remove(&ours) {
-            Some(ToServer::App {
-                app_id,
-                method,
-                target,
-                started,
-            }) => {
-                self.app_ids.remove(&app_id);
+            Some(ToServer::App(pending)) => {
+                let pending = match self.input_round(pending, result, now) {
+                    Ok(round) => return round,
+                    Err(pending) => pending,
+                };
+                self.app_ids.remove(&pending.app_id);
                 vec![
-                    Out::App(response_line(&app_id, result, error)),
+                    Out::App(response_line(&pending.app_id, result, error)),
                     Out::Call(Call {
-                        method,
-                        target,
-                        duration: now.saturating_duration_since(started),
+                        method: pending.method,
+                        target: pending.target,
+                        duration: now.saturating_duration_since(pending.started),
                         outcome: outcome(error),
                     }),
                 ]
+            }
+            Some(ToServer::FirstInitialize { app_id }) if self.modern() => {
+                match initialize_outcome(result, error) {
+                    Ok(discovered) => {
+                        let (for_app, for_session) = self.discovered(&discovered);
+                        vec![
+                            Out::App(result_line(&app_id, &for_app.to_string())),
+                            Out::ServerInitialized(Ok(for_session)),
+                        ]
+                    }
+                    Err(why) => vec![
+                        Out::App(response_line(&app_id, result, error)),
+                        Out::ServerInitialized(Err(why)),
+                    ],
+                }
             }
             Some(ToServer::FirstInitialize { app_id }) => {
                 let parsed = initialize_outcome(result, error);
@@ -168,7 +206,12 @@ impl Router {
                 ]
             }
             Some(ToServer::ReplayInitialize) => {
-                vec![Out::ServerInitialized(initialize_outcome(result, error))]
+                let parsed = initialize_outcome(result, error);
+                let parsed = match parsed {
+                    Ok(discovered) if self.modern() => Ok(self.discovered(&discovered).1),
+                    other => other,
+                };
+                vec![Out::ServerInitialized(parsed)]
             }
             Some(ToServer::Own) => Vec::new(),
             None => vec![Out::Note(format!(
@@ -186,17 +229,12 @@ impl Router {
         waiting.sort_by_key(|(ours, _)| *ours);
         for (_, pending) in waiting {
             match pending {
-                ToServer::App {
-                    app_id,
-                    method,
-                    target,
-                    started,
-                } => {
-                    out.push(Out::App(error_line(&app_id, -32603, why)));
+                ToServer::App(pending) => {
+                    out.push(Out::App(error_line(&pending.app_id, -32603, why)));
                     out.push(Out::Call(Call {
-                        method,
-                        target,
-                        duration: now.saturating_duration_since(started),
+                        method: pending.method,
+                        target: pending.target,
+                        duration: now.saturating_duration_since(pending.started),
                         outcome: format!("error -32603: {why}"),
                     }));
                 }
@@ -205,6 +243,20 @@ impl Router {
                 }
                 ToServer::ReplayInitialize | ToServer::Own => {}
             }
+        }
+        // Calls waiting in a round for the app's answers cannot be sent
+        // again to a server that is gone.
+        let mut rounds: Vec<(u64, modern::Round)> = self.rounds.drain().collect();
+        rounds.sort_by_key(|(id, _)| *id);
+        for (_, round) in rounds {
+            let pending = round.pending;
+            out.push(Out::App(error_line(&pending.app_id, -32603, why)));
+            out.push(Out::Call(Call {
+                method: pending.method,
+                target: pending.target,
+                duration: now.saturating_duration_since(pending.started),
+                outcome: format!("error -32603: {why}"),
+            }));
         }
         self.app_ids.clear();
         self.to_app

@@ -10,6 +10,7 @@ use super::*;
 use crate::servers::Era;
 use crate::session::era::{self, Found};
 use crate::session::protocol::RootsTransport;
+use crate::session::wire::Frame;
 use rmcp::model::ProtocolVersion;
 use rmcp::transport::Transport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
@@ -253,7 +254,24 @@ impl Actor {
             conn.events_tx.clone(),
             QUEUE_FRAMES,
         );
-        let mut attached = relay.attach(stdout, &wire);
+        let mut stdout = stdout;
+        let found = match (spec.era.forced(), spec.seen_era) {
+            (Some(era), _) => Found {
+                era,
+                how: "set on this server, so it was not asked".into(),
+            },
+            (None, Some(era)) => Found {
+                era,
+                how: "found when it last started, so it was not asked again".into(),
+            },
+            (None, None) => self.relayed_probe(&mut stdout, &wire, spec).await?,
+        };
+        self.record(Event::EraFound {
+            era: found.era,
+            how: found.how,
+        });
+        conn.era = found.era;
+        let mut attached = relay.attach(stdout, &wire, found.era, self.roots.clone());
         conn.wire = Some(wire);
         let mut ended = attached.ended.clone();
         let mut seen = relay.subscribe();
@@ -300,6 +318,7 @@ impl Actor {
                 }
             }
         };
+        let era = conn.era;
         let text = |v: Option<&serde_json::Value>| {
             v.and_then(serde_json::Value::as_str)
                 .unwrap_or_default()
@@ -307,14 +326,79 @@ impl Actor {
         };
         let info = result.get("serverInfo");
         Ok(Answered {
-            // A bridge speaks the legacy lifecycle to the server for now: the
-            // AI app's `initialize` is what it relays.
-            era: Era::Legacy,
+            era,
             protocol_version: text(result.get("protocolVersion")),
             server_name: text(info.and_then(|i| i.get("name"))),
             server_version: text(info.and_then(|i| i.get("version"))),
             capabilities: result.get("capabilities").cloned().unwrap_or_default(),
         })
+    }
+}
+
+impl Actor {
+    /// The era probe for a bridged server, before the relay reads its
+    /// output: the probe's answer is read a byte at a time, so that nothing
+    /// after it is taken from the relay.
+    async fn relayed_probe(
+        &mut self,
+        stdout: &mut DrainOnDrop,
+        wire: &Wire,
+        spec: &ServerSpec,
+    ) -> Result<Found, Ending> {
+        // A failed send means the server is gone; the read then ends.
+        let _ = wire.frames.send(Frame::Lines(era::probe_line())).await;
+        let answer = read_probe_answer(stdout);
+        tokio::pin!(answer);
+        let deadline = tokio::time::sleep(self.config.discover_timeout);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                found = &mut answer => return match found {
+                    Some(found) => Ok(found),
+                    None => Err(Ending::NoHandshake(
+                        "the server closed its connection before answering `server/discover`, \
+                         the first request Rootgate sends"
+                            .into(),
+                    )),
+                },
+                _ = &mut deadline => return Ok(Found {
+                    era: Era::Legacy,
+                    how: format!(
+                        "it did not answer server/discover within {}, so Rootgate uses initialize",
+                        seconds(self.config.discover_timeout)
+                    ),
+                }),
+                command = self.commands.recv() => {
+                    if let Some(ending) = self.command_while_starting(command, spec) {
+                        return Err(ending);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads the server's lines until one answers the probe, and classifies it;
+/// `None` if its output ends first. Lines are read a byte at a time and
+/// bounded, as the rest of the output is the relay's.
+async fn read_probe_answer(stdout: &mut DrainOnDrop) -> Option<Found> {
+    use tokio::io::AsyncReadExt;
+    const MAX_PROBE_LINE: usize = 1024 * 1024;
+    let mut line = Vec::new();
+    loop {
+        let byte = stdout.read_u8().await.ok()?;
+        if byte != b'\n' {
+            if line.len() < MAX_PROBE_LINE {
+                line.push(byte);
+            }
+            continue;
+        }
+        if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&line)
+            && era::answers_probe(&message)
+        {
+            return Some(era::classify(&message));
+        }
+        line.clear();
     }
 }
 

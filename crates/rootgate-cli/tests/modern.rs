@@ -1,0 +1,139 @@
+//! `rootgate connect NAME` to a server of the 2026-07-28 era (the Python
+//! SDK server of tests/servers/py_modern_server.py), driven by real SDK
+//! clients standing in for AI apps: the TypeScript SDK 1.32.2 client,
+//! which speaks only the legacy era, and the Python `mcp` 2.3.0 client,
+//! which probes `server/discover` first and falls back. The bridge answers
+//! the server's input rounds for roots inside each relayed call; what the
+//! server was given is checked through its own tools.
+
+#[path = "support/app.rs"]
+mod app;
+
+use app::*;
+use serde_json::{Value, json};
+
+fn modern(rg: &Rootgate, name: &str) -> rootgate_core::servers::ServerSpec {
+    let script = py_modern_server().display().to_string();
+    rg.server(name, python().display().to_string(), &[&script])
+}
+
+async fn lines(app: &mut App, tool: &str) -> Result<Vec<String>, String> {
+    let answer = app.request(json!({"op": "callTool", "name": tool})).await;
+    if let Some(error) = answer.get("error") {
+        return Err(error.to_string());
+    }
+    let ok = &answer["ok"];
+    if ok["isError"] == true {
+        return Err(tool_text(ok));
+    }
+    Ok(tool_text(ok).lines().map(str::to_owned).collect())
+}
+
+fn uri(path: &std::path::Path) -> String {
+    rootgate_core::uri::path_to_uri(path)
+        .expect("uri")
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_app_gets_a_modern_servers_calls_with_exactly_the_shared_folders() {
+    let rg = Rootgate::new();
+    let spec = modern(&rg, "modern");
+    let (a, a_path) = rg.folder("shared a");
+    let (b, b_path) = rg.folder("shared b");
+    let (_, mine_path) = rg.folder("the app's own");
+    rg.share(&spec.id, &a);
+    // The app declares its own folder as a root; the server must never get it.
+    let mut app = App::start(
+        &rg,
+        Sdk::TypeScript,
+        &["--roots", &uri(&mine_path)],
+        &rg.connect_command("modern"),
+    )
+    .await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    assert_eq!(app.connected["server"]["name"], "py-modern-server");
+    // The server itself says the calls reach it in the modern era.
+    assert_eq!(lines(&mut app, "protocol").await.unwrap(), ["2026-07-28"]);
+
+    assert_eq!(lines(&mut app, "ask_roots").await.unwrap(), [uri(&a_path)]);
+    // Changed in the window mid-session: once the bridge has read the
+    // settings file again, the next call gets the new set, with nothing
+    // sent to the server in between.
+    rg.share(&spec.id, &b);
+    rg.store.revoke(&spec.id, &a).unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let got = lines(&mut app, "ask_roots").await.unwrap();
+        if got == [uri(&b_path)] {
+            break;
+        }
+        assert!(
+            got == [uri(&a_path)] || got == [uri(&a_path), uri(&b_path)],
+            "only the old or the new set, never anything else: {got:?}"
+        );
+        assert!(tokio::time::Instant::now() < deadline, "still {got:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    // Two rounds in one call, each with the server's own sealed state.
+    let twice = lines(&mut app, "ask_twice").await.unwrap().join("\n");
+    let report: Value = serde_json::from_str(&twice).expect(&twice);
+    assert_eq!(report["first"], json!([uri(&b_path)]));
+    assert_eq!(report["second"], json!([uri(&b_path)]));
+
+    // The app did not declare elicitation: the call ends, in words.
+    let refused = lines(&mut app, "ask_unoffered").await.unwrap_err();
+    assert!(
+        refused.contains("elicitation/create") && refused.contains("did not declare"),
+        "{refused}"
+    );
+    // And the connection goes on.
+    assert_eq!(lines(&mut app, "ask_roots").await.unwrap(), [uri(&b_path)]);
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_a_modern_server_asks_for_is_relayed_to_an_app_that_declared_it() {
+    let rg = Rootgate::new();
+    modern(&rg, "modern");
+    let mut app = App::start(
+        &rg,
+        Sdk::TypeScript,
+        &["--elicitation"],
+        &rg.connect_command("modern"),
+    )
+    .await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    let answer = app
+        .request(json!({"op": "callTool", "name": "ask_unoffered",
+                        "elicit": {"name": "Ada"}}))
+        .await;
+    let text = tool_text(&answer["ok"]);
+    assert!(text.starts_with("answered: "), "{answer}");
+    let given: Value = serde_json::from_str(text.trim_start_matches("answered: ")).unwrap();
+    assert_eq!(given["name"]["action"], "accept");
+    assert_eq!(given["name"]["content"]["name"], "Ada");
+    let asked = app.take_events("elicitation");
+    assert_eq!(asked.len(), 1, "the app was asked once: {asked:?}");
+    assert_eq!(asked[0]["params"]["message"], "Your name?");
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dual_era_app_that_probes_first_is_served_by_a_modern_server() {
+    let rg = Rootgate::new();
+    let spec = modern(&rg, "modern");
+    let (a, a_path) = rg.folder("shared");
+    rg.share(&spec.id, &a);
+    let mut app = App::start(&rg, Sdk::Python, &[], &rg.connect_command("modern")).await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    // The bridge speaks the legacy era to the app; the server is modern.
+    assert_eq!(app.connected["protocolVersion"], "2025-11-25");
+    assert_eq!(lines(&mut app, "protocol").await.unwrap(), ["2026-07-28"]);
+    assert_eq!(lines(&mut app, "ask_roots").await.unwrap(), [uri(&a_path)]);
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
