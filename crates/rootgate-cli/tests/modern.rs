@@ -1,5 +1,6 @@
-//! `rootgate connect NAME` to a server of the 2026-07-28 era (the Python
-//! SDK server of tests/servers/py_modern_server.py), driven by real SDK
+//! `rootgate connect NAME` to servers of the 2026-07-28 era (the Python SDK
+//! server of tests/servers/py_modern_server.py, and the TypeScript SDK 2.x
+//! one of tests/peers/servers/ts_modern_server.mjs, modern only), driven by real SDK
 //! clients standing in for AI apps: the TypeScript SDK 1.32.2 client,
 //! which speaks only the legacy era, and the Python `mcp` 2.3.0 client,
 //! which probes `server/discover` first and falls back. The bridge answers
@@ -134,6 +135,25 @@ async fn a_dual_era_app_that_probes_first_is_served_by_a_modern_server() {
     assert_eq!(app.connected["protocolVersion"], "2025-11-25");
     assert_eq!(lines(&mut app, "protocol").await.unwrap(), ["2026-07-28"]);
     assert_eq!(lines(&mut app, "ask_roots").await.unwrap(), [uri(&a_path)]);
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typescript_sdk_2_server_through_the_bridge_gets_exactly_the_shared_folder() {
+    let rg = Rootgate::new();
+    let script = ts_modern_server().display().to_string();
+    let spec = rg.server("ts modern", "node", &[&script, "--modern-only"]);
+    let (a, a_path) = rg.folder("shared");
+    rg.share(&spec.id, &a);
+    let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("ts modern")).await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    assert_eq!(app.connected["server"]["name"], "ts-modern-server");
+    assert_eq!(lines(&mut app, "protocol").await.unwrap(), ["2026-07-28"]);
+    assert_eq!(lines(&mut app, "ask_roots").await.unwrap(), [uri(&a_path)]);
+    let state = lines(&mut app, "ask_state").await.unwrap().join("\n");
+    let report: Value = serde_json::from_str(&state).expect(&state);
+    assert_eq!(report["state"], "ts-state:\u{e9} \"q\"");
     app.send(json!({"op": "close"})).await;
     let _ = app.child.wait().await;
 }

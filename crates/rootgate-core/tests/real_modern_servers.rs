@@ -1,9 +1,11 @@
 //! Servers of the 2026-07-28 era, and how Rootgate finds a server's era:
-//! the official Python SDK (`mcp` 2.3.0) server answers `server/discover`,
-//! asks for roots only in input rounds while it handles a call, and its
-//! tools report what it was given; legacy servers (the npm filesystem
-//! server, and servers in plain sh that refuse, garble or ignore the
-//! probe) end in the legacy era and work as before.
+//! servers on the official Python SDK (`mcp` 2.3.0) and TypeScript SDK 2.x
+//! (`@modelcontextprotocol/server` 2.4.0) answer `server/discover`, ask for
+//! roots only in input rounds while they handle a call, and their tools
+//! report what they were given; legacy servers (the npm filesystem server,
+//! a TypeScript 2.x server wired the 1.x way, and servers in plain sh that
+//! refuse, garble or ignore the probe) end in the legacy era and work as
+//! before.
 
 #[path = "support/harness.rs"]
 mod harness;
@@ -272,5 +274,81 @@ exec cat >/dev/null
     };
     assert_eq!(info.server_name, "late");
     assert_eq!(info.era, Era::Legacy);
+    session.shutdown().await;
+}
+
+fn ts_server(
+    h: &Harness,
+    name: &str,
+    wiring: &[&str],
+) -> (rootgate_core::servers::ServerSpec, Session) {
+    let script = ts_modern_server().display().to_string();
+    let mut args = vec![script.as_str()];
+    args.extend_from_slice(wiring);
+    h.server(name, node(), &args)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typescript_sdk_2_server_gets_its_folders_per_call_and_its_state_back_exactly() {
+    let h = Harness::new();
+    let (spec, session) = ts_server(&h, "ts", &[]);
+    let Status::Running(info) = running(&session).await else {
+        unreachable!()
+    };
+    assert_eq!(info.era, Era::Modern);
+    assert_eq!(info.server_name, "ts-modern-server");
+    assert_eq!(lines(&session, "protocol").await.unwrap(), ["2026-07-28"]);
+    let (a, a_path) = h.folder("alpha");
+    let (b, b_path) = h.folder("béta: two");
+    h.store.grant(&spec.id, &a).unwrap();
+    assert_eq!(lines(&session, "ask_roots").await.unwrap(), [uri(&a_path)]);
+    h.store.grant(&spec.id, &b).unwrap();
+    h.store.revoke(&spec.id, &a).unwrap();
+    assert_eq!(lines(&session, "ask_roots").await.unwrap(), [uri(&b_path)]);
+    // Its state, with a non-ASCII character and quotes, comes back as sent.
+    let result = session.call_tool("ask_state", no_args()).await.unwrap();
+    let report: serde_json::Value = serde_json::from_str(&tool_text(&result)).unwrap();
+    assert_eq!(report["state"], "ts-state:\u{e9} \"q\"");
+    assert_eq!(report["roots"], serde_json::json!([uri(&b_path)]));
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn how_a_typescript_sdk_2_server_is_wired_decides_its_era() {
+    let h = Harness::new();
+    // Wired the 1.x way, it refuses the probe and speaks initialize.
+    let (spec, session) = ts_server(&h, "hand wired", &["--hand-wired"]);
+    let Status::Running(info) = running(&session).await else {
+        unreachable!()
+    };
+    assert_eq!(info.era, Era::Legacy);
+    assert!(era_found(&h, &spec.id)[0].1.contains("-32601"));
+    session.shutdown().await;
+    // Modern only, it is found modern and served.
+    let (_, session) = ts_server(&h, "modern only", &["--modern-only"]);
+    let Status::Running(info) = running(&session).await else {
+        unreachable!()
+    };
+    assert_eq!(info.era, Era::Modern);
+    assert_eq!(lines(&session, "ask_roots").await.unwrap(), ["(no roots)"]);
+    session.shutdown().await;
+    // Held to the legacy era, a modern-only server cannot start, and says
+    // why in its own words.
+    let (_, session) = h.server_from(ServerDraft {
+        name: "forced legacy".into(),
+        command: node(),
+        args: vec![
+            ts_modern_server().display().to_string(),
+            "--modern-only".into(),
+        ],
+        enabled: true,
+        era: EraChoice::Legacy,
+        ..Default::default()
+    });
+    let reason = failure_reason(&session).await;
+    assert!(
+        reason.contains("refused `initialize`") && reason.contains("-32022"),
+        "{reason}"
+    );
     session.shutdown().await;
 }

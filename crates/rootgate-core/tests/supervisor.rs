@@ -505,3 +505,60 @@ async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
     assert_eq!(edited.spec.seen_era, None);
     sup.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_era_remembered_wrongly_is_probed_again_after_the_start_fails() {
+    use rootgate_core::servers::Era;
+    let dir = tempfile::tempdir().unwrap();
+    let settings = SettingsFile::at(dir.path().join("config/settings.json"));
+    let sup = Supervisor::open(settings, SessionConfig::default()).unwrap();
+    let view = sup
+        .add_server(ServerDraft {
+            name: "modern only".into(),
+            command: "node".into(),
+            args: vec![
+                ts_modern_server().display().to_string(),
+                "--modern-only".into(),
+            ],
+            enabled: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let id = view.spec.id.clone();
+    sup.approve_command(&id, &view.command_line).unwrap();
+    // Remembered as legacy (the server was replaced by a modern-only build
+    // under the same command): the start in that era fails...
+    sup.store().set_seen_era(&id, Some(Era::Legacy)).unwrap();
+    sup.start(&id).unwrap();
+    let reason = failure_reason(&sup.session_of(&id).unwrap()).await;
+    assert!(reason.contains("-32022"), "{reason}");
+    // ...so it is forgotten, and the next start asks again and is served.
+    eventually("the wrong era to be forgotten", || async {
+        match sup.server(&id).map_err(|e| e.to_string())?.spec.seen_era {
+            None => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    })
+    .await;
+    let from = sup.timeline().all().last().map_or(0, |e| e.seq + 1);
+    sup.restart(&id).unwrap();
+    let found = wait_timeline(sup.timeline(), &id, from, |e| {
+        matches!(e, rootgate_core::timeline::Event::EraFound { .. })
+    })
+    .await;
+    assert!(
+        matches!(&found.event, rootgate_core::timeline::Event::EraFound { era: Era::Modern, how }
+            if how.contains("it answered server/discover")),
+        "{found:?}"
+    );
+    let status = sup
+        .session_of(&id)
+        .unwrap()
+        .wait_for(WAIT, |s| matches!(s, Status::Running(_)))
+        .await;
+    assert!(
+        matches!(status, Status::Running(ref info) if info.era == Era::Modern),
+        "{status:?}"
+    );
+    sup.shutdown().await;
+}

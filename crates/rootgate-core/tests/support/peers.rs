@@ -71,6 +71,12 @@ pub fn py_roots_server() -> PathBuf {
     workspace_root().join("tests/servers/py_roots_server.py")
 }
 
+/// A 2026-07-28 server on the TypeScript SDK 2.x server package whose tools
+/// ask for roots in input rounds (see the script's header for its wirings).
+pub fn ts_modern_server() -> PathBuf {
+    require(peers().join("servers/ts_modern_server.mjs"), SETUP)
+}
+
 /// A 2026-07-28 server on the Python SDK whose tools ask for roots in input
 /// rounds (see the script's docstring).
 pub fn py_modern_server() -> PathBuf {
