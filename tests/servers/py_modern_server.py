@@ -13,6 +13,8 @@ Tools:
   and returns both answers and the state it got back.
 - `ask_unoffered`: asks for an elicitation, which a client that did not
   declare it cannot answer.
+- `ask_both`: asks for roots and a name in one round, and again for what
+  a retry left out; returns both.
 - `protocol`: the protocol version the call came in, so a test can tell
   the era it was served in (a dual-era SDK server answers both).
 
@@ -88,6 +90,29 @@ def ask_unoffered(ctx: Context) -> str | InputRequiredResult:
             )
         }
     )
+
+
+@server.tool()
+def ask_both(ctx: Context) -> str | InputRequiredResult:
+    """Asks for roots and a name together, and again for whichever is missing."""
+    answers = ctx.input_responses or {}
+    need = {}
+    if "roots" not in answers:
+        need["roots"] = ListRootsRequest()
+    if "name" not in answers:
+        need["name"] = ElicitRequest(
+            params=ElicitRequestFormParams(
+                message="Your name?",
+                requested_schema={"type": "object", "properties": {"name": {"type": "string"}}},
+            )
+        )
+    if need:
+        return InputRequiredResult(input_requests=need, request_state="both")
+    name = answers["name"]
+    content = getattr(name, "content", None)
+    if content is None and isinstance(name, dict):
+        content = name.get("content")
+    return json.dumps({"roots": _uris(answers["roots"]), "name": content})
 
 
 @server.tool()

@@ -124,15 +124,16 @@ async fn elicitation_a_modern_server_asks_for_is_relayed_to_an_app_that_declared
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_dual_era_app_that_probes_first_is_served_by_a_modern_server() {
+async fn a_dual_era_app_that_probes_first_stays_modern_with_a_modern_server() {
     let rg = Rootgate::new();
     let spec = modern(&rg, "modern");
     let (a, a_path) = rg.folder("shared");
     rg.share(&spec.id, &a);
     let mut app = App::start(&rg, Sdk::Python, &[], &rg.connect_command("modern")).await;
     assert_eq!(app.connected["event"], "connected", "{}", app.connected);
-    // The bridge speaks the legacy era to the app; the server is modern.
-    assert_eq!(app.connected["protocolVersion"], "2025-11-25");
+    // It probes, the bridge answers as a modern server does, and it stays
+    // in the modern era end to end.
+    assert_eq!(app.connected["protocolVersion"], "2026-07-28");
     assert_eq!(lines(&mut app, "protocol").await.unwrap(), ["2026-07-28"]);
     assert_eq!(lines(&mut app, "ask_roots").await.unwrap(), [uri(&a_path)]);
     app.send(json!({"op": "close"})).await;
@@ -154,6 +155,73 @@ async fn a_typescript_sdk_2_server_through_the_bridge_gets_exactly_the_shared_fo
     let state = lines(&mut app, "ask_state").await.unwrap().join("\n");
     let report: Value = serde_json::from_str(&state).expect(&state);
     assert_eq!(report["state"], "ts-state:\u{e9} \"q\"");
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
+/// The TypeScript SDK 2.x client pinned to 2026-07-28: a modern-only app.
+async fn modern_app(rg: &Rootgate, options: &[&str], name: &str) -> App {
+    let mut all = vec!["--pin"];
+    all.extend_from_slice(options);
+    App::start(rg, Sdk::TypeScript2, &all, &rg.connect_command(name)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_only_app_is_served_by_a_legacy_server() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (a, a_path) = rg.folder("shared");
+    rg.share(&files.id, &a);
+    let mut app = modern_app(&rg, &[], "files").await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    assert_eq!(app.connected["protocolVersion"], "2026-07-28");
+    assert_eq!(app.connected["server"]["name"], "secure-filesystem-server");
+    // The legacy server asks for its roots after the bridge's
+    // `notifications/initialized` (the app never sends one), and reports them.
+    let want = a_path.display().to_string();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let text = lines(&mut app, "list_allowed_directories")
+            .await
+            .unwrap()
+            .join("\n");
+        if text.contains(&want) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the server allows: {text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_only_app_is_served_by_a_modern_server_and_asked_only_what_is_its_own() {
+    let rg = Rootgate::new();
+    let spec = modern(&rg, "modern");
+    let (a, a_path) = rg.folder("shared");
+    rg.share(&spec.id, &a);
+    let mut app = modern_app(&rg, &["--elicitation"], "modern").await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    assert_eq!(app.connected["protocolVersion"], "2026-07-28");
+    assert_eq!(app.connected["server"]["name"], "py-modern-server");
+    // The app declared no roots; the server gets Rootgate's anyway.
+    assert_eq!(lines(&mut app, "ask_roots").await.unwrap(), [uri(&a_path)]);
+    // Roots and a name in one round: the app is asked only for the name,
+    // and the bridge adds the roots when the server asks for them again.
+    let answer = app
+        .request(json!({"op": "callTool", "name": "ask_both", "elicit": {"name": "Ada"}}))
+        .await;
+    let text = tool_text(&answer["ok"]);
+    let both: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {answer}"));
+    assert_eq!(both["roots"], json!([uri(&a_path)]));
+    assert_eq!(both["name"]["name"], "Ada");
+    let asked = app.take_events("elicitation");
+    assert!(!asked.is_empty(), "the app was asked for the name");
     app.send(json!({"op": "close"})).await;
     let _ = app.child.wait().await;
 }

@@ -129,6 +129,7 @@ fn stand_in(sdk: Sdk) -> Command {
     let (program, script) = match sdk {
         Sdk::TypeScript => (PathBuf::from("node"), "apps/ts_app.mjs"),
         Sdk::Python => (python(), "apps/py_app.py"),
+        Sdk::TypeScript2 => (PathBuf::from("node"), "apps/ts2_app.mjs"),
     };
     let mut cmd = Command::new(program);
     cmd.arg(peers().join(script));
@@ -140,6 +141,8 @@ fn stand_in(sdk: Sdk) -> Command {
 pub enum Sdk {
     TypeScript,
     Python,
+    /// The TypeScript SDK 2.x client (tests/peers/apps/ts2_app.mjs).
+    TypeScript2,
 }
 
 impl App {

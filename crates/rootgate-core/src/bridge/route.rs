@@ -30,6 +30,7 @@ use tokio::time::Instant;
 mod app;
 mod lines;
 mod modern;
+mod modern_app;
 mod server;
 
 use lines::*;
@@ -144,6 +145,10 @@ enum ToServer {
     /// The `initialize` forwarded for the app (the first life): its answer
     /// goes to the app.
     FirstInitialize { app_id: Box<str> },
+    /// The opening for a modern app whose first message was a request, not
+    /// `server/discover` (the era is stateless: it need not ask): the
+    /// answer is kept, and goes to nobody.
+    ImplicitOpen,
     /// An `initialize` of the bridge's own, after a restart.
     ReplayInitialize,
     /// Another request of the bridge's own (a replayed subscription or
@@ -194,6 +199,17 @@ pub struct Router {
     roots: crate::consent::SharedRoots,
     /// Rounds waiting for the app's answers, by the round's id.
     rounds: HashMap<u64, modern::Round>,
+    /// The app opened with `server/discover`: it speaks the modern era
+    /// (see `modern_app`).
+    app_modern: bool,
+    /// The discover result a modern app was given, for when it asks again.
+    discovered: Option<Value>,
+    /// A modern app opened with a request: the first opening sent to the
+    /// server answers nobody.
+    implicit_open: bool,
+    /// That request, held until the server's era is known and it is open:
+    /// its id (JSON text), method and params.
+    deferred: Option<(Box<RawValue>, String, Option<Box<RawValue>>)>,
 }
 
 impl Default for Router {
@@ -218,6 +234,10 @@ impl Router {
             era: crate::servers::Era::Legacy,
             roots: crate::consent::SharedRoots::empty(),
             rounds: HashMap::new(),
+            app_modern: false,
+            discovered: None,
+            implicit_open: false,
+            deferred: None,
         }
     }
 

@@ -13,6 +13,21 @@ impl Router {
         now: Instant,
     ) -> Vec<Out> {
         let id_text = id.get();
+        // A modern app need not open with `server/discover`: a first
+        // request with the envelope opens the connection, then goes on.
+        if matches!(self.init, Init::Waiting)
+            && !matches!(method, "initialize" | "ping" | "server/discover")
+            && let Some(opened) = self.implicit_modern_open(params)
+        {
+            // Held until the server is open: how it is translated depends on
+            // the server's era, which is not known yet.
+            self.deferred = Some((
+                id.to_owned(),
+                method.to_owned(),
+                params.map(|p| p.to_owned()),
+            ));
+            return vec![opened];
+        }
         match (&self.init, method) {
             (Init::Waiting, "initialize") => {
                 let params = params
@@ -26,6 +41,7 @@ impl Router {
                 return vec![Out::AppInitialized];
             }
             (Init::Waiting, "ping") => return vec![Out::App(result_line(id_text, "{}"))],
+            (Init::Waiting, "server/discover") => return self.app_discover(id_text, params),
             (Init::Waiting, _) => {
                 return vec![Out::App(error_line(
                     id_text,
@@ -57,6 +73,11 @@ impl Router {
                     "too many requests in flight ({MAX_IN_FLIGHT}); wait for some to be answered"
                 ),
             ))];
+        }
+        if self.app_modern
+            && let Some(out) = self.modern_app_request(method, id_text, params, now)
+        {
+            return out;
         }
         if self.modern() {
             return self.modern_request(method, id_text, params, now);

@@ -135,3 +135,14 @@ pub(super) fn error_line(id: &str, code: i64, message: &str) -> Vec<u8> {
     )
     .into_bytes()
 }
+
+/// An error line with `data`.
+pub(super) fn error_data_line(id: &str, code: i64, message: &str, data: &Value) -> Vec<u8> {
+    let mut line =
+        json!({"jsonrpc": "2.0", "error": {"code": code, "message": message, "data": data}})
+            .to_string();
+    // The id is JSON text as the app wrote it; put it in as it is.
+    line.insert_str(1, &format!("\"id\":{id},"));
+    line.push('\n');
+    line.into_bytes()
+}

@@ -281,6 +281,12 @@ impl Router {
                 return Ok(self.fail(pending, &why, Some(note), now));
             }
         }
+        let asks_the_app = requests
+            .values()
+            .any(|r| r.get("method").and_then(Value::as_str) != Some("roots/list"));
+        if self.app_modern && asks_the_app {
+            return Ok(self.input_for_modern_app(pending, &parsed, requests, now));
+        }
         let mut round = Round {
             pending,
             retry,
@@ -382,10 +388,15 @@ impl Router {
     /// The call again, with the round's answers and the server's state.
     fn send_retry(&mut self, round: Round) -> Out {
         let mut params = round.retry.params.clone();
-        if round.responses.is_empty() {
-            params.remove("inputResponses");
-        } else {
-            params.insert("inputResponses".into(), Value::Object(round.responses));
+        // Answers the call already carried (a modern app's own, to the
+        // input it was asked for) stay; the bridge's are added to them.
+        let mut responses = match params.remove("inputResponses") {
+            Some(Value::Object(carried)) => carried,
+            _ => Map::new(),
+        };
+        responses.extend(round.responses);
+        if !responses.is_empty() {
+            params.insert("inputResponses".into(), Value::Object(responses));
         }
         // Echoed exactly, and only when the server gave one.
         match round.request_state {

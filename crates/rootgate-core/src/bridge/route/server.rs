@@ -3,6 +3,7 @@
 //! bridge sends of its own when a restarted server must be brought back to
 //! where the app left it. It holds no state of its own and writes nothing.
 
+use super::modern_app::typed_result;
 use super::*;
 
 impl Router {
@@ -29,6 +30,7 @@ impl Router {
         }
         let purpose = match app_id.take() {
             Some(app_id) => ToServer::FirstInitialize { app_id },
+            None if std::mem::take(&mut self.implicit_open) => ToServer::ImplicitOpen,
             None => ToServer::ReplayInitialize,
         };
         let ours = self.next_server_id;
@@ -47,6 +49,7 @@ impl Router {
         };
         let purpose = match app_id.take() {
             Some(app_id) => ToServer::FirstInitialize { app_id },
+            None if std::mem::take(&mut self.implicit_open) => ToServer::ImplicitOpen,
             None => ToServer::ReplayInitialize,
         };
         let ours = self.next_server_id;
@@ -93,8 +96,10 @@ impl Router {
         let declared = match method {
             "roots/list" => return vec![Out::RootsList(id_text.into())],
             "ping" => return vec![Out::Server(result_line(id_text, "{}"))],
-            "sampling/createMessage" => self.app.capabilities.sampling,
-            "elicitation/create" => self.app.capabilities.elicitation,
+            // A modern app takes no requests from a server: the era has
+            // none (a modern server asks inside its results instead).
+            "sampling/createMessage" => self.app.capabilities.sampling && !self.app_modern,
+            "elicitation/create" => self.app.capabilities.elicitation && !self.app_modern,
             _ => true,
         };
         if !declared {
@@ -173,6 +178,15 @@ impl Router {
                     Err(pending) => pending,
                 };
                 self.app_ids.remove(&pending.app_id);
+                // A modern app wants every result typed; a legacy server
+                // types none.
+                let typed = match result {
+                    Some(result) if self.app_modern && !self.modern() => {
+                        Some(typed_result(result, &pending.method))
+                    }
+                    _ => None,
+                };
+                let result = typed.as_deref().or(result);
                 vec![
                     Out::App(response_line(&pending.app_id, result, error)),
                     Out::Call(Call {
@@ -182,6 +196,14 @@ impl Router {
                         outcome: outcome(error),
                     }),
                 ]
+            }
+            Some(ToServer::FirstInitialize { app_id }) if self.app_modern => {
+                self.first_answer_for_modern_app(Some(&app_id), result, error)
+            }
+            Some(ToServer::ImplicitOpen) => {
+                let mut out = self.first_answer_for_modern_app(None, result, error);
+                out.extend(self.release_deferred(&out, now));
+                out
             }
             Some(ToServer::FirstInitialize { app_id }) if self.modern() => {
                 match initialize_outcome(result, error) {
@@ -241,7 +263,7 @@ impl Router {
                 ToServer::FirstInitialize { app_id } => {
                     out.push(Out::App(error_line(&app_id, -32603, why)));
                 }
-                ToServer::ReplayInitialize | ToServer::Own => {}
+                ToServer::ReplayInitialize | ToServer::ImplicitOpen | ToServer::Own => {}
             }
         }
         // Calls waiting in a round for the app's answers cannot be sent
