@@ -82,6 +82,17 @@ impl Router {
         if self.modern() {
             return self.modern_request(method, id_text, params, now);
         }
+        self.legacy_request(method, id_text, params, now)
+    }
+
+    /// An app request to a legacy server, under an id of the bridge's.
+    pub(super) fn legacy_request(
+        &mut self,
+        method: &str,
+        id_text: &str,
+        params: Option<&RawValue>,
+        now: Instant,
+    ) -> Vec<Out> {
         self.remember_for_replay(method, params);
         let ours = self.next_server_id;
         self.next_server_id += 1;

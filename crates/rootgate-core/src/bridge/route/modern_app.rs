@@ -127,26 +127,7 @@ impl Router {
         }
         // A legacy server: the envelope is not its vocabulary.
         let params = params.map(strip_envelope);
-        let params = params.as_deref();
-        self.remember_for_replay(method, params);
-        let ours = self.next_server_id;
-        self.next_server_id += 1;
-        self.to_server.insert(
-            ours,
-            ToServer::App(Pending {
-                app_id: id_text.into(),
-                method: method.to_owned(),
-                target: target_of(method, params),
-                started: now,
-                retry: None,
-            }),
-        );
-        self.app_ids.insert(id_text.into(), ours);
-        Some(vec![Out::Server(request_line(
-            &ours.to_string(),
-            method,
-            params,
-        ))])
+        Some(self.legacy_request(method, id_text, params.as_deref(), now))
     }
 
     /// What a modern app gets for the server's first answer: a modern

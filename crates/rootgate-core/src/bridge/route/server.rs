@@ -28,14 +28,8 @@ impl Router {
         if let Value::Object(caps) = capabilities {
             caps.insert("roots".into(), json!({"listChanged": true}));
         }
-        let purpose = match app_id.take() {
-            Some(app_id) => ToServer::FirstInitialize { app_id },
-            None if std::mem::take(&mut self.implicit_open) => ToServer::ImplicitOpen,
-            None => ToServer::ReplayInitialize,
-        };
-        let ours = self.next_server_id;
-        self.next_server_id += 1;
-        self.to_server.insert(ours, purpose);
+        let app_id = app_id.take();
+        let ours = self.opening(app_id);
         let params = Value::Object(params).to_string();
         let raw = RawValue::from_string(params).ok()?;
         Some(request_line(&ours.to_string(), "initialize", Some(&raw)))
@@ -47,7 +41,16 @@ impl Router {
         let Init::Received { app_id, .. } = &mut self.init else {
             return None;
         };
-        let purpose = match app_id.take() {
+        let app_id = app_id.take();
+        let ours = self.opening(app_id);
+        Some(self.discover_line(ours))
+    }
+
+    /// Registers the opening of a server life under a new id: the first
+    /// answers the app's opening request (or nobody, for a modern app that
+    /// opened with a request); later ones are the bridge's own replays.
+    fn opening(&mut self, app_id: Option<Box<str>>) -> u64 {
+        let purpose = match app_id {
             Some(app_id) => ToServer::FirstInitialize { app_id },
             None if std::mem::take(&mut self.implicit_open) => ToServer::ImplicitOpen,
             None => ToServer::ReplayInitialize,
@@ -55,7 +58,7 @@ impl Router {
         let ours = self.next_server_id;
         self.next_server_id += 1;
         self.to_server.insert(ours, purpose);
-        Some(self.discover_line(ours))
+        ours
     }
 
     /// What a restarted server is told after its `initialize`: that the

@@ -101,51 +101,66 @@ impl Actor {
         ))
     }
 
-    /// Probes the server's era with `server/discover`, within the
-    /// session's discover timeout, serving commands meanwhile.
-    async fn probe(
+    /// Waits for the probe's answer within the session's discover timeout,
+    /// serving commands meanwhile: silence means legacy.
+    async fn await_probe(
         &mut self,
-        transport: &mut RootsTransport<DrainOnDrop>,
+        answer: impl Future<Output = Option<Found>>,
         spec: &ServerSpec,
     ) -> Result<Found, Ending> {
-        transport.start_probe().await;
+        tokio::pin!(answer);
         let deadline = tokio::time::sleep(self.config.discover_timeout);
         tokio::pin!(deadline);
-        let found = loop {
+        loop {
             tokio::select! {
-                message = transport.receive() => match message {
-                    None => {
-                        return Err(Ending::NoHandshake(
-                            "the server closed its connection before answering \
-                             `server/discover`, the first request Rootgate sends"
-                                .into(),
-                        ));
-                    }
-                    Some(message) => {
-                        // Anything else a server sends before it answers
-                        // (a log line) is not about the era.
-                        let message = serde_json::to_value(&message).unwrap_or_default();
-                        if era::answers_probe(&message) {
-                            break era::classify(&message);
-                        }
-                    }
+                found = &mut answer => return match found {
+                    Some(found) => Ok(found),
+                    None => Err(Ending::NoHandshake(
+                        "the server closed its connection before answering `server/discover`, \
+                         the first request Rootgate sends"
+                            .into(),
+                    )),
                 },
-                _ = &mut deadline => break Found {
+                _ = &mut deadline => return Ok(Found {
                     era: Era::Legacy,
                     how: format!(
                         "it did not answer server/discover within {}, so Rootgate uses initialize",
                         seconds(self.config.discover_timeout)
                     ),
-                },
+                }),
                 command = self.commands.recv() => {
                     if let Some(ending) = self.command_while_starting(command, spec) {
                         return Err(ending);
                     }
                 }
             }
+        }
+    }
+
+    /// The era to start `spec` in: known (set, or found before), or
+    /// probed now with `probe`; recorded either way.
+    async fn settle_era(
+        &mut self,
+        spec: &ServerSpec,
+        probe: impl Future<Output = Option<Found>>,
+    ) -> Result<Era, Ending> {
+        let found = match (spec.era.forced(), spec.seen_era) {
+            (Some(era), _) => Found {
+                era,
+                how: "set on this server, so it was not asked".into(),
+            },
+            (None, Some(era)) => Found {
+                era,
+                how: "found when it last started, so it was not asked again".into(),
+            },
+            (None, None) => self.await_probe(probe, spec).await?,
         };
-        transport.end_probe();
-        Ok(found)
+        let era = found.era;
+        self.record(Event::EraFound {
+            era,
+            how: found.how,
+        });
+        Ok(era)
     }
 
     /// The handshake as Rootgate's own client, on rmcp: in the era the
@@ -163,22 +178,17 @@ impl Actor {
         // written, by this transport's wire (see `wire`).
         let (mut transport, wire) = handler.transport(stdout, stdin);
         conn.wire = Some(wire);
-        let found = match (spec.era.forced(), spec.seen_era) {
-            (Some(era), _) => Found {
-                era,
-                how: "set on this server, so it was not asked".into(),
-            },
-            (None, Some(era)) => Found {
-                era,
-                how: "found when it last started, so it was not asked again".into(),
-            },
-            (None, None) => self.probe(&mut transport, spec).await?,
-        };
-        self.record(Event::EraFound {
-            era: found.era,
-            how: found.how,
-        });
-        let lifecycle = match found.era {
+        // The probe goes through rmcp's transport, which passes its answer
+        // up only while it waits (see `RootsTransport`).
+        let era = self
+            .settle_era(spec, async {
+                transport.start_probe().await;
+                read_transport_answer(&mut transport).await
+            })
+            .await;
+        transport.end_probe();
+        let era = era?;
+        let lifecycle = match era {
             Era::Legacy => ClientLifecycleMode::Initialize,
             Era::Modern => ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -191,9 +201,9 @@ impl Actor {
             tokio::select! {
                 result = &mut init => match result {
                     Ok(running) => break running,
-                    Err(e) => return Err(Ending::NoHandshake(handshake_failure(&e, found.era))),
+                    Err(e) => return Err(Ending::NoHandshake(handshake_failure(&e, era))),
                 },
-                _ = &mut deadline => return Err(self.no_answer(found.era)),
+                _ = &mut deadline => return Err(self.no_answer(era)),
                 command = self.commands.recv() => {
                     if let Some(ending) = self.command_while_starting(command, spec) {
                         return Err(ending);
@@ -219,7 +229,7 @@ impl Actor {
             .map(|s| (s.name.clone(), s.version.clone()))
             .unwrap_or_default();
         Ok(Answered {
-            era: found.era,
+            era,
             protocol_version: info
                 .as_ref()
                 .map(|i| i.protocol_version.to_string())
@@ -255,23 +265,15 @@ impl Actor {
             QUEUE_FRAMES,
         );
         let mut stdout = stdout;
-        let found = match (spec.era.forced(), spec.seen_era) {
-            (Some(era), _) => Found {
-                era,
-                how: "set on this server, so it was not asked".into(),
-            },
-            (None, Some(era)) => Found {
-                era,
-                how: "found when it last started, so it was not asked again".into(),
-            },
-            (None, None) => self.relayed_probe(&mut stdout, &wire, spec).await?,
-        };
-        self.record(Event::EraFound {
-            era: found.era,
-            how: found.how,
-        });
-        conn.era = found.era;
-        let mut attached = relay.attach(stdout, &wire, found.era, self.roots.clone());
+        if spec.known_era().is_none() {
+            // A failed send means the server is gone; the read then ends.
+            let _ = wire.frames.send(Frame::Lines(era::probe_line())).await;
+        }
+        let era = self
+            .settle_era(spec, read_probe_answer(&mut stdout))
+            .await?;
+        conn.era = era;
+        let mut attached = relay.attach(stdout, &wire, era, self.roots.clone());
         conn.wire = Some(wire);
         let mut ended = attached.ended.clone();
         let mut seen = relay.subscribe();
@@ -335,52 +337,21 @@ impl Actor {
     }
 }
 
-impl Actor {
-    /// The era probe for a bridged server, before the relay reads its
-    /// output: the probe's answer is read a byte at a time, so that nothing
-    /// after it is taken from the relay.
-    async fn relayed_probe(
-        &mut self,
-        stdout: &mut DrainOnDrop,
-        wire: &Wire,
-        spec: &ServerSpec,
-    ) -> Result<Found, Ending> {
-        // A failed send means the server is gone; the read then ends.
-        let _ = wire.frames.send(Frame::Lines(era::probe_line())).await;
-        let answer = read_probe_answer(stdout);
-        tokio::pin!(answer);
-        let deadline = tokio::time::sleep(self.config.discover_timeout);
-        tokio::pin!(deadline);
-        loop {
-            tokio::select! {
-                found = &mut answer => return match found {
-                    Some(found) => Ok(found),
-                    None => Err(Ending::NoHandshake(
-                        "the server closed its connection before answering `server/discover`, \
-                         the first request Rootgate sends"
-                            .into(),
-                    )),
-                },
-                _ = &mut deadline => return Ok(Found {
-                    era: Era::Legacy,
-                    how: format!(
-                        "it did not answer server/discover within {}, so Rootgate uses initialize",
-                        seconds(self.config.discover_timeout)
-                    ),
-                }),
-                command = self.commands.recv() => {
-                    if let Some(ending) = self.command_while_starting(command, spec) {
-                        return Err(ending);
-                    }
-                }
-            }
+/// Reads the transport's messages until one answers the probe, and
+/// classifies it; `None` if the server's output ends first. Anything else a
+/// server sends before it answers (a log line) is not about the era.
+async fn read_transport_answer(transport: &mut RootsTransport<DrainOnDrop>) -> Option<Found> {
+    loop {
+        let message = serde_json::to_value(transport.receive().await?).unwrap_or_default();
+        if era::answers_probe(&message) {
+            return Some(era::classify(&message));
         }
     }
 }
 
-/// Reads the server's lines until one answers the probe, and classifies it;
-/// `None` if its output ends first. Lines are read a byte at a time and
-/// bounded, as the rest of the output is the relay's.
+/// A bridged server's answer to the probe, read before the relay reads its
+/// output: a byte at a time and bounded, so that nothing after the answer is
+/// taken from the relay; `None` if its output ends first.
 async fn read_probe_answer(stdout: &mut DrainOnDrop) -> Option<Found> {
     use tokio::io::AsyncReadExt;
     const MAX_PROBE_LINE: usize = 1024 * 1024;
