@@ -186,3 +186,59 @@ async fn a_window_opened_mid_session_shows_the_connection_and_what_happened_befo
     let _ = app.child.wait().await;
     sup.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_era_a_bridge_found_is_remembered_by_the_window_for_the_next_one() {
+    use rootgate_core::servers::Era;
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    let script = py_modern_server().display().to_string();
+    let modern = rg.server("modern", python().display().to_string(), &[&script]);
+    let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("modern")).await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    // The bridge reads the settings and never writes them; the window does.
+    eventually(
+        "the window to remember the era the bridge found",
+        || async {
+            match sup
+                .server(&modern.id)
+                .map_err(|e| e.to_string())?
+                .spec
+                .seen_era
+            {
+                Some(Era::Modern) => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        },
+    )
+    .await;
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+    // The next bridge starts the server in that era without asking.
+    let mut again = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("modern")).await;
+    assert_eq!(again.connected["event"], "connected", "{}", again.connected);
+    let second = connection(&sup, |c| c.live && c.server == modern.id).await;
+    let entries = eventually("the second bridge's era entry", || async {
+        let entries = sup.connection_timeline(&second.id);
+        if entries
+            .iter()
+            .any(|e| matches!(e.event, Event::EraFound { .. }))
+        {
+            Ok(entries)
+        } else {
+            Err(format!("{entries:#?}"))
+        }
+    })
+    .await;
+    let how = entries
+        .iter()
+        .find_map(|e| match &e.event {
+            Event::EraFound { era, how } => Some((*era, how.clone())),
+            _ => None,
+        })
+        .expect("an era entry");
+    assert_eq!(how.0, Era::Modern);
+    assert!(how.1.contains("not asked again"), "{}", how.1);
+    again.send(json!({"op": "close"})).await;
+    let _ = again.child.wait().await;
+}

@@ -344,6 +344,23 @@ impl Supervisor {
         }
     }
 
+    /// A bridge probed a server whose era was not known yet: the window,
+    /// the one writer of the settings, remembers what it found, so that the
+    /// next bridge (and the window's own session) need not ask.
+    fn remember_bridged_era(&self, entry: &Entry) {
+        let crate::timeline::Event::EraFound { era, .. } = entry.event else {
+            return;
+        };
+        let Ok(spec) = self.store.server(&entry.server) else {
+            return;
+        };
+        if spec.known_era().is_none()
+            && let Err(e) = self.store.set_seen_era(&entry.server, Some(era))
+        {
+            tracing::warn!("could not remember the era of {}: {e}", entry.server);
+        }
+    }
+
     fn session(&self, id: &ServerId) -> Result<Session, SupervisorError> {
         let spec = self.store.server(id)?;
         self.ensure_session(&spec)
@@ -630,8 +647,16 @@ impl Supervisor {
 
     fn on_connection(&self, change: ConnectionChange) {
         let change = match change {
-            ConnectionChange::Updated(connection) => Change::Connection { connection },
+            ConnectionChange::Updated(connection) => {
+                // A bridge's failed start, like the window's own, means the
+                // era remembered may be wrong: the next start asks again.
+                if matches!(connection.status, Status::Failed { .. }) {
+                    self.remember_era(&connection.server, &connection.status);
+                }
+                Change::Connection { connection }
+            }
             ConnectionChange::Entry { connection, entry } => {
+                self.remember_bridged_era(&entry);
                 Change::ConnectionEntry { connection, entry }
             }
             ConnectionChange::Suggested {
