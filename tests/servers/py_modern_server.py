@@ -15,6 +15,7 @@ Tools:
   declare it cannot answer.
 - `ask_both`: asks for roots and a name in one round, and again for what
   a retry left out; returns both.
+- `client_capabilities`: the capabilities the call declared, as JSON.
 - `protocol`: the protocol version the call came in, so a test can tell
   the era it was served in (a dual-era SDK server answers both).
 
@@ -113,6 +114,13 @@ def ask_both(ctx: Context) -> str | InputRequiredResult:
     if content is None and isinstance(name, dict):
         content = name.get("content")
     return json.dumps({"roots": _uris(answers["roots"]), "name": content})
+
+
+@server.tool()
+def client_capabilities(ctx: Context) -> str:
+    """The client capabilities this call declared."""
+    caps = ctx.client_capabilities
+    return json.dumps(caps.model_dump(mode="json", by_alias=True, exclude_none=True) if caps else None)
 
 
 @server.tool()

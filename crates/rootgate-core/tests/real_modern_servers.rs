@@ -62,6 +62,13 @@ async fn a_modern_server_gets_the_folders_shared_at_each_call() {
     );
 
     assert_eq!(lines(&session, "protocol").await.unwrap(), ["2026-07-28"]);
+    // Every request declares roots as the revision writes them.
+    let caps = lines(&session, "client_capabilities")
+        .await
+        .unwrap()
+        .join("");
+    let caps: serde_json::Value = serde_json::from_str(&caps).expect(&caps);
+    assert_eq!(caps, serde_json::json!({"roots": {}}));
     // Nothing shared yet: the server itself says it was given nothing.
     assert_eq!(lines(&session, "ask_roots").await.unwrap(), ["(no roots)"]);
 

@@ -99,6 +99,17 @@ impl RootsClient {
         }
     }
 
+    /// The handler for a modern-era server: the revision's roots capability
+    /// is `roots: {}` (there is no `list_changed` to follow), and the
+    /// protocol version is the modern one.
+    pub fn modern(mut self) -> Self {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.roots = Some(RootsCapabilities::default());
+        self.info = ClientConfig::new(capabilities, self.info.client_info.clone())
+            .with_protocol_version(ProtocolVersion::V_2026_07_28);
+        self
+    }
+
     /// The transport to serve this handler on, and the wire beneath it:
     /// messages from the server are read from `read` (its stdout), and
     /// everything for it is written to `write` (its stdin) by the wire's

@@ -194,6 +194,10 @@ impl Actor {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             },
         };
+        let handler = match era {
+            Era::Legacy => handler,
+            Era::Modern => handler.modern(),
+        };
         let mut init = Box::pin(handler.serve_with_lifecycle(transport, lifecycle));
         let deadline = tokio::time::sleep(self.config.init_timeout);
         tokio::pin!(deadline);
