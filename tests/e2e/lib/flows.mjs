@@ -87,7 +87,7 @@ export async function waitServerState(app, name, state, { timeout = TIMEOUT.serv
  * `env` are typed one per line, as the form asks. Returns the new row's
  * server id.
  */
-export async function addServer(app, { name, command, args = [], env = {}, cwd = '', enabled = true, withdrawal }) {
+export async function addServer(app, { name, command, args = [], env = {}, cwd = '', enabled = true, withdrawal, era }) {
   await showView(app, 'servers');
   await app.click('add-server');
   const form = await app.visible('server-form');
@@ -108,6 +108,12 @@ export async function addServer(app, { name, command, args = [], env = {}, cwd =
   if (withdrawal) {
     const select = await app.visible('server-withdrawal', { within: form });
     await select.findElement({ css: `option[value="${withdrawal}"]` }).click();
+  }
+  if (era) {
+    const select = await app.visible('server-era', { within: form });
+    // The form scrolls; the protocol setting is below its fold.
+    await app.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', select);
+    await select.findElement({ css: `option[value="${era}"]` }).click();
   }
   await app.click('server-save');
   await waitUntil(
@@ -174,6 +180,44 @@ async function domList(app, id) {
   );
 }
 
+/**
+ * Every entry of the virtual list holding elements with test id `id`, in
+ * order: its viewport is scrolled from the top to the bottom a window at a
+ * time, two frames apart so each window is rendered, and rows are kept by
+ * their position (aria-posinset). Null when the list is not there.
+ */
+async function scrolledList(app, id) {
+  return app.driver.executeAsyncScript(function (testid) {
+    const done = arguments[arguments.length - 1];
+    const first = document.querySelector(`[data-testid="${testid}"]`);
+    const viewport = first && first.closest('.viewport');
+    if (!viewport) return done(null);
+    const seen = new Map();
+    const collect = () => {
+      for (const row of viewport.querySelectorAll('.vrow')) {
+        const e = row.querySelector(`[data-testid="${testid}"]`);
+        if (e)
+          seen.set(Number(row.getAttribute('aria-posinset')), {
+            kind: e.getAttribute('data-kind'),
+            text: e.textContent.replace(/\s+/g, ' ').trim(),
+          });
+      }
+    };
+    const later = (f) => requestAnimationFrame(() => requestAnimationFrame(f));
+    const step = () => {
+      collect();
+      if (viewport.scrollTop + viewport.clientHeight >= viewport.scrollHeight - 1) {
+        done([...seen.entries()].sort((a, b) => a[0] - b[0]).map((x) => x[1]));
+        return;
+      }
+      viewport.scrollTop += Math.max(1, viewport.clientHeight - 34);
+      later(step);
+    };
+    viewport.scrollTop = 0;
+    later(step);
+  }, id);
+}
+
 /** The number a tab shows next to its label ("Timeline 12"). */
 async function tabCount(app, id) {
   const text = await app.text(id);
@@ -192,6 +236,18 @@ async function tabCount(app, id) {
  */
 export async function timeline(app, { details = true } = {}) {
   await app.click('tab-timeline');
+  if (!details) {
+    // The list is virtual: it is scrolled through, a window at a time, and
+    // the entries are read by their position, however long it is.
+    return waitUntil(
+      async () => {
+        const count = await tabCount(app, 'tab-timeline');
+        const list = await scrolledList(app, 'timeline-entry');
+        return count !== null && list !== null && list.length === count ? list : null;
+      },
+      { message: 'every timeline entry (as many as the tab counts), scrolled through' },
+    );
+  }
   const entries = await waitUntil(
     async () => {
       const count = await tabCount(app, 'tab-timeline');
@@ -200,7 +256,6 @@ export async function timeline(app, { details = true } = {}) {
     },
     { message: 'every timeline entry (as many as the tab counts) to be rendered' },
   );
-  if (!details) return entries;
   // Open every roots answer that has folders ("Show folders") to read them.
   const elements = await app.all('timeline-entry');
   for (const [i, el] of elements.entries()) {
