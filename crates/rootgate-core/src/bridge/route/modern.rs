@@ -225,19 +225,10 @@ impl Router {
         result: Option<&RawValue>,
         now: Instant,
     ) -> Result<Vec<Out>, Pending> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Kind<'a> {
-            #[serde(default, borrow)]
-            result_type: Option<Cow<'a, str>>,
-        }
-        let asks = result
-            .and_then(|r| serde_json::from_str::<Kind>(r.get()).ok())
-            .is_some_and(|k| k.result_type.as_deref() == Some("input_required"));
-        let (true, Some(result), Some(mut retry)) = (asks, result, pending.retry.clone()) else {
+        let (Some(parsed), Some(mut retry)) = (asks_for_input(result), pending.retry.clone())
+        else {
             return Err(pending);
         };
-        let parsed: Value = serde_json::from_str(result.get()).unwrap_or(Value::Null);
         retry.rounds += 1;
         if retry.rounds > MAX_ROUNDS {
             return Ok(self.fail(
@@ -254,40 +245,24 @@ impl Router {
             .unwrap_or_default();
         // Every request must be answerable before anything is asked of the
         // app: a round either goes ahead whole or ends the call.
-        for (key, request) in &requests {
-            let method = request.get("method").and_then(Value::as_str).unwrap_or("");
-            let offered = match method {
-                "roots/list" => true,
-                "elicitation/create" => self.app.capabilities.elicitation,
-                "sampling/createMessage" => self.app.capabilities.sampling,
-                _ => false,
+        if let Some((key, method, who)) = self.unanswerable(&requests) {
+            let why = format!(
+                "while handling {} the server asked for `{method}`, which {who}",
+                pending.method
+            );
+            let note = Out::InputNotOffered {
+                method: pending.method.clone(),
+                target: pending.target.clone(),
+                key,
+                asked: method,
             };
-            if !offered {
-                let who = if matches!(method, "elicitation/create" | "sampling/createMessage") {
-                    "the app did not declare"
-                } else {
-                    "Rootgate does not offer"
-                };
-                let why = format!(
-                    "while handling {} the server asked for `{method}`, which {who}",
-                    pending.method
-                );
-                let note = Out::InputNotOffered {
-                    method: pending.method.clone(),
-                    target: pending.target.clone(),
-                    key: key.clone(),
-                    asked: method.to_owned(),
-                };
-                return Ok(self.fail(pending, &why, Some(note), now));
-            }
+            return Ok(self.fail(pending, &why, Some(note), now));
         }
-        let asks_the_app = requests
-            .values()
-            .any(|r| r.get("method").and_then(Value::as_str) != Some("roots/list"));
+        let asks_the_app = requests.values().any(|r| method_of(r) != "roots/list");
         if self.app_modern && asks_the_app {
             return Ok(self.input_for_modern_app(pending, &parsed, requests, now));
         }
-        let mut round = Round {
+        let round = Round {
             pending,
             retry,
             request_state: parsed
@@ -297,11 +272,36 @@ impl Router {
             responses: Map::new(),
             waiting: 0,
         };
+        Ok(self.start_round(round, requests))
+    }
+
+    /// The first input request of a round that cannot be answered: its
+    /// key, its method, and who does not offer it.
+    fn unanswerable(
+        &self,
+        requests: &Map<String, Value>,
+    ) -> Option<(String, String, &'static str)> {
+        requests.iter().find_map(|(key, request)| {
+            let method = method_of(request);
+            let who = match method {
+                "roots/list" => return None,
+                "elicitation/create" if self.app.capabilities.elicitation => return None,
+                "sampling/createMessage" if self.app.capabilities.sampling => return None,
+                "elicitation/create" | "sampling/createMessage" => "the app did not declare",
+                _ => "Rootgate does not offer",
+            };
+            Some((key.clone(), method.to_owned(), who))
+        })
+    }
+
+    /// Answers a round's roots from the list now and asks a legacy app for
+    /// the rest; sends the call again at once when nothing is left to ask.
+    fn start_round(&mut self, mut round: Round, requests: Map<String, Value>) -> Vec<Out> {
         let round_id = self.next_server_id;
         self.next_server_id += 1;
         let mut out = Vec::new();
         for (key, request) in requests {
-            let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+            let method = method_of(&request);
             if method == "roots/list" {
                 let roots = self.roots.shared();
                 round
@@ -318,6 +318,12 @@ impl Router {
             }
             let ours = self.next_app_id;
             self.next_app_id += 1;
+            let line = {
+                let params = request
+                    .get("params")
+                    .and_then(|p| RawValue::from_string(p.to_string()).ok());
+                request_line(&ours.to_string(), method, params.as_deref())
+            };
             self.to_app.insert(
                 ours,
                 ToApp::Input {
@@ -325,14 +331,7 @@ impl Router {
                     key,
                 },
             );
-            let params = request
-                .get("params")
-                .and_then(|p| RawValue::from_string(p.to_string()).ok());
-            out.push(Out::App(request_line(
-                &ours.to_string(),
-                method,
-                params.as_deref(),
-            )));
+            out.push(Out::App(line));
             round.waiting += 1;
         }
         if round.waiting == 0 {
@@ -341,7 +340,7 @@ impl Router {
             self.app_ids.insert(round.pending.app_id.clone(), round_id);
             self.rounds.insert(round_id, round);
         }
-        Ok(out)
+        out
     }
 
     /// The app answered input request `key` of round `round`.
@@ -424,6 +423,28 @@ impl Router {
         }));
         out
     }
+}
+
+/// The method of an input request.
+fn method_of(request: &Value) -> &str {
+    request.get("method").and_then(Value::as_str).unwrap_or("")
+}
+
+/// A result asking for input (an `InputRequiredResult`), parsed; `None`
+/// for any other result, which is only scanned, never decoded.
+fn asks_for_input(result: Option<&RawValue>) -> Option<Value> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Kind<'a> {
+        #[serde(default, borrow)]
+        result_type: Option<Cow<'a, str>>,
+    }
+    let result = result?;
+    let kind = serde_json::from_str::<Kind>(result.get()).ok()?;
+    if kind.result_type.as_deref() != Some("input_required") {
+        return None;
+    }
+    Some(serde_json::from_str(result.get()).unwrap_or(Value::Null))
 }
 
 #[cfg(test)]
