@@ -112,7 +112,17 @@ use rootgate_core::consent::Grant;
 use rootgate_core::folders::{self, CheckedFolder};
 use rootgate_core::ids::{RootId, ServerId, now_ms};
 use rootgate_core::roots::Root;
-use rootgate_core::servers::{ServerDraft, ServerSpec};
+use rootgate_core::servers::{EraChoice, ServerDraft, ServerSpec};
+
+/// The era the driver speaks to the protocol's servers: the legacy one, as
+/// every baseline client of the shared protocol does (the Python SDK's
+/// `ClientSession.initialize`, the TypeScript SDK 2.x client's default
+/// `legacy` negotiation), and as its servers need: `py_sdk_roots_server.py`
+/// asks with `ctx.session.list_roots()`, which `mcp` 2.x refuses in the
+/// modern era, and the metrics time `list_changed`, which that era has not.
+/// Held here, not probed, so the columns compare the same protocol and no
+/// column pays a probe the others do not.
+const BENCH_ERA: EraChoice = EraChoice::Legacy;
 use rootgate_core::session::{ServerMessage, Session, SessionConfig, Status};
 use rootgate_core::settings::{Settings, SettingsFile};
 use rootgate_core::store::Store;
@@ -546,6 +556,7 @@ impl Bench {
                         args: args.to_vec(),
                         env: env.clone(),
                         enabled: true,
+                        era: BENCH_ERA,
                         ..Default::default()
                     })
                     .map_err(|e| e.to_string())
@@ -766,6 +777,7 @@ impl Bench {
                 command: command.clone(),
                 args: args.to_vec(),
                 enabled: true,
+                era: BENCH_ERA,
                 ..Default::default()
             }
             .validate(ServerId::generate(), [])

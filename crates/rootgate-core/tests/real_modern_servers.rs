@@ -359,3 +359,39 @@ async fn how_a_typescript_sdk_2_server_is_wired_decides_its_era() {
     );
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_to_the_legacy_era_sdk_servers_still_get_their_roots_in_rounds() {
+    // What the per-server setting gives: both SDKs turn a round asking for
+    // roots into the legacy `roots/list` request, which Rootgate answers.
+    let h = Harness::new();
+    let (a, a_path) = h.folder("alpha");
+    for (name, command, args) in [
+        (
+            "py",
+            python().display().to_string(),
+            vec![py_modern_server().display().to_string()],
+        ),
+        ("ts", node(), vec![ts_modern_server().display().to_string()]),
+    ] {
+        let (spec, session) = h.server_from(ServerDraft {
+            name: name.into(),
+            command,
+            args,
+            enabled: true,
+            era: EraChoice::Legacy,
+            ..Default::default()
+        });
+        h.store.grant(&spec.id, &a).unwrap();
+        let Status::Running(info) = running(&session).await else {
+            unreachable!()
+        };
+        assert_eq!(info.era, Era::Legacy, "{name}");
+        assert_eq!(
+            lines(&session, "ask_roots").await.unwrap(),
+            [uri(&a_path)],
+            "{name}"
+        );
+        session.shutdown().await;
+    }
+}
