@@ -213,7 +213,9 @@ async fn the_npm_filesystem_server_is_legacy_and_works_as_before() {
 }
 
 /// A legacy server in sh that does `probe` with the first line it reads,
-/// then answers `initialize` and serves nothing else.
+/// then answers `initialize` and serves nothing else. It reads on with its
+/// output kept open (`exec cat >/dev/null` would close it, and the session
+/// would see the server go at once).
 fn sh_server(
     h: &Harness,
     name: &str,
@@ -225,7 +227,7 @@ fn sh_server(
 IFS= read -r line
 id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
 printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{{}},"serverInfo":{{"name":"sh","version":"0"}}}}}}\n' "$id"
-exec cat >/dev/null
+while IFS= read -r _; do :; done
 "#
     );
     h.server(name, "sh", &["-c", &script])
@@ -273,7 +275,7 @@ IFS= read -r line
 id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
 printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","error":{"code":-32601,"message":"late"}}'
 printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"late","version":"0"}}}\n' "$id"
-exec cat >/dev/null
+while IFS= read -r _; do :; done
 "#;
     let (_spec, session) = h.server("late", "sh", &["-c", script]);
     let Status::Running(info) = running(&session).await else {
@@ -394,4 +396,34 @@ async fn held_to_the_legacy_era_sdk_servers_still_get_their_roots_in_rounds() {
         );
         session.shutdown().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_ends_on_the_probe_is_started_again_with_initialize() {
+    // Some servers end on any request before `initialize`; the probe must
+    // not cost them their start.
+    let h = Harness::new();
+    let script = r#"IFS= read -r line
+case "$line" in
+  *'"initialize"'*) ;;
+  *) echo "not initialize first: bye" >&2; exit 1 ;;
+esac
+id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"strict","version":"0"}}}\n' "$id"
+while IFS= read -r _; do :; done
+"#;
+    let (spec, session) = h.server("strict", "sh", &["-c", script]);
+    let Status::Running(info) = running(&session).await else {
+        unreachable!()
+    };
+    assert_eq!(info.era, Era::Legacy);
+    assert_eq!(info.server_name, "strict");
+    let found = era_found(&h, &spec.id);
+    assert!(
+        found[0].1.contains("ended when asked server/discover"),
+        "{found:?}"
+    );
+    // Its second life was not asked again.
+    assert!(found[1].1.contains("not asked again"), "{found:?}");
+    session.shutdown().await;
 }

@@ -56,6 +56,10 @@ pub(super) enum Ending {
     NoHandshake(String),
     /// The server answered with a protocol version Rootgate does not speak.
     Unsupported(String),
+    /// The server ended when asked `server/discover`, as servers do that
+    /// end on any request before `initialize`: it starts again with this
+    /// spec, which holds it to the legacy era.
+    ClosedOnProbe(ServerSpec),
 }
 
 /// The protocol side of a running connection.
@@ -295,9 +299,11 @@ impl Actor {
             Ending::Reenforce(why) => Some(format!("restarting under new folder rules: {why}")),
             Ending::Reargue(why) => Some(format!("restarting with new folder arguments: {why}")),
             Ending::Removed => Some("the server was removed".to_owned()),
-            Ending::Exited | Ending::Closed | Ending::NoHandshake(_) | Ending::Unsupported(_) => {
-                None
-            }
+            Ending::Exited
+            | Ending::Closed
+            | Ending::NoHandshake(_)
+            | Ending::Unsupported(_)
+            | Ending::ClosedOnProbe(_) => None,
         };
         if let Some(reason) = &reason {
             if started {
@@ -322,7 +328,8 @@ impl Actor {
         };
         let ended = exit.shut_down(close_stdin, grace).await;
         let _ = stderr_pump.await;
-        let expected = reason.is_some() || matches!(ending, Ending::Unsupported(_));
+        let expected =
+            reason.is_some() || matches!(ending, Ending::Unsupported(_) | Ending::ClosedOnProbe(_));
         self.record(Event::Exited {
             status: ended.describe(),
             expected,
@@ -348,6 +355,7 @@ impl Actor {
                 }
                 Next::Start(spec)
             }
+            Ending::ClosedOnProbe(spec) => Next::Start(spec),
             Ending::Withdraw(why) => {
                 self.record(Event::RestartedToWithdraw { reason: why });
                 Next::Start(spec.clone())

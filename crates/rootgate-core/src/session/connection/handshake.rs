@@ -102,7 +102,10 @@ impl Actor {
     }
 
     /// Waits for the probe's answer within the session's discover timeout,
-    /// serving commands meanwhile: silence means legacy.
+    /// serving commands meanwhile: silence means legacy. A server that ends
+    /// instead of answering is one of those that end on any request before
+    /// `initialize` (the TypeScript SDK's client names them too): it is
+    /// started again, held to the legacy era.
     async fn await_probe(
         &mut self,
         answer: impl Future<Output = Option<Found>>,
@@ -115,11 +118,18 @@ impl Actor {
             tokio::select! {
                 found = &mut answer => return match found {
                     Some(found) => Ok(found),
-                    None => Err(Ending::NoHandshake(
-                        "the server closed its connection before answering `server/discover`, \
-                         the first request Rootgate sends"
-                            .into(),
-                    )),
+                    None => {
+                        self.record(Event::EraFound {
+                            era: Era::Legacy,
+                            how: "it ended when asked server/discover, as servers do that end on \
+                                  any request before initialize; it is started again with \
+                                  initialize"
+                                .into(),
+                        });
+                        let mut again = spec.clone();
+                        again.seen_era = Some(Era::Legacy);
+                        Err(Ending::ClosedOnProbe(again))
+                    }
                 },
                 _ = &mut deadline => return Ok(Found {
                     era: Era::Legacy,
