@@ -1,6 +1,8 @@
-//! One actor task per server: it starts the process, does the `initialize`
-//! handshake, answers `roots/list` from the server's shared list, tells the
-//! server when that list changes, and stops, restarts or reports failure.
+//! One actor task per server: it starts the process, finds the protocol
+//! era the server speaks (`era`) and opens it in that era, answers
+//! `roots/list` from the server's shared list, tells a legacy server when
+//! that list changes (a modern one is answered per request, in input
+//! rounds: `rounds`), and stops, restarts or reports failure.
 //!
 //! This file is the [`Session`] handle, cheap to clone, which talks to the
 //! actor (`actor`) over a channel, and the types it shows: [`Status`],

@@ -6,11 +6,12 @@
 //! This is the one module that touches rmcp's roots and logging API, which
 //! rmcp marks deprecated because the 2026-07-28 revision deprecates both
 //! (SEP-2577).
-//! Rootgate speaks the legacy lifecycle on purpose: almost every server in
-//! the wild does, and roots stay in force until at least mid-2027. So the
-//! protocol version is pinned to 2025-11-25 here, not left to rmcp's default
-//! (the modern, stateless revision), and the deprecation is expected in this
-//! module alone.
+//! The handler's protocol version is pinned to 2025-11-25 for the legacy
+//! era, not left to rmcp's default, and set to 2026-07-28 with `roots: {}`
+//! for a modern server (`RootsClient::modern`); which one a server gets is
+//! the era probe's (see `era`). The deprecation is expected in this module
+//! alone. The transport also carries the probe (`start_probe`,
+//! `end_probe`) and drops its answer when it comes late.
 //!
 //! [`RootsTransport`] hands every `roots/list` to the wire's writer task,
 //! beneath rmcp (see `wire`). Nothing here waits on the actor. This module
