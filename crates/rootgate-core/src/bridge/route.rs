@@ -13,6 +13,11 @@
 //! become suggestions instead. Sampling and elicitation from the server go
 //! to the app only when it declared them.
 //!
+//! For a server or an app of the 2026-07-28 era the router translates
+//! (`modern` for a modern server, `modern_app` for a modern app): the
+//! opening, the per-request `_meta`, and the input rounds, whose roots are
+//! answered from consent as everywhere else.
+//!
 //! Payloads (`params`, `result`, `error`) are kept as the raw JSON they came
 //! as and copied, not decoded, so a megabyte result costs one scan and one
 //! copy. Nothing here does I/O, waits, or knows about processes: the relay

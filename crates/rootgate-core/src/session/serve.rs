@@ -1,7 +1,9 @@
 //! The running phase of a life of the server: roots answered (by the
 //! wire), changes told with `list_changed` when the notify gate says so,
 //! withdrawals that need a restart, changes not picked up, and the
-//! delivery the window shows, until something ends the connection.
+//! delivery the window shows, until something ends the connection; and a
+//! modern-era server's running phase, which has nothing to tell (its
+//! rounds are answered where its requests are made).
 //!
 //! What is not here: launching and closing the process (`connection`), the
 //! timing rules (`notify`), and the bytes on the wire (`wire`).
