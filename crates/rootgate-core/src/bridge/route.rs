@@ -144,6 +144,27 @@ struct Pending {
     retry: Option<modern::Retry>,
 }
 
+impl Pending {
+    /// The call's record for the timeline, as it ends now with `outcome`.
+    fn ended(self, now: Instant, outcome: String) -> Out {
+        Out::Call(Call {
+            method: self.method,
+            target: self.target,
+            duration: now.saturating_duration_since(self.started),
+            outcome,
+        })
+    }
+
+    /// The app's error for the call, with `why` in words, and its record.
+    fn failed(self, now: Instant, why: &str) -> [Out; 2] {
+        let line = error_line(&self.app_id, -32603, why);
+        [
+            Out::App(line),
+            self.ended(now, format!("error -32603: {why}")),
+        ]
+    }
+}
+
 enum ToServer {
     /// An app request.
     App(Pending),

@@ -180,12 +180,7 @@ impl Router {
                     _ => self.rounds.remove(&ours).map(|round| round.pending),
                 };
                 if let Some(pending) = pending {
-                    out.push(Out::Call(Call {
-                        method: pending.method,
-                        target: pending.target,
-                        duration: now.saturating_duration_since(pending.started),
-                        outcome: "cancelled".into(),
-                    }));
+                    out.push(pending.ended(now, "cancelled".into()));
                 }
                 params.insert("requestId".into(), json!(ours));
                 out.insert(

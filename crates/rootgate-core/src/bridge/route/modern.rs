@@ -364,12 +364,7 @@ impl Router {
             let pending = round.pending;
             return vec![
                 Out::App(response_line(&pending.app_id, None, error)),
-                Out::Call(Call {
-                    method: pending.method,
-                    target: pending.target,
-                    duration: now.saturating_duration_since(pending.started),
-                    outcome: outcome(error),
-                }),
+                pending.ended(now, outcome(error)),
             ];
         }
         let value = result
@@ -413,14 +408,10 @@ impl Router {
     /// Ends an app call with an error of the bridge's.
     fn fail(&mut self, pending: Pending, why: &str, note: Option<Out>, now: Instant) -> Vec<Out> {
         self.app_ids.remove(&pending.app_id);
-        let mut out = vec![Out::App(error_line(&pending.app_id, -32603, why))];
+        let [error, call] = pending.failed(now, why);
+        let mut out = vec![error];
         out.extend(note);
-        out.push(Out::Call(Call {
-            method: pending.method,
-            target: pending.target,
-            duration: now.saturating_duration_since(pending.started),
-            outcome: format!("error -32603: {why}"),
-        }));
+        out.push(call);
         out
     }
 }

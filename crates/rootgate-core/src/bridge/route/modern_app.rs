@@ -223,12 +223,7 @@ impl Router {
         self.app_ids.remove(&pending.app_id);
         vec![
             Out::App(result_line(&pending.app_id, &result.to_string())),
-            Out::Call(Call {
-                method: pending.method,
-                target: pending.target,
-                duration: now.saturating_duration_since(pending.started),
-                outcome: "input required".into(),
-            }),
+            pending.ended(now, "input required".into()),
         ]
     }
 }

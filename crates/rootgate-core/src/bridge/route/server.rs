@@ -192,12 +192,7 @@ impl Router {
                 let result = typed.as_deref().or(result);
                 vec![
                     Out::App(response_line(&pending.app_id, result, error)),
-                    Out::Call(Call {
-                        method: pending.method,
-                        target: pending.target,
-                        duration: now.saturating_duration_since(pending.started),
-                        outcome: outcome(error),
-                    }),
+                    pending.ended(now, outcome(error)),
                 ]
             }
             Some(ToServer::FirstInitialize { app_id }) if self.app_modern => {
@@ -255,13 +250,7 @@ impl Router {
         for (_, pending) in waiting {
             match pending {
                 ToServer::App(pending) => {
-                    out.push(Out::App(error_line(&pending.app_id, -32603, why)));
-                    out.push(Out::Call(Call {
-                        method: pending.method,
-                        target: pending.target,
-                        duration: now.saturating_duration_since(pending.started),
-                        outcome: format!("error -32603: {why}"),
-                    }));
+                    out.extend(pending.failed(now, why));
                 }
                 ToServer::FirstInitialize { app_id } => {
                     out.push(Out::App(error_line(&app_id, -32603, why)));
@@ -275,13 +264,7 @@ impl Router {
         rounds.sort_by_key(|(id, _)| *id);
         for (_, round) in rounds {
             let pending = round.pending;
-            out.push(Out::App(error_line(&pending.app_id, -32603, why)));
-            out.push(Out::Call(Call {
-                method: pending.method,
-                target: pending.target,
-                duration: now.saturating_duration_since(pending.started),
-                outcome: format!("error -32603: {why}"),
-            }));
+            out.extend(pending.failed(now, why));
         }
         self.app_ids.clear();
         self.to_app
