@@ -11,6 +11,7 @@
 //! messages, and never takes a path from anywhere but a caller that got it
 //! from the person at the machine.
 
+pub mod apps;
 pub mod bridge;
 pub mod connections;
 pub mod consent;
