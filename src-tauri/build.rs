@@ -32,6 +32,12 @@ const COMMANDS: &[&str] = &[
     "activity",
     "templates",
     "window_shown",
+    "list_apps",
+    "import_app_server",
+    "plan_route",
+    "plan_unroute",
+    "apply_plan",
+    "drop_plan",
 ];
 
 fn main() {

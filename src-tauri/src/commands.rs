@@ -9,12 +9,18 @@
 
 use std::sync::Arc;
 
+use std::collections::BTreeMap;
+
+use rootgate_core::apps::catalog::AppView;
+use rootgate_core::apps::{AppKind, Scope};
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
-use rootgate_core::supervisor::{ConsentPrompt, FolderView, PromptId, ServerView, Supervisor};
+use rootgate_core::supervisor::{
+    ConsentPrompt, FolderView, ImportOutcome, PlanView, PromptId, ServerView, Supervisor,
+};
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
@@ -223,5 +229,59 @@ pub fn templates(shell: State<'_, Shell>) -> Result<Vec<ServerTemplate>> {
 #[instrument(skip_all, err)]
 pub fn window_shown(shell: State<'_, Shell>, sup: Sup<'_>) -> Result<()> {
     shell.start_servers(&sup);
+    Ok(())
+}
+
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn list_apps(sup: Sup<'_>) -> Result<Vec<AppView>> {
+    Ok(sup.apps()?)
+}
+
+/// Imports one server of an AI app's config file (named by the app and the
+/// file's position, never by a path). `values` fill what the app would
+/// have (`${input:…}` and the like); they are not logged.
+#[tauri::command]
+#[instrument(skip(sup, values), err)]
+pub fn import_app_server(
+    sup: Sup<'_>,
+    app: Arg<AppKind>,
+    file: Arg<u32>,
+    scope: Arg<Scope>,
+    key: Arg<String>,
+    values: Arg<BTreeMap<String, String>>,
+) -> Result<ImportOutcome> {
+    Ok(sup.import_app_server(app.0, file.0, &scope.0, &key.0, &values.0)?)
+}
+
+/// Plans routing an app's file through Rootgate; the `rootgate` written
+/// there is the one beside this program.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn plan_route(
+    sup: Sup<'_>,
+    app: Arg<AppKind>,
+    file: Arg<u32>,
+    only: Arg<Vec<String>>,
+) -> Result<PlanView> {
+    Ok(sup.plan_route(app.0, file.0, &only.0, &crate::program()?)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn plan_unroute(sup: Sup<'_>, app: Arg<AppKind>, file: Arg<u32>) -> Result<PlanView> {
+    Ok(sup.plan_unroute(app.0, file.0)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn apply_plan(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
+    Ok(sup.apply_plan(id.0)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn drop_plan(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
+    sup.drop_plan(id.0);
     Ok(())
 }

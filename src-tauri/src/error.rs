@@ -8,6 +8,9 @@
 //!
 //! This module only translates errors; it decides nothing.
 
+use rootgate_core::apps::catalog::AppsError;
+use rootgate_core::apps::import::ImportError;
+use rootgate_core::apps::route::RouteError;
 use rootgate_core::folders::FolderError;
 use rootgate_core::store::StoreError;
 use rootgate_core::supervisor::SupervisorError;
@@ -38,6 +41,22 @@ pub enum ErrorCode {
     Server,
     /// The native folder picker could not be shown.
     Picker,
+    /// An AI app's config file could not be read or written as asked.
+    AppConfig,
+}
+
+/// The code of a failed app action: a file the app changed since it was
+/// read is stale (look again); a store refusal is as elsewhere.
+fn apps_code(e: &AppsError) -> ErrorCode {
+    match e {
+        AppsError::Route(RouteError::Changed { .. }) => ErrorCode::Stale,
+        AppsError::Store(StoreError::Spec(_)) => ErrorCode::Invalid,
+        AppsError::Store(_) => ErrorCode::Settings,
+        AppsError::Import(ImportError::Missing { .. } | ImportError::Unknown { .. }) => {
+            ErrorCode::Invalid
+        }
+        _ => ErrorCode::AppConfig,
+    }
 }
 
 /// The error of every command.
@@ -77,6 +96,9 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::FolderMoved { .. } => ErrorCode::Stale,
             SupervisorError::NeedsApproval { .. } => ErrorCode::NeedsApproval,
             SupervisorError::Session(_) => ErrorCode::Server,
+            SupervisorError::Apps(e) => apps_code(e),
+            SupervisorError::UnknownPlan => ErrorCode::Stale,
+            SupervisorError::NoHome => ErrorCode::AppConfig,
         };
         CommandError::new(code, e.to_string())
     }

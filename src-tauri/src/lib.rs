@@ -219,6 +219,17 @@ fn run_app(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// This program, beside which the `rootgate` command is, for what an AI
+/// app's config is routed to.
+pub(crate) fn program() -> Result<PathBuf, CommandError> {
+    std::env::current_exe().map_err(|e| {
+        CommandError::new(
+            ErrorCode::AppConfig,
+            format!("cannot tell where Rootgate is installed: {e}"),
+        )
+    })
+}
+
 /// The `rootgate` command beside the app, if it is there.
 fn cli_beside_app() -> Option<PathBuf> {
     let beside = std::env::current_exe().ok()?.with_file_name("rootgate");
@@ -298,6 +309,12 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::activity,
             commands::templates,
             commands::window_shown,
+            commands::list_apps,
+            commands::import_app_server,
+            commands::plan_route,
+            commands::plan_unroute,
+            commands::apply_plan,
+            commands::drop_plan,
         ])
 }
 

@@ -17,6 +17,7 @@
 //! writes a file it did not read and check for changes first, and it never
 //! puts an environment value in an error message.
 
+pub mod catalog;
 pub mod goose;
 pub mod import;
 pub mod json;

@@ -43,8 +43,11 @@ use crate::settings::{Recovery, SettingsFile};
 use crate::store::{Store, StoreError};
 use crate::timeline::{Entry, Page, Timeline};
 
+mod apps;
 mod prompts;
 mod restarts;
+
+pub use apps::{ImportOutcome, PlanView};
 
 use prompts::OpenPrompts;
 pub use prompts::{
@@ -70,6 +73,12 @@ pub enum SupervisorError {
     FolderMoved { shown: PathBuf, now: PathBuf },
     #[error("the command `{command_line}` has not been approved to run yet")]
     NeedsApproval { command_line: String },
+    #[error(transparent)]
+    Apps(#[from] crate::apps::catalog::AppsError),
+    #[error("this change was already written or dropped; look at the app again")]
+    UnknownPlan,
+    #[error("there is no home folder (HOME is not set), so AI apps' configs cannot be found")]
+    NoHome,
 }
 
 /// A kept folder, as the folder list shows it.
@@ -158,6 +167,8 @@ pub struct Supervisor {
     changes: broadcast::Sender<Change>,
     /// AI apps' connections through bridges, as they report them.
     connections: Arc<Connections>,
+    /// Rewrites of AI apps' configs shown and not yet written.
+    plans: Mutex<apps::OpenPlans>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -199,6 +210,7 @@ impl Supervisor {
             prompts: Mutex::new(OpenPrompts::default()),
             changes: broadcast::Sender::new(4096),
             connections: Arc::new(Connections::default()),
+            plans: Mutex::new(apps::OpenPlans::default()),
         });
         supervisor.check_availability();
         if let Err(e) = crate::monitor::spawn(Arc::clone(&supervisor.store)) {

@@ -7,6 +7,10 @@
 //! library's types implement `TS` with its `ts` feature, which the tests'
 //! dev-dependency on the library turns on.
 
+use rootgate_core::apps::catalog::{AppView, EntryView, FileView, ImportedAs};
+use rootgate_core::apps::import::Need;
+use rootgate_core::apps::route::{RoutedEntry, Skipped};
+use rootgate_core::apps::{AppKind, Format, Scope};
 use rootgate_core::connections::{AppIdentity, ConnectionView};
 use rootgate_core::consent::SharedRoot;
 use rootgate_core::folders::Warning;
@@ -18,7 +22,8 @@ use rootgate_core::session::delivery::{
 };
 use rootgate_core::session::{LogLine, RunningInfo, Status};
 use rootgate_core::supervisor::{
-    Change, ConsentPrompt, FolderView, PromptId, ServerChoice, ServerView, Suggestion, WarningView,
+    Change, ConsentPrompt, FolderView, ImportOutcome, PlanView, PromptId, ServerChoice, ServerView,
+    Suggestion, WarningView,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Event, Page};
@@ -65,6 +70,18 @@ fn declarations() -> String {
         Page::decl(&cfg),
         Change::decl(&cfg),
         ServerTemplate::decl(&cfg),
+        AppKind::decl(&cfg),
+        Format::decl(&cfg),
+        Scope::decl(&cfg),
+        Need::decl(&cfg),
+        ImportedAs::decl(&cfg),
+        EntryView::decl(&cfg),
+        FileView::decl(&cfg),
+        AppView::decl(&cfg),
+        RoutedEntry::decl(&cfg),
+        Skipped::decl(&cfg),
+        PlanView::decl(&cfg),
+        ImportOutcome::decl(&cfg),
         rootgate_core::enforcement::Support::decl(&cfg),
         AppInfo::decl(&cfg),
         Notice::decl(&cfg),

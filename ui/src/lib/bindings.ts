@@ -46,7 +46,13 @@ export type Suggestion = {
 /**
  * The app's name, as its `initialize` gave it ("Claude Code").
  */
-app: string, server: ServerId, serverName: string, };
+app: string, server: ServerId, serverName: string, 
+/**
+ * Set when the folder was in the server's arguments in the app's own
+ * config, and the server was just imported from there; unset when the
+ * app reported working in it.
+ */
+imported: boolean, };
 
 export type ConsentPrompt = { id: PromptId, 
 /**
@@ -248,6 +254,111 @@ export type Change = { "kind": "settings", revision: number, } | { "kind": "stat
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 
+export type AppKind = "claude-desktop" | "claude-code" | "cursor" | "vs-code" | "zed" | "goose";
+
+export type Format = "json" | "jsonc" | "yaml";
+
+export type Scope = { "kind": "global" } | { "kind": "project", "path": string };
+
+export type Need = { 
+/**
+ * What stands in the file (`${input:token}`, `${workspaceFolder}`),
+ * or the variable name for a value kept elsewhere (Goose's keyring).
+ */
+token: string, 
+/**
+ * Where it is used, in words ("environment variable GITHUB_TOKEN",
+ * "argument 3").
+ */
+usedIn: Array<string>, 
+/**
+ * What the app says about it (a VS Code input's description), or what
+ * Rootgate knows of it.
+ */
+hint: string, 
+/**
+ * Whether it should be typed masked: a VS Code password input, a
+ * keyring value, or a value of a variable whose name looks secret.
+ */
+secret: boolean, 
+/**
+ * Whether the server can be imported without it. An `envFile` is only
+ * shown: Rootgate does not read files an app names, and the person adds
+ * the variables the server needs in its settings.
+ */
+required: boolean, };
+
+export type ImportedAs = { id: ServerId, name: string, };
+
+export type EntryView = { scope: Scope, key: string, 
+/**
+ * The command line with environment values hidden, or the URL of a
+ * remote server.
+ */
+commandLine: string, envNames: Array<string>, remote: boolean, enabled: boolean, 
+/**
+ * `NAME` when the entry runs `rootgate connect NAME`.
+ */
+routedTo: string | null, 
+/**
+ * The Rootgate server it was imported as.
+ */
+importedAs: ImportedAs | null, 
+/**
+ * What importing it would offer and ask.
+ */
+folders: Array<string>, needs: Array<Need>, keptPaths: Array<string>, 
+/**
+ * The command Rootgate would add, with folder placeholders.
+ */
+importCommandLine: string | null, 
+/**
+ * Why it cannot be imported, when it cannot.
+ */
+notImportable: string | null, };
+
+export type FileView = { 
+/**
+ * Which of the app's files this is, for the window's commands (the
+ * webview never names a file by its path).
+ */
+index: number, path: string, format: Format, exists: boolean, 
+/**
+ * Why it cannot be read, in words; its servers are then unknown.
+ */
+problem: string | null, 
+/**
+ * Whether Rootgate routed it and can undo that.
+ */
+routedByRootgate: boolean, servers: Array<EntryView>, };
+
+export type AppView = { app: AppKind, title: string, files: Array<FileView>, };
+
+export type RoutedEntry = { scope: Scope, key: string, 
+/**
+ * The server's name in Rootgate (`rootgate connect NAME`).
+ */
+server: string, };
+
+export type Skipped = { scope: Scope, key: string, reason: string, };
+
+export type PlanView = { id: number, app: AppKind, title: string, path: string, 
+/**
+ * A unified diff, environment values masked.
+ */
+diff: string, entries: Array<RoutedEntry>, skipped: Array<Skipped>, undo: boolean, 
+/**
+ * An undo that puts only Rootgate's entries back, because the app
+ * changed the file since it was routed.
+ */
+partialUndo: boolean, };
+
+export type ImportOutcome = { server: ServerView, prompts: Array<ConsentPrompt>, 
+/**
+ * Folders in its arguments that cannot be offered, and why.
+ */
+notes: Array<string>, };
+
 export type Support = { "state": "available" } | { "state": "unavailable", reason: string, };
 
 export type AppInfo = { version: string, settingsPath: string, 
@@ -274,7 +385,7 @@ cliPath: string | null, };
 
 export type Notice = { message: string, };
 
-export type ErrorCode = "folder" | "notFound" | "invalid" | "needsApproval" | "stale" | "settings" | "server" | "picker";
+export type ErrorCode = "folder" | "notFound" | "invalid" | "needsApproval" | "stale" | "settings" | "server" | "picker" | "appConfig";
 
 export type CommandError = { code: ErrorCode, message: string, };
 

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::{FolderView, Supervisor, SupervisorError, lock};
 use crate::folders::{self, CheckedFolder, Warning};
 use crate::ids::{RootId, ServerId};
+use crate::servers::ServerSpec;
 use crate::store::StoreError;
 
 /// What the app says about roots wherever it asks for consent. Roots are
@@ -102,6 +103,10 @@ pub struct Suggestion {
     pub app: String,
     pub server: ServerId,
     pub server_name: String,
+    /// Set when the folder was in the server's arguments in the app's own
+    /// config, and the server was just imported from there; unset when the
+    /// app reported working in it.
+    pub imported: bool,
 }
 
 /// What became of folders the person chose together (one pick, one drop,
@@ -256,8 +261,36 @@ impl Supervisor {
             },
             server: server.clone(),
             server_name: spec.name.clone(),
+            imported: false,
         };
         Some(self.open_prompt_with(folder, kept.map(|r| r.id.clone()), Some(suggestion)))
+    }
+
+    /// A prompt for a folder found in the arguments of a server just
+    /// imported from an AI app's config (`app` names the app), with that
+    /// server ticked as a suggestion. The path comes from the person's own
+    /// config file, read by the core, never from the webview.
+    pub fn prompt_for_import(
+        &self,
+        path: &Path,
+        server: &ServerSpec,
+        app: &str,
+    ) -> Result<ConsentPrompt, SupervisorError> {
+        let folder = folders::check(path)?;
+        let kept = self
+            .store
+            .snapshot()
+            .roots
+            .into_iter()
+            .find(|r| r.real_path == folder.real())
+            .map(|r| r.id);
+        let suggestion = Suggestion {
+            app: app.to_owned(),
+            server: server.id.clone(),
+            server_name: server.name.clone(),
+            imported: true,
+        };
+        Ok(self.open_prompt_with(folder, kept, Some(suggestion)))
     }
 
     fn open_prompt(&self, folder: CheckedFolder, root: Option<RootId>) -> ConsentPrompt {

@@ -1,0 +1,202 @@
+//! The window's side of "Connect an app": the apps found, importing one of
+//! their servers (which adds it unapproved and opens a consent prompt for
+//! each folder in its arguments), and routing an app's file through
+//! Rootgate or undoing that, each as a plan the person reads (its diff)
+//! before it is written.
+//!
+//! Plans are kept here and named by a number, so the webview only ever
+//! names an app, one of its files by position, an entry by its key, or a
+//! plan: never a path, and never the text to write. The work itself is in
+//! `apps` (shared with the `rootgate` command); this file only holds the
+//! plans and opens the prompts.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{ConsentPrompt, ServerView, Supervisor, SupervisorError, lock};
+use crate::apps::catalog::{self, AppView, AppsError};
+use crate::apps::locate::Places;
+use crate::apps::route::{self, Ledger, Plan, RoutedEntry, Skipped};
+use crate::apps::{AppKind, Scope};
+
+/// Plans shown and not yet applied or dropped.
+#[derive(Default)]
+pub(super) struct OpenPlans {
+    next: u32,
+    open: HashMap<u32, (Plan, Kind)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Route,
+    Undo,
+}
+
+/// A rewrite of an app's config, for the person to read before it is
+/// written.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanView {
+    pub id: u32,
+    pub app: AppKind,
+    pub title: String,
+    pub path: std::path::PathBuf,
+    /// A unified diff, environment values masked.
+    pub diff: String,
+    pub entries: Vec<RoutedEntry>,
+    pub skipped: Vec<Skipped>,
+    pub undo: bool,
+    /// An undo that puts only Rootgate's entries back, because the app
+    /// changed the file since it was routed.
+    pub partial_undo: bool,
+}
+
+/// What an import did, for the window: the new server (waiting for
+/// approval) and a consent prompt per folder in its arguments.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportOutcome {
+    pub server: ServerView,
+    pub prompts: Vec<ConsentPrompt>,
+    /// Folders in its arguments that cannot be offered, and why.
+    pub notes: Vec<String>,
+}
+
+impl Supervisor {
+    fn places(&self) -> Result<Places, SupervisorError> {
+        Places::from_env().ok_or(SupervisorError::NoHome)
+    }
+
+    fn ledger(&self) -> Ledger {
+        Ledger::beside(self.store.file().path())
+    }
+
+    /// Every AI app found on this machine, its files and servers.
+    pub fn apps(&self) -> Result<Vec<AppView>, SupervisorError> {
+        let ledger = self.ledger().load().map_err(AppsError::from)?;
+        Ok(catalog::survey(
+            &self.places()?,
+            &ledger,
+            &self.store.snapshot().servers,
+        ))
+    }
+
+    /// Imports entry `key` of `app`'s file number `file`, with the person's
+    /// values for what the app would have filled in.
+    pub fn import_app_server(
+        &self,
+        app: AppKind,
+        file: u32,
+        scope: &Scope,
+        key: &str,
+        values: &BTreeMap<String, String>,
+    ) -> Result<ImportOutcome, SupervisorError> {
+        let places = self.places()?;
+        let config = catalog::file_of(app, file, &places)?;
+        let imported = catalog::import_entry(
+            &self.store,
+            &self.ledger(),
+            &places,
+            &config,
+            scope,
+            key,
+            values,
+        )?;
+        self.ensure_session(&imported.server)?;
+        let from = format!("{}'s config", app.title());
+        let mut prompts = Vec::new();
+        let mut notes: Vec<String> = imported
+            .kept_paths
+            .iter()
+            .map(|p| format!("{p} is not a folder on this machine, so it stays as it is"))
+            .collect();
+        for folder in &imported.folders {
+            match self.prompt_for_import(folder, &imported.server, &from) {
+                Ok(prompt) => prompts.push(prompt),
+                Err(e) => notes.push(format!("{}: {e}", folder.display())),
+            }
+        }
+        Ok(ImportOutcome {
+            server: self.server(&imported.server.id)?,
+            prompts,
+            notes,
+        })
+    }
+
+    /// Plans routing `app`'s file number `file` through Rootgate (`only`
+    /// those entries, or every imported one), with `exe` the running
+    /// program, beside which `rootgate` is.
+    pub fn plan_route(
+        &self,
+        app: AppKind,
+        file: u32,
+        only: &[String],
+        exe: &Path,
+    ) -> Result<PlanView, SupervisorError> {
+        let places = self.places()?;
+        let config = catalog::file_of(app, file, &places)?;
+        let ledger = self.ledger().load().map_err(AppsError::from)?;
+        let names =
+            catalog::server_names(&config, &places, &ledger, &self.store.snapshot().servers);
+        let target = catalog::target(exe, self.store.file().path(), &places);
+        let plan = route::plan_route(
+            app,
+            &config.path,
+            only,
+            |scope, key| names.get(&(scope.clone(), key.to_owned())).cloned(),
+            &target,
+        )
+        .map_err(AppsError::from)?;
+        Ok(self.keep_plan(plan, Kind::Route))
+    }
+
+    /// Plans undoing Rootgate's route of `app`'s file number `file`.
+    pub fn plan_unroute(&self, app: AppKind, file: u32) -> Result<PlanView, SupervisorError> {
+        let config = catalog::file_of(app, file, &self.places()?)?;
+        let plan = route::plan_undo(app, &config.path, &self.ledger()).map_err(AppsError::from)?;
+        Ok(self.keep_plan(plan, Kind::Undo))
+    }
+
+    /// Writes the plan `id`, which the person read. A plan is used once.
+    pub fn apply_plan(&self, id: u32) -> Result<(), SupervisorError> {
+        let (plan, kind) = lock(&self.plans)
+            .open
+            .remove(&id)
+            .ok_or(SupervisorError::UnknownPlan)?;
+        let ledger = self.ledger();
+        match kind {
+            Kind::Route => route::apply_route(&plan, &ledger),
+            Kind::Undo => route::apply_undo(&plan, &ledger),
+        }
+        .map_err(AppsError::from)?;
+        Ok(())
+    }
+
+    /// Forgets the plan `id` without writing it.
+    pub fn drop_plan(&self, id: u32) {
+        lock(&self.plans).open.remove(&id);
+    }
+
+    fn keep_plan(&self, plan: Plan, kind: Kind) -> PlanView {
+        let mut plans = lock(&self.plans);
+        plans.next += 1;
+        let id = plans.next;
+        let view = PlanView {
+            id,
+            app: plan.app,
+            title: plan.app.title().to_owned(),
+            path: plan.file.clone(),
+            diff: plan.diff.clone(),
+            entries: plan.entries.clone(),
+            skipped: plan.skipped.clone(),
+            undo: kind == Kind::Undo,
+            partial_undo: plan.partial_undo,
+        };
+        plans.open.insert(id, (plan, kind));
+        view
+    }
+}
