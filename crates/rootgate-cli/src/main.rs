@@ -8,6 +8,10 @@
 //! 169 libraries and some 50 MB before its `main` runs. It also serves as
 //! the servers' launcher and as the built-in example server.
 //!
+//! `rootgate apps`, `import`, `route`, `unroute`, `servers` and
+//! `folders` are the window's "Connect an app" actions and lists for a
+//! terminal (`apps_cmd`), with their help in `help`.
+//!
 //! What is not here: anything the bridge or the app decides; this file
 //! only reads the command line and hands over.
 
@@ -19,23 +23,10 @@ use rootgate_core::bridge::{self, Outcome};
 use rootgate_core::session::SessionConfig;
 use rootgate_core::settings::SettingsFile;
 
-const USAGE: &str = "\
-Usage:
-  rootgate [FOLDER...]       Open Rootgate; each FOLDER is offered for sharing
-                             with a consent prompt.
-  rootgate connect NAME      Run the server NAME, configured and approved in
-                             Rootgate, for the AI app that started this
-                             command: MCP on standard input and output, the
-                             server told exactly the folders shared with it.
-  rootgate --version         Print the version.
-  rootgate --help            Print this help.
+mod apps_cmd;
+mod help;
 
-In an AI app's MCP settings, put `rootgate connect NAME` where the server's
-own command was. Errors are written to standard error, which AI apps show in
-their logs.
-
-Exit status: 0 when the AI app closed the connection, 1 when the server could
-not be reached or stopped, 2 for a wrong command line.";
+use help::MAIN as USAGE;
 
 /// The example server's flag, as the desktop app's templates give it.
 const EXAMPLE_SERVER_FLAG: &str = "--example-server";
@@ -50,12 +41,35 @@ fn main() -> ExitCode {
     }
     match args.first().and_then(|a| a.to_str()) {
         Some("connect") => connect(&args[1..]),
+        Some(command @ ("apps" | "import" | "route" | "unroute" | "servers" | "folders")) => {
+            let rest: Vec<String> = args[1..]
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            if rest.iter().any(|a| a == "--help" || a == "-h") {
+                println!("{}", help::of(command).unwrap_or(USAGE));
+                return ExitCode::SUCCESS;
+            }
+            match command {
+                "apps" => apps_cmd::apps(&rest),
+                "import" => apps_cmd::import(&rest),
+                "route" => apps_cmd::route(&rest),
+                "unroute" => apps_cmd::unroute(&rest),
+                "servers" => apps_cmd::servers(&rest),
+                _ => apps_cmd::folders(&rest),
+            }
+        }
         Some("--version" | "-V") => {
             println!("rootgate {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
         Some("--help" | "-h" | "help") => {
-            println!("{USAGE}");
+            let topic = args.get(1).and_then(|a| a.to_str());
+            match topic.map(help::of) {
+                Some(Some(text)) => println!("{text}"),
+                Some(None) => return usage_error("no such command"),
+                None => println!("{USAGE}"),
+            }
             ExitCode::SUCCESS
         }
         Some(EXAMPLE_SERVER_FLAG) => {

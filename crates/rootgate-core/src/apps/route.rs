@@ -312,8 +312,11 @@ pub fn apply_undo(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
     })
 }
 
-/// A diff of `before` and `after` for a person to read, with every
-/// environment value of either version masked.
+/// A diff of `before` and `after` for a person to read, with the
+/// environment values of either version masked. A value that is an
+/// absolute path (Rootgate's own `XDG_CONFIG_HOME`, a data folder) is left
+/// readable: secrets are not written as paths, and the person should see
+/// where things point.
 pub fn masked_diff(app: AppKind, file: &str, before: &str, after: &str) -> String {
     let mut secrets: Vec<String> = [before, after]
         .iter()
@@ -324,18 +327,18 @@ pub fn masked_diff(app: AppKind, file: &str, before: &str, after: &str) -> Strin
             Transport::Remote { .. } => None,
         })
         .flatten()
-        .filter(|v| v.chars().count() >= MASK_MIN && !v.starts_with("${"))
+        .filter(|v| v.chars().count() >= MASK_MIN && !v.starts_with("${") && !v.starts_with('/'))
         .collect();
     // Longest first, so a secret that contains another is masked whole.
     secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let diff = similar::TextDiff::from_lines(before, after)
+    let body = similar::TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)
-        .header(file, &format!("{file} (routed through Rootgate)"))
         .to_string();
-    secrets
+    let body = secrets
         .iter()
-        .fold(diff, |text, secret| text.replace(secret.as_str(), MASK))
+        .fold(body, |text, secret| text.replace(secret.as_str(), MASK));
+    format!("--- {file} (now)\n+++ {file} (after the change)\n{body}")
 }
 
 fn read(file: &Path) -> Result<String, RouteError> {

@@ -1,0 +1,550 @@
+//! `rootgate apps`, `import`, `route`, `unroute`, `servers` and `folders`:
+//! the window's "Connect an app" actions and lists, from a terminal.
+//!
+//! Each command reads its options, calls the core (`rootgate_core::apps`,
+//! the same code the window uses) and prints what happened in words, or
+//! JSON with `--json`. It never approves a command or shares a folder: an
+//! import says what waits for the person and points at the window. It
+//! never prints an environment value.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use rootgate_core::apps::catalog::{self, AppView, AppsError};
+use rootgate_core::apps::import::ImportError;
+use rootgate_core::apps::locate::Places;
+use rootgate_core::apps::route::{self, Ledger, Plan};
+use rootgate_core::apps::{AppKind, ConfigFile, Transport};
+use rootgate_core::connections::socket_path;
+use rootgate_core::settings::SettingsFile;
+use rootgate_core::store::Store;
+
+/// A value only the person can give is missing.
+const NEEDS_VALUE: u8 = 3;
+/// The window is open and holds the settings.
+const WINDOW_OPEN: u8 = 4;
+
+/// The options of the app commands, as read from the command line.
+#[derive(Default)]
+struct Opts {
+    app: Option<AppKind>,
+    names: Vec<String>,
+    json: bool,
+    dry_run: bool,
+    config: Option<PathBuf>,
+    set: BTreeMap<String, String>,
+}
+
+/// Reads `args`; `takes` lists the options the command accepts.
+fn opts(args: &[String], takes: &[&str], wants_app: bool) -> Result<Opts, String> {
+    let mut o = Opts::default();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let takes_it = |name: &str| takes.contains(&name);
+        match arg.as_str() {
+            "--json" if takes_it("--json") => o.json = true,
+            "--dry-run" if takes_it("--dry-run") => o.dry_run = true,
+            "--config" if takes_it("--config") => {
+                let file = it.next().ok_or("--config needs a file")?;
+                o.config = Some(PathBuf::from(file));
+            }
+            "--set" if takes_it("--set") => {
+                let pair = it.next().ok_or("--set needs TOKEN=VALUE")?;
+                let (token, value) = pair
+                    .rsplit_once('=')
+                    .filter(|(t, _)| !t.is_empty())
+                    .ok_or("--set needs TOKEN=VALUE")?;
+                o.set.insert(token.to_owned(), value.to_owned());
+            }
+            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            word if wants_app && o.app.is_none() => {
+                o.app = Some(AppKind::from_id(word).ok_or_else(|| {
+                    format!(
+                        "unknown app `{word}`; the apps are claude-desktop, claude-code, \
+                         cursor, vscode, zed and goose"
+                    )
+                })?);
+            }
+            word if wants_app => o.names.push(word.to_owned()),
+            word => return Err(format!("unexpected `{word}`")),
+        }
+    }
+    if wants_app && o.app.is_none() {
+        return Err("name the app: claude-desktop, claude-code, cursor, vscode, zed or goose".into());
+    }
+    Ok(o)
+}
+
+fn usage(message: &str, help: &str) -> ExitCode {
+    eprintln!("rootgate: {message}\n\n{help}");
+    ExitCode::from(2)
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("rootgate: {message}");
+    ExitCode::FAILURE
+}
+
+fn settings() -> Result<SettingsFile, String> {
+    SettingsFile::default_location().map_err(|e| e.to_string())
+}
+
+fn places() -> Result<Places, String> {
+    Places::from_env().ok_or_else(|| "HOME is not set, so AI apps' configs cannot be found".into())
+}
+
+/// The files an app command works on: `--config FILE`, or the app's own.
+fn files(app: AppKind, config: &Option<PathBuf>, places: &Places) -> Vec<ConfigFile> {
+    match config {
+        Some(path) => vec![ConfigFile {
+            app,
+            path: absolute(path),
+            format: app.format(),
+        }],
+        None => catalog::files_of(app, places),
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// `rootgate apps`.
+pub fn apps(args: &[String]) -> ExitCode {
+    let o = match opts(args, &["--json"], false) {
+        Ok(o) => o,
+        Err(e) => return usage(&e, crate::help::APPS),
+    };
+    let (settings, places) = match settings().and_then(|s| Ok((s, places()?))) {
+        Ok(both) => both,
+        Err(e) => return fail(e),
+    };
+    let servers = Store::open_read_only(settings.clone())
+        .map(|(store, _)| store.snapshot().servers)
+        .unwrap_or_default();
+    let ledger = match Ledger::beside(settings.path()).load() {
+        Ok(ledger) => ledger,
+        Err(e) => return fail(e),
+    };
+    let found = catalog::survey(&places, &ledger, &servers);
+    if o.json {
+        return print_json(&found);
+    }
+    if found.is_empty() {
+        println!(
+            "No AI app found. Rootgate looks for Claude Desktop, Claude Code, Cursor, VS Code, \
+             Zed and Goose in their usual places (see `rootgate help apps`)."
+        );
+    }
+    for app in &found {
+        print_app(app);
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_app(app: &AppView) {
+    println!("{} ({})", app.title, app.app.id());
+    for file in &app.files {
+        let routed = if file.routed_by_rootgate {
+            "  [routed by Rootgate; `rootgate unroute` undoes it]"
+        } else {
+            ""
+        };
+        println!("  {}{routed}", file.path.display());
+        if let Some(problem) = &file.problem {
+            println!("    cannot be read: {problem}");
+            continue;
+        }
+        if !file.exists {
+            println!("    (no file yet: no servers configured)");
+        } else if file.servers.is_empty() {
+            println!("    (no servers)");
+        }
+        for entry in &file.servers {
+            let state = match (&entry.routed_to, &entry.imported_as, entry.remote) {
+                (Some(name), _, _) => format!("routed through Rootgate as {name}"),
+                (None, Some(imported), _) => format!("imported as {}", imported.name),
+                (None, None, true) => "remote; not imported".to_owned(),
+                (None, None, false) => "not imported".to_owned(),
+            };
+            println!("    {}  [{state}]", entry.key);
+            println!("      {}", entry.command_line);
+            if entry.imported_as.is_none() && entry.routed_to.is_none() {
+                for folder in &entry.folders {
+                    println!("      would offer to share {}", folder.display());
+                }
+                for need in entry.needs.iter().filter(|n| n.required) {
+                    println!("      needs {} ({})", need.token, need.hint);
+                }
+            }
+        }
+    }
+}
+
+/// `rootgate import`.
+pub fn import(args: &[String]) -> ExitCode {
+    let o = match opts(args, &["--config", "--set"], true) {
+        Ok(o) => o,
+        Err(e) => return usage(&e, crate::help::IMPORT),
+    };
+    let Some(app) = o.app else {
+        return usage("name the app", crate::help::IMPORT);
+    };
+    let (settings, places) = match settings().and_then(|s| Ok((s, places()?))) {
+        Ok(both) => both,
+        Err(e) => return fail(e),
+    };
+    if std::os::unix::net::UnixStream::connect(socket_path(settings.path())).is_ok() {
+        eprintln!(
+            "rootgate: the Rootgate window is open and holds the settings; import from its \
+             Apps view (Ctrl+5), or close the window and run this again"
+        );
+        return ExitCode::from(WINDOW_OPEN);
+    }
+    let store = match Store::open(settings.clone()) {
+        Ok((store, _)) => store,
+        Err(e) => return fail(e),
+    };
+    let ledger = Ledger::beside(settings.path());
+    let mut wanted: Vec<String> = o.names.clone();
+    let mut status = ExitCode::SUCCESS;
+    let mut folders = Vec::new();
+    let mut any = false;
+    for file in files(app, &o.config, &places) {
+        let parsed = match catalog::read(&file) {
+            Ok((_, parsed)) => parsed,
+            Err(problem) => {
+                status = fail(problem);
+                continue;
+            }
+        };
+        for entry in &parsed.entries {
+            if !o.names.is_empty() && !o.names.contains(&entry.key) {
+                continue;
+            }
+            wanted.retain(|w| w != &entry.key);
+            if o.names.is_empty() && !matches!(entry.transport, Transport::Stdio { .. }) {
+                continue;
+            }
+            let values = values_for(&o.set, &file, entry, &parsed.inputs, &places);
+            match catalog::import_entry(
+                &store, &ledger, &places, &file, &entry.scope, &entry.key, &values,
+            ) {
+                Ok(done) => {
+                    any = true;
+                    println!(
+                        "Imported `{}` as {}: it waits for your approval in the Rootgate window.",
+                        entry.key, done.server.name
+                    );
+                    println!("  {}", done.server.masked_command_line());
+                    for kept in &done.kept_paths {
+                        println!("  {kept} is not a folder on this machine; kept as it is");
+                    }
+                    folders.extend(done.folders);
+                }
+                Err(AppsError::AlreadyImported { key, name }) => {
+                    println!("`{key}` is already in Rootgate as {name}; nothing to do.");
+                }
+                Err(AppsError::Import(e @ ImportError::Missing { .. })) => {
+                    eprintln!("rootgate: {e}; pass it with --set TOKEN=VALUE");
+                    status = ExitCode::from(NEEDS_VALUE);
+                }
+                Err(AppsError::Import(e @ ImportError::AlreadyRouted { .. })) => {
+                    println!("{e}; nothing to import.");
+                }
+                Err(e) => status = fail(e),
+            }
+        }
+    }
+    for missing in &wanted {
+        status = fail(format!("{} has no server `{missing}`", app.title()));
+    }
+    if !folders.is_empty() {
+        let list: Vec<String> = folders
+            .iter()
+            .map(|f| rootgate_core::servers::shell_quote(&f.display().to_string()))
+            .collect();
+        println!(
+            "Its folders are not shared yet. To be asked about them, open the window with them:\n  rootgate {}",
+            list.join(" ")
+        );
+    } else if any {
+        println!("Open the window (`rootgate`) to approve it.");
+    }
+    status
+}
+
+/// The `--set` values an entry needs, by its needs' tokens: one `--set` can
+/// serve several servers, and a value meant for another is not a typo here.
+fn values_for(
+    set: &BTreeMap<String, String>,
+    file: &ConfigFile,
+    entry: &rootgate_core::apps::RawEntry,
+    inputs: &[rootgate_core::apps::InputDecl],
+    places: &Places,
+) -> BTreeMap<String, String> {
+    let Ok(plan) = rootgate_core::apps::import::plan(
+        file.app,
+        &file.path,
+        entry,
+        inputs,
+        Some(&places.home),
+    ) else {
+        return BTreeMap::new();
+    };
+    set.iter()
+        .filter(|(token, _)| plan.needs.iter().any(|n| &&n.token == token))
+        .map(|(t, v)| (t.clone(), v.clone()))
+        .collect()
+}
+
+/// `rootgate route`.
+pub fn route(args: &[String]) -> ExitCode {
+    let o = match opts(args, &["--config", "--dry-run"], true) {
+        Ok(o) => o,
+        Err(e) => return usage(&e, crate::help::ROUTE),
+    };
+    let Some(app) = o.app else {
+        return usage("name the app", crate::help::ROUTE);
+    };
+    let (settings, places) = match settings().and_then(|s| Ok((s, places()?))) {
+        Ok(both) => both,
+        Err(e) => return fail(e),
+    };
+    let servers = match Store::open_read_only(settings.clone()) {
+        Ok((store, _)) => store.snapshot().servers,
+        Err(e) => return fail(e),
+    };
+    let ledger = Ledger::beside(settings.path());
+    let known = match ledger.load() {
+        Ok(known) => known,
+        Err(e) => return fail(e),
+    };
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("rootgate"));
+    let target = catalog::target(&exe, settings.path(), &places);
+    let mut status = ExitCode::SUCCESS;
+    let mut routed_any = false;
+    for file in files(app, &o.config, &places) {
+        if !file.path.exists() {
+            continue;
+        }
+        let names = catalog::server_names(&file, &places, &known, &servers);
+        let planned = route::plan_route(
+            app,
+            &file.path,
+            &o.names,
+            |scope, key| names.get(&(scope.clone(), key.to_owned())).cloned(),
+            &target,
+        );
+        match planned {
+            Ok(plan) => {
+                routed_any = true;
+                if let Err(e) = show_and_write(&plan, &ledger, o.dry_run, route::apply_route) {
+                    status = fail(e);
+                } else if !o.dry_run {
+                    println!(
+                        "Restart {} so it reads the new file. `rootgate unroute {}` undoes this.",
+                        app.title(),
+                        app.id()
+                    );
+                }
+            }
+            Err(route::RouteError::Nothing { .. }) if o.config.is_none() => {}
+            Err(e) => status = fail(e),
+        }
+    }
+    if !routed_any && status == ExitCode::SUCCESS {
+        return fail(format!(
+            "nothing to route in {}: import its servers first (`rootgate import {}`)",
+            app.title(),
+            app.id()
+        ));
+    }
+    status
+}
+
+/// `rootgate unroute`.
+pub fn unroute(args: &[String]) -> ExitCode {
+    let o = match opts(args, &["--config", "--dry-run"], true) {
+        Ok(o) => o,
+        Err(e) => return usage(&e, crate::help::UNROUTE),
+    };
+    let Some(app) = o.app else {
+        return usage("name the app", crate::help::UNROUTE);
+    };
+    let (settings, places) = match settings().and_then(|s| Ok((s, places()?))) {
+        Ok(both) => both,
+        Err(e) => return fail(e),
+    };
+    let ledger = Ledger::beside(settings.path());
+    let mut status = ExitCode::SUCCESS;
+    let mut undone = false;
+    for file in files(app, &o.config, &places) {
+        match route::plan_undo(app, &file.path, &ledger) {
+            Ok(plan) => {
+                undone = true;
+                if plan.partial_undo {
+                    println!(
+                        "{} changed {} since Rootgate routed it: only Rootgate's entries are put back.",
+                        app.title(),
+                        file.path.display()
+                    );
+                }
+                if let Err(e) = show_and_write(&plan, &ledger, o.dry_run, route::apply_undo) {
+                    status = fail(e);
+                }
+            }
+            Err(route::RouteError::NotRouted { .. }) => {}
+            Err(e) => status = fail(e),
+        }
+    }
+    if !undone && status == ExitCode::SUCCESS {
+        return fail(format!(
+            "Rootgate has not routed {}; nothing to undo",
+            app.title()
+        ));
+    }
+    status
+}
+
+fn show_and_write(
+    plan: &Plan,
+    ledger: &Ledger,
+    dry_run: bool,
+    write: fn(&Plan, &Ledger) -> Result<(), route::RouteError>,
+) -> Result<(), route::RouteError> {
+    print!("{}", plan.diff);
+    for skipped in &plan.skipped {
+        println!("left as it is: `{}`: {}", skipped.key, skipped.reason);
+    }
+    if dry_run {
+        println!("(dry run: nothing written)");
+        return Ok(());
+    }
+    write(plan, ledger)?;
+    println!("Wrote {}.", plan.file.display());
+    if std::io::stdout().is_terminal()
+        && let Ok(data) = ledger.load()
+        && let Some(record) = data.routes.iter().find(|r| r.file == plan.file)
+    {
+        println!("The original is kept at {}.", record.backup.display());
+    }
+    Ok(())
+}
+
+/// `rootgate servers`.
+pub fn servers(args: &[String]) -> ExitCode {
+    let o = match opts(args, &["--json"], false) {
+        Ok(o) => o,
+        Err(e) => return usage(&e, crate::help::SERVERS),
+    };
+    let store = match settings().and_then(|s| Store::open_read_only(s).map_err(|e| e.to_string())) {
+        Ok((store, _)) => store,
+        Err(e) => return fail(e),
+    };
+    let settings = store.snapshot();
+    let rows: Vec<serde_json::Value> = settings
+        .servers
+        .iter()
+        .map(|s| {
+            let folders: Vec<String> = settings
+                .grants
+                .iter()
+                .filter(|g| g.server == s.id)
+                .filter_map(|g| settings.roots.iter().find(|r| r.id == g.root))
+                .map(|r| r.real_path.display().to_string())
+                .collect();
+            serde_json::json!({
+                "id": s.id, "name": s.name, "commandLine": s.masked_command_line(),
+                "approved": s.is_approved(), "enabled": s.enabled, "folders": folders,
+            })
+        })
+        .collect();
+    if o.json {
+        return print_json(&rows);
+    }
+    if rows.is_empty() {
+        println!("No servers yet. Add one in the window, or `rootgate import APP`.");
+    }
+    for row in &rows {
+        let approved = if row["approved"] == true {
+            "approved"
+        } else {
+            "waiting for approval in the window"
+        };
+        println!("{}  [{approved}]", row["name"].as_str().unwrap_or_default());
+        println!("  {}", row["commandLine"].as_str().unwrap_or_default());
+        for folder in row["folders"].as_array().into_iter().flatten() {
+            println!("  sees {}", folder.as_str().unwrap_or_default());
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `rootgate folders`.
+pub fn folders(args: &[String]) -> ExitCode {
+    let o = match opts(args, &["--json"], false) {
+        Ok(o) => o,
+        Err(e) => return usage(&e, crate::help::FOLDERS),
+    };
+    let store = match settings().and_then(|s| Store::open_read_only(s).map_err(|e| e.to_string())) {
+        Ok((store, _)) => store,
+        Err(e) => return fail(e),
+    };
+    let settings = store.snapshot();
+    let rows: Vec<serde_json::Value> = settings
+        .roots
+        .iter()
+        .map(|root| {
+            let servers: Vec<&str> = settings
+                .grants
+                .iter()
+                .filter(|g| g.root == root.id)
+                .filter_map(|g| settings.servers.iter().find(|s| s.id == g.server))
+                .map(|s| s.name.as_str())
+                .collect();
+            serde_json::json!({
+                "id": root.id, "name": root.name, "path": root.real_path,
+                "available": root.real_path.is_dir(), "servers": servers,
+            })
+        })
+        .collect();
+    if o.json {
+        return print_json(&rows);
+    }
+    if rows.is_empty() {
+        println!("No folders kept yet. Share one from the window: `rootgate FOLDER`.");
+    }
+    for row in &rows {
+        let servers: Vec<&str> = row["servers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str())
+            .collect();
+        let who = if servers.is_empty() {
+            "no server".to_owned()
+        } else {
+            servers.join(", ")
+        };
+        let gone = if row["available"] == true { "" } else { " (not there now)" };
+        println!(
+            "{}  {}{gone}\n  seen by {who}",
+            row["name"].as_str().unwrap_or_default(),
+            row["path"].as_str().unwrap_or_default()
+        );
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,143 @@
+//! The help text of every command, written to be read in a terminal the
+//! way a man page is: what it does, its options, what it prints, and its
+//! exit status. Nothing else lives here.
+
+pub const MAIN: &str = "\
+rootgate - decide which folders local MCP servers may see
+
+Usage:
+  rootgate [FOLDER...]        Open the Rootgate window; each FOLDER is offered
+                              for sharing with a consent prompt.
+  rootgate connect NAME       Run the server NAME for the AI app that started
+                              this command (what an app's config runs).
+  rootgate apps               The AI apps found here and their servers.
+  rootgate import APP [SERVER...]
+                              Bring an app's servers into Rootgate.
+  rootgate route APP [SERVER...]
+                              Make an app reach its servers through Rootgate.
+  rootgate unroute APP        Undo that, restoring the app's file.
+  rootgate servers            The servers configured in Rootgate.
+  rootgate folders            The folders kept, and who may see each.
+  rootgate help COMMAND       Help on one command.
+  rootgate --version          Print the version.
+
+APP is one of: claude-desktop, claude-code, cursor, vscode, zed, goose.
+
+Rootgate never approves a command or shares a folder on its own: a command
+that needs your decision says so and points at the window. Add --json to
+apps, servers and folders for output meant for scripts.
+
+Exit status:
+  0  done
+  1  it could not be done (the reason is on standard error)
+  2  a wrong command line
+  3  it needs a value only you can give (see `rootgate help import`)
+  4  the Rootgate window is open and holds the settings (import only)";
+
+pub const CONNECT: &str = "\
+rootgate connect NAME
+
+Runs the server NAME, configured and approved in Rootgate, for the AI app
+that started this command: MCP on standard input and output, the server
+told exactly the folders shared with it. Put it in an AI app's MCP settings
+where the server's own command was (`rootgate route` does that for you).
+
+Errors are written to standard error, which AI apps show in their logs.
+
+Exit status: 0 when the AI app closed the connection, 1 when the server
+could not be reached or stopped, 2 for a wrong command line.";
+
+pub const APPS: &str = "\
+rootgate apps [--json]
+
+Lists the AI apps found on this machine (Claude Desktop, Claude Code,
+Cursor, VS Code, Zed, Goose), each config file Rootgate reads for it, and
+every server in it: its command (environment values hidden), whether it is
+imported into Rootgate and as what, whether it already runs through
+Rootgate, and what importing it would offer. An app that is not installed
+is not listed.
+
+Files read (on Linux; XDG_CONFIG_HOME is honoured where the app does):
+  Claude Desktop  $XDG_CONFIG_HOME/Claude/claude_desktop_config.json
+  Claude Code     ~/.claude.json (or $CLAUDE_CONFIG_DIR/.claude.json), and
+                  the .mcp.json of each project it names
+  Cursor          ~/.cursor/mcp.json
+  VS Code         $XDG_CONFIG_HOME/Code/User/mcp.json
+  Zed             $XDG_CONFIG_HOME/zed/settings.json
+  Goose           $XDG_CONFIG_HOME/goose/config.yaml
+
+--json prints the same as one JSON array.";
+
+pub const IMPORT: &str = "\
+rootgate import APP [SERVER...] [--config FILE] [--set TOKEN=VALUE...]
+
+Adds the app's servers (every stdio server, or only those named) to
+Rootgate: command, arguments, environment and working folder. Folders in
+the arguments become folder placeholders (${folders}, ${folder}), and are
+offered for sharing; a server imported twice is not added twice.
+
+An imported server is not approved and does not run until you approve its
+command in the Rootgate window, and its folders are shared only when you
+say so there: this command prints what is waiting for you.
+
+Values the app fills in itself (VS Code's ${input:ID}, ${workspaceFolder},
+${env:NAME}, Goose's keyring keys) are asked for, never guessed: give each
+with --set, e.g. --set '${input:token}=ghp_...' or --set GITHUB_TOKEN=...
+A server missing one is not imported, and the exit status is 3.
+
+--config FILE reads FILE instead of the app's usual file.
+
+Import changes Rootgate's settings, which the window holds while it is
+open: with the window open, import from its Apps view (exit status 4).";
+
+pub const ROUTE: &str = "\
+rootgate route APP [SERVER...] [--config FILE] [--dry-run]
+
+Rewrites the app's config so that each server imported into Rootgate (or
+only those named) runs `rootgate connect NAME`, by the absolute path of
+this program. Everything else in the file is kept: other keys, other
+servers, comments and formatting. The diff is printed first (environment
+values masked); the original is saved beside the file
+(FILE.before-rootgate-TIME), and the file is written atomically. A file
+that is corrupt, or that changes while Rootgate writes, is not touched.
+
+Restart the app afterwards so it reads the new file.
+
+--dry-run prints the diff and writes nothing.
+--config FILE routes FILE instead of the app's usual file.";
+
+pub const UNROUTE: &str = "\
+rootgate unroute APP [--config FILE] [--dry-run]
+
+Undoes `rootgate route`: when the file is still as Rootgate wrote it, the
+backup is put back byte for byte and removed. When the app changed the file
+since, only the entries Rootgate rewrote are put back as they were, and
+the app's other changes stay; the backup is kept. The diff is printed
+first; --dry-run writes nothing.";
+
+pub const SERVERS: &str = "\
+rootgate servers [--json]
+
+Lists the servers configured in Rootgate: name, command line (environment
+values hidden), whether it is approved and enabled, and the folders shared
+with it. Read only; the window is where they are changed.";
+
+pub const FOLDERS: &str = "\
+rootgate folders [--json]
+
+Lists the folders kept in Rootgate: name, real path, whether it is there
+now, and the servers that may see it. Read only.";
+
+/// The help of `command`, if there is such a command.
+pub fn of(command: &str) -> Option<&'static str> {
+    Some(match command {
+        "connect" => CONNECT,
+        "apps" => APPS,
+        "import" => IMPORT,
+        "route" => ROUTE,
+        "unroute" => UNROUTE,
+        "servers" => SERVERS,
+        "folders" => FOLDERS,
+        _ => return None,
+    })
+}

@@ -1,0 +1,232 @@
+//! `rootgate apps`, `import`, `route` and `unroute` as a person runs them in
+//! a terminal, on a Claude Desktop config written the way Claude Desktop
+//! writes it, and then that config used as Claude Desktop uses it: the
+//! official TypeScript SDK client starts the command the route wrote, and
+//! the npm filesystem server, reached through the bridge, reports exactly
+//! the folder the person shared (its own `list_allowed_directories`).
+
+#[path = "support/app.rs"]
+mod app;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use app::*;
+use serde_json::{Value, json};
+
+/// Runs the installed-style `rootgate` with the person's environment: their
+/// home, the settings in its default place, no window open.
+fn rootgate(rg: &Rootgate, args: &[&str]) -> Output {
+    std::process::Command::new(binary("rootgate"))
+        .args(args)
+        .env("HOME", rg.home())
+        .env("XDG_CONFIG_HOME", &rg.config_home)
+        .env("XDG_RUNTIME_DIR", rg.dir.path().join("run"))
+        .output()
+        .expect("run rootgate")
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+const SECRET: &str = "ghp_fixtureSECRETvalue123";
+
+/// A Claude Desktop config with the filesystem server given `folder`, a
+/// server with a secret in its environment, and keys Claude Desktop keeps.
+fn claude_config(rg: &Rootgate, folder: &Path) -> (PathBuf, String) {
+    let dir = rg.config_home.join("Claude");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    let original = format!(
+        r#"{{
+  "globalShortcut": "Ctrl+Alt+Space",
+  "mcpServers": {{
+    "files": {{
+      "command": "{node}",
+      "args": ["{fs}", "{folder}"],
+      "env": {{ "GITHUB_PERSONAL_ACCESS_TOKEN": "{SECRET}" }}
+    }}
+  }},
+  "preferences": {{ "menuBarEnabled": false }}
+}}
+"#,
+        node = node(),
+        fs = fs_server_js().display(),
+        folder = folder.display(),
+    );
+    let path = dir.join("claude_desktop_config.json");
+    std::fs::write(&path, &original).expect("write config");
+    (path, original)
+}
+
+async fn allowed(app: &mut App) -> Vec<PathBuf> {
+    let result = app.call("list_allowed_directories", json!({})).await;
+    tool_text(&result)
+        .lines()
+        .filter(|l| l.starts_with('/'))
+        .map(PathBuf::from)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_route_connect_and_unroute_a_claude_desktop_config() {
+    let rg = Rootgate::new();
+    let shared = rg.dir.path().join("folders/project");
+    std::fs::create_dir_all(&shared).expect("folder");
+    let shared = shared.canonicalize().expect("real path");
+    let (config, original) = claude_config(&rg, &shared);
+
+    let listed = rootgate(&rg, &["apps", "--json"]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let apps: Value = serde_json::from_slice(&listed.stdout).expect("json");
+    let files = &apps[0]["files"][0];
+    assert_eq!(apps[0]["app"], "claude-desktop");
+    assert_eq!(files["servers"][0]["key"], "files");
+    assert_eq!(files["servers"][0]["folders"], json!([shared]));
+    assert!(!text(&listed.stdout).contains(SECRET), "apps printed a secret");
+
+    let imported = rootgate(&rg, &["import", "claude-desktop"]);
+    let said = text(&imported.stdout);
+    assert!(imported.status.success(), "{said}{}", text(&imported.stderr));
+    assert!(said.contains("waits for your approval"), "{said}");
+    assert!(!said.contains(SECRET), "import printed a secret: {said}");
+    let again = rootgate(&rg, &["import", "claude-desktop"]);
+    assert!(text(&again.stdout).contains("already in Rootgate"), "{}", text(&again.stdout));
+
+    // The command never approved or shared anything by itself.
+    rg.store.reload().expect("reload");
+    let servers = rg.store.snapshot().servers;
+    assert_eq!(servers.len(), 1, "imported twice: {servers:#?}");
+    let server = &servers[0];
+    assert!(!server.is_approved());
+    assert_eq!(server.args[1], "${folders}", "the folder became a placeholder");
+    assert_eq!(server.env["GITHUB_PERSONAL_ACCESS_TOKEN"], SECRET);
+    assert!(rg.store.snapshot().grants.is_empty());
+
+    // The person approves it and shares the folder in the window.
+    rg.store
+        .approve_command(&server.id, &server.command_line())
+        .expect("approve");
+    let checked = rootgate_core::folders::check(&shared).expect("check");
+    let root = rg.store.add_root(&checked, None).expect("keep").root;
+    rg.share(&server.id, &root.id);
+
+    let routed = rootgate(&rg, &["route", "claude-desktop"]);
+    let said = text(&routed.stdout);
+    assert!(routed.status.success(), "{said}{}", text(&routed.stderr));
+    assert!(said.contains("connect"), "the diff is shown: {said}");
+    assert!(!said.contains(SECRET), "the diff showed a secret: {said}");
+    let now = std::fs::read_to_string(&config).expect("read");
+    let written: Value = serde_json::from_str(&now).expect("still JSON");
+    assert_eq!(written["mcpServers"]["files"]["args"], json!(["connect", "files"]));
+    assert_eq!(written["globalShortcut"], "Ctrl+Alt+Space");
+    assert_eq!(written["preferences"], json!({"menuBarEnabled": false}));
+    assert!(!now.contains(SECRET), "the secret stayed in the app's file");
+    let backups: Vec<_> = std::fs::read_dir(config.parent().expect("dir"))
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".before-rootgate-"))
+        .collect();
+    assert_eq!(backups.len(), 1);
+    assert_eq!(std::fs::read_to_string(backups[0].path()).expect("backup"), original);
+
+    // Claude Desktop starts what its file now says, and the server behind
+    // the bridge allows exactly the shared folder.
+    let mut claude = App::start_from_config(&rg, &config, "files").await;
+    assert_eq!(claude.connected["event"], "connected", "{:#?}", claude.connected);
+    assert_eq!(allowed(&mut claude).await, vec![shared.clone()]);
+    drop(claude);
+
+    let undone = rootgate(&rg, &["unroute", "claude-desktop"]);
+    assert!(undone.status.success(), "{}", text(&undone.stderr));
+    assert_eq!(std::fs::read_to_string(&config).expect("read"), original);
+    assert!(!backups[0].path().exists(), "the backup is removed once restored");
+    let twice = rootgate(&rg, &["unroute", "claude-desktop"]);
+    assert_eq!(twice.status.code(), Some(1), "nothing left to undo");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_changed_after_routing_is_undone_entry_by_entry() {
+    let rg = Rootgate::new();
+    let folder = rg.dir.path().join("folders/a");
+    std::fs::create_dir_all(&folder).expect("folder");
+    let (config, original) = claude_config(&rg, &folder);
+    assert!(rootgate(&rg, &["import", "claude-desktop"]).status.success());
+    assert!(rootgate(&rg, &["route", "claude-desktop"]).status.success());
+    // Claude Desktop rewrites its file: a setting changes.
+    let routed = std::fs::read_to_string(&config).expect("read");
+    let changed = routed.replace("\"menuBarEnabled\": false", "\"menuBarEnabled\": true");
+    assert_ne!(changed, routed);
+    std::fs::write(&config, &changed).expect("app writes");
+    let undone = rootgate(&rg, &["unroute", "claude-desktop"]);
+    assert!(undone.status.success(), "{}", text(&undone.stderr));
+    assert!(text(&undone.stdout).contains("only Rootgate's entries are put back"));
+    let now = std::fs::read_to_string(&config).expect("read");
+    assert_eq!(
+        now,
+        original.replace("\"menuBarEnabled\": false", "\"menuBarEnabled\": true"),
+        "the server entry is back and the app's change stays"
+    );
+}
+
+#[test]
+fn a_corrupt_config_is_reported_and_left_alone() {
+    let rg = Rootgate::new();
+    let dir = rg.config_home.join("Claude");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("claude_desktop_config.json");
+    let corrupt = "{\n  \"mcpServers\": {\n    \"files\": { \"command\": \"npx\", \n";
+    std::fs::write(&path, corrupt).expect("write");
+    let out = rootgate(&rg, &["route", "claude-desktop"]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = text(&out.stderr);
+    assert!(said.contains("not valid JSON"), "{said}");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), corrupt);
+    let listed = rootgate(&rg, &["apps"]);
+    assert!(listed.status.success());
+    assert!(text(&listed.stdout).contains("cannot be read"), "{}", text(&listed.stdout));
+}
+
+#[test]
+fn a_missing_value_is_asked_for_with_exit_status_3() {
+    let rg = Rootgate::new();
+    let dir = rg.config_home.join("Code/User");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join("mcp.json"),
+        r#"{
+  // VS Code asks for the token when it starts the server.
+  "inputs": [{ "type": "promptString", "id": "token", "description": "GitHub token", "password": true }],
+  "servers": {
+    "github": { "type": "stdio", "command": "github-mcp", "args": ["stdio"],
+                "env": { "GITHUB_TOKEN": "${input:token}" } }
+  }
+}
+"#,
+    )
+    .expect("write");
+    let out = rootgate(&rg, &["import", "vscode"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("${input:token}"), "{}", text(&out.stderr));
+    let given = rootgate(
+        &rg,
+        &["import", "vscode", "github", "--set", "${input:token}=ghp_given"],
+    );
+    assert!(given.status.success(), "{}", text(&given.stderr));
+    rg.store.reload().expect("reload");
+    let servers = rg.store.snapshot().servers;
+    assert_eq!(servers[0].env["GITHUB_TOKEN"], "ghp_given");
+}
+
+#[test]
+fn help_and_usage_errors() {
+    let rg = Rootgate::new();
+    for command in ["apps", "import", "route", "unroute", "servers", "folders", "connect"] {
+        let out = rootgate(&rg, &["help", command]);
+        assert!(out.status.success());
+        assert!(text(&out.stdout).starts_with(&format!("rootgate {command}")), "{command}");
+    }
+    let out = rootgate(&rg, &["import", "notepad"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown app"));
+}
