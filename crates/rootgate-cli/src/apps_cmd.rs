@@ -17,14 +17,12 @@ use rootgate_core::apps::import::ImportError;
 use rootgate_core::apps::locate::Places;
 use rootgate_core::apps::route::{self, Ledger, Plan};
 use rootgate_core::apps::{AppKind, ConfigFile, Transport};
-use rootgate_core::connections::socket_path;
+use rootgate_core::connections::{ImportAnswer, ImportRequest, Report, socket_path};
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
 
 /// A value only the person can give is missing.
 const NEEDS_VALUE: u8 = 3;
-/// The window is open and holds the settings.
-const WINDOW_OPEN: u8 = 4;
 
 /// The options of the app commands, as read from the command line.
 #[derive(Default)]
@@ -72,7 +70,9 @@ fn opts(args: &[String], takes: &[&str], wants_app: bool) -> Result<Opts, String
         }
     }
     if wants_app && o.app.is_none() {
-        return Err("name the app: claude-desktop, claude-code, cursor, vscode, zed or goose".into());
+        return Err(
+            "name the app: claude-desktop, claude-code, cursor, vscode, zed or goose".into(),
+        );
     }
     Ok(o)
 }
@@ -206,12 +206,9 @@ pub fn import(args: &[String]) -> ExitCode {
         Ok(both) => both,
         Err(e) => return fail(e),
     };
-    if std::os::unix::net::UnixStream::connect(socket_path(settings.path())).is_ok() {
-        eprintln!(
-            "rootgate: the Rootgate window is open and holds the settings; import from its \
-             Apps view (Ctrl+5), or close the window and run this again"
-        );
-        return ExitCode::from(WINDOW_OPEN);
+    let window = socket_path(settings.path());
+    if std::os::unix::net::UnixStream::connect(&window).is_ok() {
+        return import_through_window(&window, app, &o, &places);
     }
     let store = match Store::open(settings.clone()) {
         Ok((store, _)) => store,
@@ -238,9 +235,15 @@ pub fn import(args: &[String]) -> ExitCode {
             if o.names.is_empty() && !matches!(entry.transport, Transport::Stdio { .. }) {
                 continue;
             }
-            let values = values_for(&o.set, &file, entry, &parsed.inputs, &places);
+            let values = catalog::values_for(&o.set, &file, entry, &parsed.inputs, &places);
             match catalog::import_entry(
-                &store, &ledger, &places, &file, &entry.scope, &entry.key, &values,
+                &store,
+                &ledger,
+                &places,
+                &file,
+                &entry.scope,
+                &entry.key,
+                &values,
             ) {
                 Ok(done) => {
                     any = true;
@@ -286,28 +289,51 @@ pub fn import(args: &[String]) -> ExitCode {
     status
 }
 
-/// The `--set` values an entry needs, by its needs' tokens: one `--set` can
-/// serve several servers, and a value meant for another is not a typo here.
-fn values_for(
-    set: &BTreeMap<String, String>,
-    file: &ConfigFile,
-    entry: &rootgate_core::apps::RawEntry,
-    inputs: &[rootgate_core::apps::InputDecl],
-    places: &Places,
-) -> BTreeMap<String, String> {
-    let Ok(plan) = rootgate_core::apps::import::plan(
-        file.app,
-        &file.path,
-        entry,
-        inputs,
-        Some(&places.home),
-    ) else {
-        return BTreeMap::new();
-    };
-    set.iter()
-        .filter(|(token, _)| plan.needs.iter().any(|n| &&n.token == token))
-        .map(|(t, v)| (t.clone(), v.clone()))
-        .collect()
+/// Asks the open window, which holds the settings, to import (see
+/// `connections::ImportRequest`), one request per file, and prints its
+/// answers.
+fn import_through_window(window: &Path, app: AppKind, o: &Opts, places: &Places) -> ExitCode {
+    use std::io::{BufRead, BufReader, Write};
+    let mut status = ExitCode::SUCCESS;
+    for file in files(app, &o.config, places) {
+        if !file.path.exists() {
+            continue;
+        }
+        let Ok(mut stream) = std::os::unix::net::UnixStream::connect(window) else {
+            return fail("lost the Rootgate window while importing");
+        };
+        let request = Report::Import {
+            request: ImportRequest {
+                app,
+                file: file.path.clone(),
+                keys: o.names.clone(),
+                values: o.set.clone(),
+            },
+        };
+        let mut line = serde_json::to_vec(&request).unwrap_or_default();
+        line.push(b'\n');
+        let mut answer = String::new();
+        let asked = stream
+            .write_all(&line)
+            .and_then(|()| BufReader::new(&stream).read_line(&mut answer));
+        let answer: ImportAnswer = match asked.ok().and_then(|_| serde_json::from_str(&answer).ok())
+        {
+            Some(answer) => answer,
+            None => return fail("the Rootgate window did not answer; import from its Apps view"),
+        };
+        for said in &answer.lines {
+            println!("{said}");
+        }
+        for error in &answer.errors {
+            eprintln!("rootgate: {error}");
+        }
+        if answer.needs_value {
+            status = ExitCode::from(NEEDS_VALUE);
+        } else if !answer.errors.is_empty() {
+            status = ExitCode::FAILURE;
+        }
+    }
+    status
 }
 
 /// `rootgate route`.
@@ -539,7 +565,11 @@ pub fn folders(args: &[String]) -> ExitCode {
         } else {
             servers.join(", ")
         };
-        let gone = if row["available"] == true { "" } else { " (not there now)" };
+        let gone = if row["available"] == true {
+            ""
+        } else {
+            " (not there now)"
+        };
         println!(
             "{}  {}{gone}\n  seen by {who}",
             row["name"].as_str().unwrap_or_default(),

@@ -31,8 +31,7 @@ Exit status:
   0  done
   1  it could not be done (the reason is on standard error)
   2  a wrong command line
-  3  it needs a value only you can give (see `rootgate help import`)
-  4  the Rootgate window is open and holds the settings (import only)";
+  3  it needs a value only you can give (see `rootgate help import`)";
 
 pub const CONNECT: &str = "\
 rootgate connect NAME
@@ -87,8 +86,8 @@ A server missing one is not imported, and the exit status is 3.
 
 --config FILE reads FILE instead of the app's usual file.
 
-Import changes Rootgate's settings, which the window holds while it is
-open: with the window open, import from its Apps view (exit status 4).";
+When the Rootgate window is open, it holds the settings: the import is
+handed to it, and it asks you right away about approval and folders.";
 
 pub const ROUTE: &str = "\
 rootgate route APP [SERVER...] [--config FILE] [--dry-run]

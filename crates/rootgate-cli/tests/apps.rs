@@ -26,6 +26,18 @@ fn rootgate(rg: &Rootgate, args: &[&str]) -> Output {
         .expect("run rootgate")
 }
 
+/// [`rootgate`] where this test's window listens (the runtime folder of
+/// this process, which the window's socket is in).
+async fn rootgate_with_window(rg: &Rootgate, args: &[&str]) -> Output {
+    tokio::process::Command::new(binary("rootgate"))
+        .args(args)
+        .env("HOME", rg.home())
+        .env("XDG_CONFIG_HOME", &rg.config_home)
+        .output()
+        .await
+        .expect("run rootgate")
+}
+
 fn text(out: &[u8]) -> String {
     String::from_utf8_lossy(out).into_owned()
 }
@@ -83,15 +95,26 @@ async fn import_route_connect_and_unroute_a_claude_desktop_config() {
     assert_eq!(apps[0]["app"], "claude-desktop");
     assert_eq!(files["servers"][0]["key"], "files");
     assert_eq!(files["servers"][0]["folders"], json!([shared]));
-    assert!(!text(&listed.stdout).contains(SECRET), "apps printed a secret");
+    assert!(
+        !text(&listed.stdout).contains(SECRET),
+        "apps printed a secret"
+    );
 
     let imported = rootgate(&rg, &["import", "claude-desktop"]);
     let said = text(&imported.stdout);
-    assert!(imported.status.success(), "{said}{}", text(&imported.stderr));
+    assert!(
+        imported.status.success(),
+        "{said}{}",
+        text(&imported.stderr)
+    );
     assert!(said.contains("waits for your approval"), "{said}");
     assert!(!said.contains(SECRET), "import printed a secret: {said}");
     let again = rootgate(&rg, &["import", "claude-desktop"]);
-    assert!(text(&again.stdout).contains("already in Rootgate"), "{}", text(&again.stdout));
+    assert!(
+        text(&again.stdout).contains("already in Rootgate"),
+        "{}",
+        text(&again.stdout)
+    );
 
     // The command never approved or shared anything by itself.
     rg.store.reload().expect("reload");
@@ -99,7 +122,10 @@ async fn import_route_connect_and_unroute_a_claude_desktop_config() {
     assert_eq!(servers.len(), 1, "imported twice: {servers:#?}");
     let server = &servers[0];
     assert!(!server.is_approved());
-    assert_eq!(server.args[1], "${folders}", "the folder became a placeholder");
+    assert_eq!(
+        server.args[1], "${folders}",
+        "the folder became a placeholder"
+    );
     assert_eq!(server.env["GITHUB_PERSONAL_ACCESS_TOKEN"], SECRET);
     assert!(rg.store.snapshot().grants.is_empty());
 
@@ -118,29 +144,46 @@ async fn import_route_connect_and_unroute_a_claude_desktop_config() {
     assert!(!said.contains(SECRET), "the diff showed a secret: {said}");
     let now = std::fs::read_to_string(&config).expect("read");
     let written: Value = serde_json::from_str(&now).expect("still JSON");
-    assert_eq!(written["mcpServers"]["files"]["args"], json!(["connect", "files"]));
+    assert_eq!(
+        written["mcpServers"]["files"]["args"],
+        json!(["connect", "files"])
+    );
     assert_eq!(written["globalShortcut"], "Ctrl+Alt+Space");
     assert_eq!(written["preferences"], json!({"menuBarEnabled": false}));
     assert!(!now.contains(SECRET), "the secret stayed in the app's file");
     let backups: Vec<_> = std::fs::read_dir(config.parent().expect("dir"))
         .expect("list")
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().contains(".before-rootgate-"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .contains(".before-rootgate-")
+        })
         .collect();
     assert_eq!(backups.len(), 1);
-    assert_eq!(std::fs::read_to_string(backups[0].path()).expect("backup"), original);
+    assert_eq!(
+        std::fs::read_to_string(backups[0].path()).expect("backup"),
+        original
+    );
 
     // Claude Desktop starts what its file now says, and the server behind
     // the bridge allows exactly the shared folder.
     let mut claude = App::start_from_config(&rg, &config, "files").await;
-    assert_eq!(claude.connected["event"], "connected", "{:#?}", claude.connected);
+    assert_eq!(
+        claude.connected["event"], "connected",
+        "{:#?}",
+        claude.connected
+    );
     assert_eq!(allowed(&mut claude).await, vec![shared.clone()]);
     drop(claude);
 
     let undone = rootgate(&rg, &["unroute", "claude-desktop"]);
     assert!(undone.status.success(), "{}", text(&undone.stderr));
     assert_eq!(std::fs::read_to_string(&config).expect("read"), original);
-    assert!(!backups[0].path().exists(), "the backup is removed once restored");
+    assert!(
+        !backups[0].path().exists(),
+        "the backup is removed once restored"
+    );
     let twice = rootgate(&rg, &["unroute", "claude-desktop"]);
     assert_eq!(twice.status.code(), Some(1), "nothing left to undo");
 }
@@ -151,7 +194,11 @@ async fn a_file_changed_after_routing_is_undone_entry_by_entry() {
     let folder = rg.dir.path().join("folders/a");
     std::fs::create_dir_all(&folder).expect("folder");
     let (config, original) = claude_config(&rg, &folder);
-    assert!(rootgate(&rg, &["import", "claude-desktop"]).status.success());
+    assert!(
+        rootgate(&rg, &["import", "claude-desktop"])
+            .status
+            .success()
+    );
     assert!(rootgate(&rg, &["route", "claude-desktop"]).status.success());
     // Claude Desktop rewrites its file: a setting changes.
     let routed = std::fs::read_to_string(&config).expect("read");
@@ -184,7 +231,11 @@ fn a_corrupt_config_is_reported_and_left_alone() {
     assert_eq!(std::fs::read_to_string(&path).expect("read"), corrupt);
     let listed = rootgate(&rg, &["apps"]);
     assert!(listed.status.success());
-    assert!(text(&listed.stdout).contains("cannot be read"), "{}", text(&listed.stdout));
+    assert!(
+        text(&listed.stdout).contains("cannot be read"),
+        "{}",
+        text(&listed.stdout)
+    );
 }
 
 #[test]
@@ -207,10 +258,20 @@ fn a_missing_value_is_asked_for_with_exit_status_3() {
     .expect("write");
     let out = rootgate(&rg, &["import", "vscode"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("${input:token}"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("${input:token}"),
+        "{}",
+        text(&out.stderr)
+    );
     let given = rootgate(
         &rg,
-        &["import", "vscode", "github", "--set", "${input:token}=ghp_given"],
+        &[
+            "import",
+            "vscode",
+            "github",
+            "--set",
+            "${input:token}=ghp_given",
+        ],
     );
     assert!(given.status.success(), "{}", text(&given.stderr));
     rg.store.reload().expect("reload");
@@ -221,12 +282,68 @@ fn a_missing_value_is_asked_for_with_exit_status_3() {
 #[test]
 fn help_and_usage_errors() {
     let rg = Rootgate::new();
-    for command in ["apps", "import", "route", "unroute", "servers", "folders", "connect"] {
+    for command in [
+        "apps", "import", "route", "unroute", "servers", "folders", "connect",
+    ] {
         let out = rootgate(&rg, &["help", command]);
         assert!(out.status.success());
-        assert!(text(&out.stdout).starts_with(&format!("rootgate {command}")), "{command}");
+        assert!(
+            text(&out.stdout).starts_with(&format!("rootgate {command}")),
+            "{command}"
+        );
     }
     let out = rootgate(&rg, &["import", "notepad"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("unknown app"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_window_open_import_is_handed_to_it_and_it_asks_about_the_folders() {
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    let mut changes = sup.subscribe();
+    let folder = rg.dir.path().join("folders/w");
+    std::fs::create_dir_all(&folder).expect("folder");
+    let folder = folder.canonicalize().expect("real");
+    claude_config(&rg, &folder);
+    let out = rootgate_with_window(&rg, &["import", "claude-desktop", "files"]).await;
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{said}{}", text(&out.stderr));
+    assert!(said.contains("approve it in the Rootgate window"), "{said}");
+    // The window, which holds the settings, added it: no second writer.
+    let servers = sup.servers();
+    assert_eq!(servers.len(), 1);
+    assert!(!servers[0].approved);
+    let prompt = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Ok(rootgate_core::supervisor::Change::Prompts { prompts }) = changes.recv().await
+                && let Some(prompt) = prompts.into_iter().next()
+            {
+                return prompt;
+            }
+        }
+    })
+    .await
+    .expect("the window asks about the folder");
+    assert_eq!(prompt.real_path, folder);
+    let suggestion = prompt.suggestion.expect("a suggestion");
+    assert!(suggestion.imported);
+    assert_eq!(suggestion.server, servers[0].spec.id);
+    assert!(
+        sup.folders().is_empty(),
+        "nothing shared until the person answers"
+    );
+    let again = rootgate_with_window(&rg, &["import", "claude-desktop", "files"]).await;
+    assert!(
+        text(&again.stdout).contains("already in Rootgate"),
+        "{}",
+        text(&again.stdout)
+    );
+    let missing = rootgate_with_window(&rg, &["import", "claude-desktop", "nope"]).await;
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("no server `nope`"),
+        "{}",
+        text(&missing.stderr)
+    );
 }

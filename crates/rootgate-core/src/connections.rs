@@ -72,7 +72,36 @@ pub enum Report {
     Entry { entry: Entry },
     /// The folders the app itself works in (its roots), as URIs.
     Suggest { uris: Vec<String> },
+    /// Not a bridge's: `rootgate import` asks the open window to import an
+    /// AI app's servers, since the window holds the settings. The first and
+    /// only line; the window answers with one [`ImportAnswer`] line.
+    Import { request: ImportRequest },
 }
+
+/// What `rootgate import` asks of an open window: the servers `keys` (all
+/// when empty) of `file`, an `app` config the person named on the command
+/// line, with their `values` for what the app would fill in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportRequest {
+    pub app: crate::apps::AppKind,
+    pub file: PathBuf,
+    pub keys: Vec<String>,
+    pub values: std::collections::BTreeMap<String, String>,
+}
+
+/// The window's answer to an [`ImportRequest`]: a line per server, in words
+/// for the terminal, and whether any needs a value the person must give.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportAnswer {
+    pub lines: Vec<String>,
+    pub errors: Vec<String>,
+    pub needs_value: bool,
+}
+
+/// Who answers import requests: the supervisor, which holds the store.
+pub type Importer = dyn Fn(ImportRequest) -> ImportAnswer + Send + Sync;
 
 /// One connection, as the window shows it.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -122,6 +151,7 @@ struct Known {
 pub struct Connections {
     inner: Mutex<HashMap<ConnectionId, Known>>,
     changes: broadcast::Sender<ConnectionChange>,
+    importer: std::sync::OnceLock<Box<Importer>>,
 }
 
 impl Default for Connections {
@@ -129,6 +159,7 @@ impl Default for Connections {
         Connections {
             inner: Mutex::new(HashMap::new()),
             changes: broadcast::Sender::new(1024),
+            importer: std::sync::OnceLock::new(),
         }
     }
 }
@@ -137,6 +168,12 @@ impl Connections {
     fn lock(&self) -> MutexGuard<'_, HashMap<ConnectionId, Known>> {
         // Each critical section leaves the map whole.
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sets who answers `rootgate import`'s requests; the first one set
+    /// stays.
+    pub fn answer_imports_with(&self, importer: Box<Importer>) {
+        let _ = self.importer.set(importer);
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<ConnectionChange> {
@@ -215,6 +252,10 @@ impl Connections {
                     id = Some(connection.clone());
                     self.hello(connection, pid, server, server_name, started_at_ms);
                 }
+                (None, Report::Import { request }) => {
+                    self.answer_import(lines.into_inner(), request).await;
+                    return;
+                }
                 (Some(id), report) => self.apply(id, report),
                 // Nothing before the hello counts.
                 (None, _) => break,
@@ -222,6 +263,29 @@ impl Connections {
         }
         if let Some(id) = id {
             self.ended(&id);
+        }
+    }
+
+    /// Answers an import request on `stream`, off the runtime's threads:
+    /// an import reads files and saves the settings.
+    async fn answer_import(self: Arc<Self>, mut stream: UnixStream, request: ImportRequest) {
+        use tokio::io::AsyncWriteExt;
+        let me = Arc::clone(&self);
+        let answer = tokio::task::spawn_blocking(move || match me.importer.get() {
+            Some(importer) => importer(request),
+            None => ImportAnswer {
+                errors: vec!["this window does not take imports".into()],
+                ..ImportAnswer::default()
+            },
+        })
+        .await
+        .unwrap_or_else(|e| ImportAnswer {
+            errors: vec![format!("the window failed to import: {e}")],
+            ..ImportAnswer::default()
+        });
+        if let Ok(mut line) = serde_json::to_vec(&answer) {
+            line.push(b'\n');
+            let _ = stream.write_all(&line).await;
         }
     }
 
@@ -267,7 +331,7 @@ impl Connections {
             let mut map = self.lock();
             let Some(known) = map.get_mut(id) else { return };
             match report {
-                Report::Hello { .. } => return,
+                Report::Hello { .. } | Report::Import { .. } => return,
                 Report::App { app } => known.view.app = Some(app),
                 Report::Status { status } => known.view.status = status,
                 Report::Entry { entry } => {

@@ -639,6 +639,12 @@ impl Supervisor {
     pub async fn listen_for_bridges(self: &Arc<Self>) -> std::io::Result<PathBuf> {
         let path = crate::connections::socket_path(self.settings_path());
         let mut reports = self.connections.subscribe();
+        let importer = self.me.clone();
+        self.connections
+            .answer_imports_with(Box::new(move |request| match importer.upgrade() {
+                Some(supervisor) => supervisor.import_for_terminal(request),
+                None => crate::connections::ImportAnswer::default(),
+            }));
         self.connections.listen(&path).await?;
         let me = self.me.clone();
         tokio::spawn(async move {

@@ -215,15 +215,34 @@ fn entry_view(
         }
         Transport::Remote { url } => (url.clone(), Vec::new(), true, None),
     };
-    let imported_as = imported_as(file, &entry.scope, &entry.key, planned.as_ref().ok(), ledger, servers);
+    let imported_as = imported_as(
+        file,
+        &entry.scope,
+        &entry.key,
+        planned.as_ref().ok(),
+        ledger,
+        servers,
+    );
     let (folders, needs, kept_paths, import_command_line, not_importable) = match planned {
         Ok(plan) => {
             let mut parts: Vec<String> = plan.draft.env.keys().map(|k| format!("{k}=…")).collect();
             parts.push(shell_quote(&plan.draft.command));
             parts.extend(plan.draft.args.iter().map(|a| shell_quote(a)));
-            (plan.folders, plan.needs, plan.kept_paths, Some(parts.join(" ")), None)
+            (
+                plan.folders,
+                plan.needs,
+                plan.kept_paths,
+                Some(parts.join(" ")),
+                None,
+            )
         }
-        Err(e) => (Vec::new(), Vec::new(), Vec::new(), None, Some(e.to_string())),
+        Err(e) => (
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            None,
+            Some(e.to_string()),
+        ),
     };
     EntryView {
         scope: entry.scope.clone(),
@@ -318,7 +337,13 @@ pub fn import_entry(
             file: shown.clone(),
             key: key.to_owned(),
         })?;
-    let mut plan = import::plan(file.app, &file.path, entry, &parsed.inputs, Some(&places.home))?;
+    let mut plan = import::plan(
+        file.app,
+        &file.path,
+        entry,
+        &parsed.inputs,
+        Some(&places.home),
+    )?;
     let settings = store.snapshot();
     let known = ledger.load()?;
     if let Some(existing) = imported_as(file, scope, key, Some(&plan), &known, &settings.servers) {
@@ -346,6 +371,25 @@ pub fn import_entry(
         folders: plan.folders,
         kept_paths: plan.kept_paths,
     })
+}
+
+/// The values of `set` (by [`Need::token`]) that `entry` needs: one set of
+/// values given on a command line can serve several servers, and a value
+/// meant for another is not a typo there.
+pub fn values_for(
+    set: &BTreeMap<String, String>,
+    file: &ConfigFile,
+    entry: &super::RawEntry,
+    inputs: &[super::InputDecl],
+    places: &Places,
+) -> BTreeMap<String, String> {
+    let Ok(plan) = import::plan(file.app, &file.path, entry, inputs, Some(&places.home)) else {
+        return BTreeMap::new();
+    };
+    set.iter()
+        .filter(|(token, _)| plan.needs.iter().any(|n| &&n.token == token))
+        .map(|(t, v)| (t.clone(), v.clone()))
+        .collect()
 }
 
 /// `name`, or `name-2`, `name-3`… when a server has it already.

@@ -155,7 +155,9 @@ pub fn plan_route(
             continue;
         }
         let Some(server) = server_of(&entry.scope, &entry.key) else {
-            skipped.push(skip("not imported into Rootgate yet; import it first".into()));
+            skipped.push(skip(
+                "not imported into Rootgate yet; import it first".into(),
+            ));
             continue;
         };
         routes.push(RouteTo {
@@ -177,7 +179,10 @@ pub fn plan_route(
             Some(_) => "no server in it can be routed (see each one's reason)".into(),
             None => "it has no servers".into(),
         };
-        return Err(RouteError::Nothing { file: shown, reason });
+        return Err(RouteError::Nothing {
+            file: shown,
+            reason,
+        });
     }
     let after = rewrite(app, &shown, &before, &routes)?;
     Ok(Plan {
@@ -200,7 +205,9 @@ pub fn apply_route(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
     ledger.change(|data| {
         let current = read(&plan.file)?;
         if digest(&current) != plan.read {
-            return Err(RouteError::Changed { file: shown.clone() });
+            return Err(RouteError::Changed {
+                file: shown.clone(),
+            });
         }
         let target = real_target(&plan.file);
         // A file already routed by Rootgate, unchanged since, keeps its
@@ -230,7 +237,10 @@ pub fn apply_route(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
             source,
         })?;
         for entry in &plan.entries {
-            if !entries.iter().any(|e: &RoutedEntry| e.key == entry.key && e.scope == entry.scope) {
+            if !entries
+                .iter()
+                .any(|e: &RoutedEntry| e.key == entry.key && e.scope == entry.scope)
+            {
                 entries.push(entry.clone());
             }
         }
@@ -253,11 +263,13 @@ pub fn apply_route(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
 pub fn plan_undo(app: AppKind, file: &Path, ledger: &Ledger) -> Result<Plan, RouteError> {
     let shown = file.display().to_string();
     let data = ledger.load()?;
-    let record = data
-        .routes
-        .iter()
-        .find(|r| r.file == file)
-        .ok_or_else(|| RouteError::NotRouted { file: shown.clone() })?;
+    let record =
+        data.routes
+            .iter()
+            .find(|r| r.file == file)
+            .ok_or_else(|| RouteError::NotRouted {
+                file: shown.clone(),
+            })?;
     let original = fs::read_to_string(&record.backup).map_err(|_| RouteError::BackupGone {
         backup: record.backup.display().to_string(),
     })?;
@@ -293,7 +305,9 @@ pub fn apply_undo(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
     ledger.change(|data| {
         let current = read(&plan.file)?;
         if digest(&current) != plan.read {
-            return Err(RouteError::Changed { file: shown.clone() });
+            return Err(RouteError::Changed {
+                file: shown.clone(),
+            });
         }
         write_atomic(&real_target(&plan.file), plan.after.as_bytes()).map_err(|source| {
             RouteError::Write {

@@ -17,9 +17,11 @@ use serde::Serialize;
 
 use super::{ConsentPrompt, ServerView, Supervisor, SupervisorError, lock};
 use crate::apps::catalog::{self, AppView, AppsError};
+use crate::apps::import::ImportError;
 use crate::apps::locate::Places;
 use crate::apps::route::{self, Ledger, Plan, RoutedEntry, Skipped};
-use crate::apps::{AppKind, Scope};
+use crate::apps::{AppKind, ConfigFile, Scope, Transport};
+use crate::connections::{ImportAnswer, ImportRequest};
 
 /// Plans shown and not yet applied or dropped.
 #[derive(Default)]
@@ -179,6 +181,100 @@ impl Supervisor {
     /// Forgets the plan `id` without writing it.
     pub fn drop_plan(&self, id: u32) {
         lock(&self.plans).open.remove(&id);
+    }
+
+    /// Imports what `rootgate import` asked for while this window holds
+    /// the settings: each server as the window's own import does, with the
+    /// consent prompts for its folders shown in the window, and an answer
+    /// in words for the terminal.
+    pub(super) fn import_for_terminal(&self, request: ImportRequest) -> ImportAnswer {
+        let mut answer = ImportAnswer::default();
+        let places = match self.places() {
+            Ok(places) => places,
+            Err(e) => {
+                answer.errors.push(e.to_string());
+                return answer;
+            }
+        };
+        let file = ConfigFile {
+            app: request.app,
+            format: request.app.format(),
+            path: request.file.clone(),
+        };
+        let parsed = match catalog::read(&file) {
+            Ok((_, parsed)) => parsed,
+            Err(problem) => {
+                answer.errors.push(problem);
+                return answer;
+            }
+        };
+        let from = format!("{}'s config", request.app.title());
+        let mut prompts = Vec::new();
+        for entry in &parsed.entries {
+            let named = request.keys.contains(&entry.key);
+            let stdio = matches!(entry.transport, Transport::Stdio { .. });
+            if !(named || request.keys.is_empty() && stdio) {
+                continue;
+            }
+            let values =
+                catalog::values_for(&request.values, &file, entry, &parsed.inputs, &places);
+            let imported = catalog::import_entry(
+                &self.store,
+                &self.ledger(),
+                &places,
+                &file,
+                &entry.scope,
+                &entry.key,
+                &values,
+            );
+            match imported {
+                Ok(done) => {
+                    if let Err(e) = self.ensure_session(&done.server) {
+                        answer.errors.push(e.to_string());
+                    }
+                    answer.lines.push(format!(
+                        "Imported `{}` as {}: approve it in the Rootgate window.",
+                        entry.key, done.server.name
+                    ));
+                    for folder in &done.folders {
+                        match self.prompt_for_import(folder, &done.server, &from) {
+                            Ok(prompt) => prompts.push(prompt),
+                            Err(e) => answer.errors.push(format!("{}: {e}", folder.display())),
+                        }
+                    }
+                    if !done.folders.is_empty() {
+                        answer.lines.push(format!(
+                            "  The window asks you about {} folder(s) to share with it.",
+                            done.folders.len()
+                        ));
+                    }
+                }
+                Err(AppsError::AlreadyImported { key, name }) => answer.lines.push(format!(
+                    "`{key}` is already in Rootgate as {name}; nothing to do."
+                )),
+                Err(AppsError::Import(e @ ImportError::Missing { .. })) => {
+                    answer.needs_value = true;
+                    answer
+                        .errors
+                        .push(format!("{e}; pass it with --set TOKEN=VALUE"));
+                }
+                Err(AppsError::Import(e @ ImportError::AlreadyRouted { .. })) => {
+                    answer.lines.push(format!("{e}; nothing to import."));
+                }
+                Err(e) => answer.errors.push(e.to_string()),
+            }
+        }
+        for key in &request.keys {
+            if !parsed.entries.iter().any(|e| &e.key == key) {
+                answer
+                    .errors
+                    .push(format!("{} has no server `{key}`", request.app.title()));
+            }
+        }
+        if !prompts.is_empty() {
+            let _ = self.changes.send(super::Change::Prompts { prompts });
+        }
+        answer
     }
 
     fn keep_plan(&self, plan: Plan, kind: Kind) -> PlanView {
