@@ -52,6 +52,7 @@ const CODES: &[&str] = &[
     "settings",
     "server",
     "picker",
+    "appConfig",
 ];
 
 /// The longest name a folder or a server may have (the core's limit).
@@ -67,7 +68,24 @@ enum Kind {
     OptU64,
     StrList,
     Draft,
+    /// An AI app's id (`claude-desktop`, `zed`, …).
+    App,
+    /// Where in an app's file an entry is: `{"kind": "global"}` or
+    /// `{"kind": "project", "path": "…"}`.
+    Scope,
+    /// An object of strings: the values an import fills in.
+    StrMap,
 }
+
+/// The apps' ids, as the webview names them.
+const APP_IDS: &[&str] = &[
+    "claude-desktop",
+    "claude-code",
+    "cursor",
+    "vscode",
+    "zed",
+    "goose",
+];
 
 impl Kind {
     fn fits(self, v: &Value) -> bool {
@@ -80,6 +98,15 @@ impl Kind {
             // Whether an object is a valid draft is the core's business; a
             // non-object is certainly the wrong shape.
             Kind::Draft => v.is_object(),
+            Kind::App => v.as_str().is_some_and(|s| APP_IDS.contains(&s)),
+            Kind::Scope => match v["kind"].as_str() {
+                Some("global") => v.as_object().is_some_and(|o| o.len() == 1),
+                Some("project") => v["path"].is_string(),
+                _ => false,
+            },
+            Kind::StrMap => v
+                .as_object()
+                .is_some_and(|o| o.values().all(Value::is_string)),
         }
     }
 }
@@ -514,6 +541,7 @@ fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
         "templates" => |h, _, out| check(h, "templates", out),
         "window_shown" => |h, _, out| check(h, "window_shown", out),
         "list_connections" => |h, _, out| check(h, "list_connections", out),
+        "list_apps" => |h, _, out| check(h, "list_apps", out),
         _ => unreachable!("{cmd}"),
     }
 }
@@ -797,6 +825,63 @@ fn commands(h: &Harness) -> Vec<Command> {
                 }
             },
         },
+        // The apps found where this test runs; whatever is sent, the same.
+        no_args("list_apps"),
+        // No app file here holds these entries (a page names an app, a
+        // file by position and an entry, never a path): nothing is
+        // imported, planned or written, whatever the page sends.
+        Command {
+            name: "import_app_server",
+            args: vec![
+                ("app", Kind::App),
+                ("file", Kind::U64),
+                ("scope", Kind::Scope),
+                ("key", Kind::Str),
+                ("values", Kind::StrMap),
+            ],
+            bases: vec![
+                json!({"app": "claude-desktop", "file": 0, "scope": {"kind": "global"},
+                       "key": "no-such-server", "values": {}}),
+                json!({"app": "claude-code", "file": 7, "scope": {"kind": "project", "path": "/root"},
+                       "key": "files", "values": {"${input:token}": "x"}}),
+            ],
+            on_success: never,
+        },
+        Command {
+            name: "plan_route",
+            args: vec![
+                ("app", Kind::App),
+                ("file", Kind::U64),
+                ("only", Kind::StrList),
+            ],
+            bases: vec![json!({"app": "goose", "file": 0, "only": []})],
+            on_success: never,
+        },
+        Command {
+            name: "plan_unroute",
+            args: vec![("app", Kind::App), ("file", Kind::U64)],
+            bases: vec![json!({"app": "zed", "file": 0})],
+            on_success: never,
+        },
+        Command {
+            name: "apply_plan",
+            args: vec![("id", Kind::U64)],
+            bases: vec![json!({"id": 1})],
+            on_success: never,
+        },
+        Command {
+            name: "drop_plan",
+            args: vec![("id", Kind::U64)],
+            bases: vec![json!({"id": 1})],
+            // Forgetting a plan that is not there does nothing.
+            on_success: |_, _, out| {
+                if out.is_null() {
+                    Ok(())
+                } else {
+                    Err(format!("returned {}", short(out, 300)))
+                }
+            },
+        },
         Command {
             name: "server_log",
             args: vec![("id", Kind::Str)],
@@ -848,6 +933,20 @@ fn battery(h: &Harness, cmds: &[Command]) -> Vec<Call> {
                 }
                 if kind == Kind::Draft {
                     candidates.extend(drafts.iter().cloned());
+                }
+                if kind == Kind::App {
+                    candidates.extend(APP_IDS.iter().map(|id| json!(id)));
+                }
+                if kind == Kind::Scope {
+                    candidates.extend(
+                        strings
+                            .iter()
+                            .map(|s| json!({"kind": "project", "path": s})),
+                    );
+                    candidates.push(json!({"kind": "global"}));
+                }
+                if kind == Kind::StrMap {
+                    candidates.extend(strings.iter().map(|s| json!({ "${input:token}": s })));
                 }
                 if matches!(kind, Kind::U64 | Kind::OptU64) {
                     // Prompts that were never opened.

@@ -234,9 +234,17 @@ impl ImportPlan {
 /// Whether a variable's name says its value is a secret.
 pub fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    ["TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"]
-        .iter()
-        .any(|word| upper.contains(word))
+    [
+        "TOKEN",
+        "KEY",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+    ]
+    .iter()
+    .any(|word| upper.contains(word))
 }
 
 #[derive(Default)]
@@ -467,13 +475,23 @@ mod tests {
         let plan = plan_of(&entry);
         assert_eq!(
             plan.draft.args,
-            ["-y", "@modelcontextprotocol/server-filesystem", "${folders}"]
+            [
+                "-y",
+                "@modelcontextprotocol/server-filesystem",
+                "${folders}"
+            ]
         );
         assert_eq!(
             plan.folders,
-            [a.path().canonicalize().unwrap(), b.path().canonicalize().unwrap()]
+            [
+                a.path().canonicalize().unwrap(),
+                b.path().canonicalize().unwrap()
+            ]
         );
-        assert!(!plan.draft.enabled, "an imported server waits for the person");
+        assert!(
+            !plan.draft.enabled,
+            "an imported server waits for the person"
+        );
     }
 
     #[test]
@@ -483,7 +501,12 @@ mod tests {
         let entry = stdio(
             "git",
             "uvx",
-            &["mcp-server-git", &arg, "C:\\Users\\me\\Documents", "/gone/away"],
+            &[
+                "mcp-server-git",
+                &arg,
+                "C:\\Users\\me\\Documents",
+                "/gone/away",
+            ],
             &[],
         );
         let plan = plan_of(&entry);
