@@ -247,10 +247,17 @@ pub fn import(args: &[String]) -> ExitCode {
             ) {
                 Ok(done) => {
                     any = true;
-                    println!(
-                        "Imported `{}` as {}: it waits for your approval in the Rootgate window.",
-                        entry.key, done.server.name
-                    );
+                    if done.existed {
+                        println!(
+                            "`{}` runs the same command as {}, already in Rootgate; it is that server now.",
+                            entry.key, done.server.name
+                        );
+                    } else {
+                        println!(
+                            "Imported `{}` as {}: it waits for your approval in the Rootgate window.",
+                            entry.key, done.server.name
+                        );
+                    }
                     println!("  {}", done.server.masked_command_line());
                     for kept in &done.kept_paths {
                         println!("  {kept} is not a folder on this machine; kept as it is");

@@ -308,6 +308,9 @@ pub fn server_names(
 #[derive(Debug, Clone)]
 pub struct Imported {
     pub server: ServerSpec,
+    /// Whether the server was in Rootgate already with the same command
+    /// (from another app, or added by hand), and this entry now maps to it.
+    pub existed: bool,
     pub folders: Vec<PathBuf>,
     pub kept_paths: Vec<String>,
 }
@@ -346,15 +349,28 @@ pub fn import_entry(
     )?;
     let settings = store.snapshot();
     let known = ledger.load()?;
-    if let Some(existing) = imported_as(file, scope, key, Some(&plan), &known, &settings.servers) {
-        return Err(AppsError::AlreadyImported {
-            key: key.to_owned(),
-            name: existing.name,
-        });
-    }
-    plan.fill(values)?;
-    plan.draft.name = free_name(&plan.draft.name, &settings.servers);
-    let server = store.add_server(plan.draft.clone())?;
+    let recorded = known
+        .imports
+        .iter()
+        .any(|r| r.app == file.app && r.file == file.path && &r.scope == scope && r.key == key);
+    let existing = imported_as(file, scope, key, Some(&plan), &known, &settings.servers);
+    let (server, existed) = match existing {
+        Some(existing) if recorded => {
+            return Err(AppsError::AlreadyImported {
+                key: key.to_owned(),
+                name: existing.name,
+            });
+        }
+        // The same command is in Rootgate already (another app's import, or
+        // added by hand): this entry becomes that server, and its folders are
+        // offered to it, rather than a second copy of one server.
+        Some(existing) => (store.server(&existing.id)?, true),
+        None => {
+            plan.fill(values)?;
+            plan.draft.name = free_name(&plan.draft.name, &settings.servers);
+            (store.add_server(plan.draft.clone())?, false)
+        }
+    };
     ledger.change(|data| {
         data.imports.push(ImportRecord {
             app: file.app,
@@ -368,6 +384,7 @@ pub fn import_entry(
     })?;
     Ok(Imported {
         server,
+        existed,
         folders: plan.folders,
         kept_paths: plan.kept_paths,
     })
@@ -427,4 +444,27 @@ pub fn target(exe: &Path, settings: &Path, places: &Places) -> super::route::Tar
         );
     }
     super::route::Target { program, env }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::servers::ServerDraft;
+
+    #[test]
+    fn a_taken_name_gets_the_first_free_number() {
+        let spec = |name: &str| {
+            ServerDraft {
+                name: name.into(),
+                command: "x".into(),
+                ..ServerDraft::default()
+            }
+            .validate(ServerId::generate(), [])
+            .unwrap()
+        };
+        let servers = [spec("files"), spec("Files-2")];
+        assert_eq!(free_name("github", &servers), "github");
+        assert_eq!(free_name("files", &servers), "files-3");
+    }
 }

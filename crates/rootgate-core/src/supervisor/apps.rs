@@ -232,10 +232,17 @@ impl Supervisor {
                     if let Err(e) = self.ensure_session(&done.server) {
                         answer.errors.push(e.to_string());
                     }
-                    answer.lines.push(format!(
-                        "Imported `{}` as {}: approve it in the Rootgate window.",
-                        entry.key, done.server.name
-                    ));
+                    answer.lines.push(if done.existed {
+                        format!(
+                            "`{}` runs the same command as {}, already in Rootgate; it is that server now.",
+                            entry.key, done.server.name
+                        )
+                    } else {
+                        format!(
+                            "Imported `{}` as {}: approve it in the Rootgate window.",
+                            entry.key, done.server.name
+                        )
+                    });
                     for folder in &done.folders {
                         match self.prompt_for_import(folder, &done.server, &from) {
                             Ok(prompt) => prompts.push(prompt),

@@ -1,0 +1,233 @@
+//! Every app format's fixture, put where that app keeps it under a
+//! temporary home (`/home/me` in the fixtures is that home), surveyed and
+//! imported as the window and `rootgate import` do: the right servers, the
+//! folders in their arguments offered (and only folders that exist here),
+//! Windows paths kept, values only the app fills asked for, nothing
+//! duplicated, and no secret in any error or listing.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rootgate_core::apps::catalog::{self, AppView, EntryView};
+use rootgate_core::apps::locate::{self, Places};
+use rootgate_core::apps::route::Ledger;
+use rootgate_core::apps::{AppKind, Scope};
+use rootgate_core::settings::SettingsFile;
+use rootgate_core::store::Store;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/apps");
+const SECRETS: &[&str] = &[
+    "ghp_R00tgateFixtureSecret7h1sIsN0tReal42",
+    "sk_test_R00tgateFixtureSecret51Hx",
+];
+
+struct Home {
+    _dir: tempfile::TempDir,
+    places: Places,
+    store: Store,
+    ledger: Ledger,
+}
+
+/// A home holding every fixture where its app keeps it, and the folders
+/// its arguments name.
+fn home() -> Home {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap();
+    let places = Places {
+        home: home.clone(),
+        xdg_config_home: Some(home.join(".config")),
+        claude_config_dir: None,
+    };
+    let put = |app: AppKind, fixture: &str| {
+        let text = std::fs::read_to_string(Path::new(FIXTURES).join(fixture)).unwrap();
+        let text = text.replace("/home/me", &home.display().to_string());
+        let path = locate::main_file(app, &places).path;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    put(AppKind::ClaudeDesktop, "claude_desktop_config.json");
+    put(AppKind::ClaudeCode, "claude.json");
+    put(AppKind::Cursor, "cursor_mcp.json");
+    put(AppKind::VsCode, "vscode_mcp.json");
+    put(AppKind::Zed, "zed_settings.json");
+    put(AppKind::Goose, "goose/config.yaml");
+    for folder in ["Documents", "Projects", "code", "notes"] {
+        std::fs::create_dir_all(home.join(folder)).unwrap();
+    }
+    let settings = home.join(".config/rootgate/settings.json");
+    let (store, _) = Store::open(SettingsFile::at(&settings)).unwrap();
+    Home {
+        _dir: dir,
+        ledger: Ledger::beside(&settings),
+        places,
+        store,
+    }
+}
+
+fn survey(h: &Home) -> Vec<AppView> {
+    catalog::survey(
+        &h.places,
+        &h.ledger.load().unwrap(),
+        &h.store.snapshot().servers,
+    )
+}
+
+fn entry<'a>(apps: &'a [AppView], app: AppKind, key: &str) -> &'a EntryView {
+    apps.iter()
+        .find(|a| a.app == app)
+        .unwrap_or_else(|| panic!("{app:?} not found"))
+        .files
+        .iter()
+        .flat_map(|f| &f.servers)
+        .find(|e| e.key == key)
+        .unwrap_or_else(|| panic!("{app:?} has no {key}"))
+}
+
+#[test]
+fn every_app_is_found_with_its_servers_and_offers() {
+    let h = home();
+    let apps = survey(&h);
+    let found: Vec<AppKind> = apps.iter().map(|a| a.app).collect();
+    assert_eq!(found, AppKind::ALL.to_vec());
+    for app in &apps {
+        for file in &app.files {
+            assert!(file.problem.is_none(), "{}: {:?}", app.title, file.problem);
+        }
+    }
+    let home = &h.places.home;
+    let fs = entry(&apps, AppKind::ClaudeDesktop, "filesystem");
+    assert_eq!(fs.folders, [home.join("Documents"), home.join("Projects")]);
+    assert!(
+        fs.import_command_line
+            .as_deref()
+            .unwrap()
+            .ends_with("'${folders}'")
+    );
+    let windows = entry(&apps, AppKind::ClaudeDesktop, "windows-notes");
+    assert!(windows.folders.is_empty());
+    assert_eq!(windows.kept_paths.len(), 2, "{:?}", windows.kept_paths);
+    let vscode = entry(&apps, AppKind::VsCode, "github");
+    assert_eq!(vscode.needs.len(), 1);
+    assert_eq!(vscode.needs[0].token, "${input:token}");
+    assert!(vscode.needs[0].secret);
+    assert_eq!(vscode.needs[0].hint, "GitHub Personal Access Token");
+    let workspace = entry(&apps, AppKind::VsCode, "workspace-files");
+    let tokens: Vec<&str> = workspace.needs.iter().map(|n| n.token.as_str()).collect();
+    assert_eq!(tokens, ["${workspaceFolder}", "envFile"]);
+    assert!(entry(&apps, AppKind::VsCode, "context7").remote);
+    let cursor = entry(&apps, AppKind::Cursor, "brave-search");
+    assert_eq!(cursor.needs[0].token, "${env:API_KEY}");
+    let zed = entry(&apps, AppKind::Zed, "filesystem");
+    assert_eq!(zed.folders, [home.join("code")]);
+    let listing = format!("{apps:?}");
+    for secret in SECRETS {
+        assert!(!listing.contains(secret), "a listing holds a secret");
+    }
+}
+
+#[test]
+fn importing_twice_adds_one_server_and_a_missing_value_adds_none() {
+    let h = home();
+    let file = catalog::file_of(AppKind::ClaudeDesktop, 0, &h.places).unwrap();
+    let import = |key: &str, values: &BTreeMap<String, String>| {
+        catalog::import_entry(
+            &h.store,
+            &h.ledger,
+            &h.places,
+            &file,
+            &Scope::Global,
+            key,
+            values,
+        )
+    };
+    let done = import("filesystem", &BTreeMap::new()).unwrap();
+    assert_eq!(done.folders.len(), 2);
+    assert!(!done.server.is_approved() && !done.server.enabled);
+    let again = import("filesystem", &BTreeMap::new()).unwrap_err();
+    assert!(again.to_string().contains("already in Rootgate"), "{again}");
+    let github = import("github", &BTreeMap::new()).unwrap();
+    assert_eq!(
+        github.server.env["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        SECRETS[0]
+    );
+    assert_eq!(h.store.snapshot().servers.len(), 2);
+    let apps = survey(&h);
+    let listed = entry(&apps, AppKind::ClaudeDesktop, "filesystem");
+    assert_eq!(listed.imported_as.as_ref().unwrap().name, "filesystem");
+
+    // Zed runs the same filesystem server: it becomes that server, and the
+    // folder in Zed's arguments is offered to it.
+    let zed = catalog::file_of(AppKind::Zed, 0, &h.places).unwrap();
+    let zed_import = |key: &str| {
+        catalog::import_entry(
+            &h.store,
+            &h.ledger,
+            &h.places,
+            &zed,
+            &Scope::Global,
+            key,
+            &BTreeMap::new(),
+        )
+    };
+    let same = zed_import("filesystem").unwrap();
+    assert!(same.existed);
+    assert_eq!(same.server.id, done.server.id);
+    assert_eq!(same.folders, [h.places.home.join("code")]);
+    assert!(
+        zed_import("filesystem")
+            .unwrap_err()
+            .to_string()
+            .contains("already in Rootgate")
+    );
+    let before_vscode = h.store.snapshot().servers.len();
+
+    let vscode = catalog::file_of(AppKind::VsCode, 0, &h.places).unwrap();
+    // VS Code's github runs the same docker command as Claude Desktop's: the
+    // same server, whatever fills its token.
+    let github_again = catalog::import_entry(
+        &h.store,
+        &h.ledger,
+        &h.places,
+        &vscode,
+        &Scope::Global,
+        "github",
+        &BTreeMap::new(),
+    )
+    .unwrap();
+    assert!(github_again.existed);
+    let missing = catalog::import_entry(
+        &h.store,
+        &h.ledger,
+        &h.places,
+        &vscode,
+        &Scope::Global,
+        "workspace-files",
+        &BTreeMap::new(),
+    )
+    .unwrap_err();
+    assert!(
+        missing.to_string().contains("${workspaceFolder}"),
+        "{missing}"
+    );
+    assert_eq!(
+        h.store.snapshot().servers.len(),
+        before_vscode,
+        "nothing added without the value"
+    );
+}
+
+#[test]
+fn claude_codes_project_servers_are_in_their_own_scope() {
+    let h = home();
+    let apps = survey(&h);
+    let code = apps.iter().find(|a| a.app == AppKind::ClaudeCode).unwrap();
+    let scopes: Vec<&Scope> = code.files[0].servers.iter().map(|e| &e.scope).collect();
+    assert!(scopes.contains(&&Scope::Global));
+    assert!(
+        scopes
+            .iter()
+            .any(|s| matches!(s, Scope::Project(p) if PathBuf::from(p).ends_with("notes"))),
+        "{scopes:?}"
+    );
+}
