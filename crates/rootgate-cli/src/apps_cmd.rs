@@ -1,5 +1,6 @@
-//! `rootgate apps`, `import`, `route`, `unroute`, `servers` and `folders`:
-//! the window's "Connect an app" actions and lists, from a terminal.
+//! `rootgate import`, `route` and `unroute`: the window's "Connect an
+//! app" actions from a terminal, and the options all the app commands
+//! share. The lists (`apps`, `servers`, `folders`) are in `listing`.
 //!
 //! Each command reads its options, calls the core (`rootgate_core::apps`,
 //! the same code the window uses) and prints what happened in words, or
@@ -12,7 +13,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use rootgate_core::apps::catalog::{self, AppView, AppsError};
+use rootgate_core::apps::catalog::{self, AppsError};
 use rootgate_core::apps::import::ImportError;
 use rootgate_core::apps::locate::Places;
 use rootgate_core::apps::route::{self, Ledger, Plan};
@@ -26,17 +27,17 @@ const NEEDS_VALUE: u8 = 3;
 
 /// The options of the app commands, as read from the command line.
 #[derive(Default)]
-struct Opts {
-    app: Option<AppKind>,
-    names: Vec<String>,
-    json: bool,
-    dry_run: bool,
-    config: Option<PathBuf>,
-    set: BTreeMap<String, String>,
+pub(crate) struct Opts {
+    pub(crate) app: Option<AppKind>,
+    pub(crate) names: Vec<String>,
+    pub(crate) json: bool,
+    pub(crate) dry_run: bool,
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) set: BTreeMap<String, String>,
 }
 
 /// Reads `args`; `takes` lists the options the command accepts.
-fn opts(args: &[String], takes: &[&str], wants_app: bool) -> Result<Opts, String> {
+pub(crate) fn opts(args: &[String], takes: &[&str], wants_app: bool) -> Result<Opts, String> {
     let mut o = Opts::default();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -77,21 +78,21 @@ fn opts(args: &[String], takes: &[&str], wants_app: bool) -> Result<Opts, String
     Ok(o)
 }
 
-fn usage(message: &str, help: &str) -> ExitCode {
+pub(crate) fn usage(message: &str, help: &str) -> ExitCode {
     eprintln!("rootgate: {message}\n\n{help}");
     ExitCode::from(2)
 }
 
-fn fail(message: impl std::fmt::Display) -> ExitCode {
+pub(crate) fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("rootgate: {message}");
     ExitCode::FAILURE
 }
 
-fn settings() -> Result<SettingsFile, String> {
+pub(crate) fn settings() -> Result<SettingsFile, String> {
     SettingsFile::default_location().map_err(|e| e.to_string())
 }
 
-fn places() -> Result<Places, String> {
+pub(crate) fn places() -> Result<Places, String> {
     Places::from_env().ok_or_else(|| "HOME is not set, so AI apps' configs cannot be found".into())
 }
 
@@ -111,85 +112,13 @@ fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
+pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
     match serde_json::to_string_pretty(value) {
         Ok(text) => {
             println!("{text}");
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
-    }
-}
-
-/// `rootgate apps`.
-pub fn apps(args: &[String]) -> ExitCode {
-    let o = match opts(args, &["--json"], false) {
-        Ok(o) => o,
-        Err(e) => return usage(&e, crate::help::APPS),
-    };
-    let (settings, places) = match settings().and_then(|s| Ok((s, places()?))) {
-        Ok(both) => both,
-        Err(e) => return fail(e),
-    };
-    let servers = Store::open_read_only(settings.clone())
-        .map(|(store, _)| store.snapshot().servers)
-        .unwrap_or_default();
-    let ledger = match Ledger::beside(settings.path()).load() {
-        Ok(ledger) => ledger,
-        Err(e) => return fail(e),
-    };
-    let found = catalog::survey(&places, &ledger, &servers);
-    if o.json {
-        return print_json(&found);
-    }
-    if found.is_empty() {
-        println!(
-            "No AI app found. Rootgate looks for Claude Desktop, Claude Code, Cursor, VS Code, \
-             Zed and Goose in their usual places (see `rootgate help apps`)."
-        );
-    }
-    for app in &found {
-        print_app(app);
-    }
-    ExitCode::SUCCESS
-}
-
-fn print_app(app: &AppView) {
-    println!("{} ({})", app.title, app.app.id());
-    for file in &app.files {
-        let routed = if file.routed_by_rootgate {
-            "  [routed by Rootgate; `rootgate unroute` undoes it]"
-        } else {
-            ""
-        };
-        println!("  {}{routed}", file.path.display());
-        if let Some(problem) = &file.problem {
-            println!("    cannot be read: {problem}");
-            continue;
-        }
-        if !file.exists {
-            println!("    (no file yet: no servers configured)");
-        } else if file.servers.is_empty() {
-            println!("    (no servers)");
-        }
-        for entry in &file.servers {
-            let state = match (&entry.routed_to, &entry.imported_as, entry.remote) {
-                (Some(name), _, _) => format!("routed through Rootgate as {name}"),
-                (None, Some(imported), _) => format!("imported as {}", imported.name),
-                (None, None, true) => "remote; not imported".to_owned(),
-                (None, None, false) => "not imported".to_owned(),
-            };
-            println!("    {}  [{state}]", entry.key);
-            println!("      {}", entry.command_line);
-            if entry.imported_as.is_none() && entry.routed_to.is_none() {
-                for folder in &entry.folders {
-                    println!("      would offer to share {}", folder.display());
-                }
-                for need in entry.needs.iter().filter(|n| n.required) {
-                    println!("      needs {} ({})", need.token, need.hint);
-                }
-            }
-        }
     }
 }
 
@@ -475,113 +404,4 @@ fn show_and_write(
         println!("The original is kept at {}.", record.backup.display());
     }
     Ok(())
-}
-
-/// `rootgate servers`.
-pub fn servers(args: &[String]) -> ExitCode {
-    let o = match opts(args, &["--json"], false) {
-        Ok(o) => o,
-        Err(e) => return usage(&e, crate::help::SERVERS),
-    };
-    let store = match settings().and_then(|s| Store::open_read_only(s).map_err(|e| e.to_string())) {
-        Ok((store, _)) => store,
-        Err(e) => return fail(e),
-    };
-    let settings = store.snapshot();
-    let rows: Vec<serde_json::Value> = settings
-        .servers
-        .iter()
-        .map(|s| {
-            let folders: Vec<String> = settings
-                .grants
-                .iter()
-                .filter(|g| g.server == s.id)
-                .filter_map(|g| settings.roots.iter().find(|r| r.id == g.root))
-                .map(|r| r.real_path.display().to_string())
-                .collect();
-            serde_json::json!({
-                "id": s.id, "name": s.name, "commandLine": s.masked_command_line(),
-                "approved": s.is_approved(), "enabled": s.enabled, "folders": folders,
-            })
-        })
-        .collect();
-    if o.json {
-        return print_json(&rows);
-    }
-    if rows.is_empty() {
-        println!("No servers yet. Add one in the window, or `rootgate import APP`.");
-    }
-    for row in &rows {
-        let approved = if row["approved"] == true {
-            "approved"
-        } else {
-            "waiting for approval in the window"
-        };
-        println!("{}  [{approved}]", row["name"].as_str().unwrap_or_default());
-        println!("  {}", row["commandLine"].as_str().unwrap_or_default());
-        for folder in row["folders"].as_array().into_iter().flatten() {
-            println!("  sees {}", folder.as_str().unwrap_or_default());
-        }
-    }
-    ExitCode::SUCCESS
-}
-
-/// `rootgate folders`.
-pub fn folders(args: &[String]) -> ExitCode {
-    let o = match opts(args, &["--json"], false) {
-        Ok(o) => o,
-        Err(e) => return usage(&e, crate::help::FOLDERS),
-    };
-    let store = match settings().and_then(|s| Store::open_read_only(s).map_err(|e| e.to_string())) {
-        Ok((store, _)) => store,
-        Err(e) => return fail(e),
-    };
-    let settings = store.snapshot();
-    let rows: Vec<serde_json::Value> = settings
-        .roots
-        .iter()
-        .map(|root| {
-            let servers: Vec<&str> = settings
-                .grants
-                .iter()
-                .filter(|g| g.root == root.id)
-                .filter_map(|g| settings.servers.iter().find(|s| s.id == g.server))
-                .map(|s| s.name.as_str())
-                .collect();
-            serde_json::json!({
-                "id": root.id, "name": root.name, "path": root.real_path,
-                "available": root.real_path.is_dir(), "servers": servers,
-            })
-        })
-        .collect();
-    if o.json {
-        return print_json(&rows);
-    }
-    if rows.is_empty() {
-        println!("No folders kept yet. Share one from the window: `rootgate FOLDER`.");
-    }
-    for row in &rows {
-        let servers: Vec<&str> = row["servers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.as_str())
-            .collect();
-        let who = if servers.is_empty() {
-            "no server".to_owned()
-        } else {
-            servers.join(", ")
-        };
-        let gone = if row["available"] == true {
-            ""
-        } else {
-            " (not there now)"
-        };
-        println!(
-            "{}  {}{gone}\n  seen by {who}",
-            row["name"].as_str().unwrap_or_default(),
-            row["path"].as_str().unwrap_or_default()
-        );
-    }
-    ExitCode::SUCCESS
 }

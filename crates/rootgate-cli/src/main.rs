@@ -10,7 +10,8 @@
 //!
 //! `rootgate apps`, `import`, `route`, `unroute`, `servers` and
 //! `folders` are the window's "Connect an app" actions and lists for a
-//! terminal (`apps_cmd`), with their help in `help`.
+//! terminal (`apps_cmd`, and `listing` for the lists), with their help in
+//! `help`.
 //!
 //! What is not here: anything the bridge or the app decides; this file
 //! only reads the command line and hands over.
@@ -25,6 +26,7 @@ use rootgate_core::settings::SettingsFile;
 
 mod apps_cmd;
 mod help;
+mod listing;
 
 use help::MAIN as USAGE;
 
@@ -51,12 +53,12 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             match command {
-                "apps" => apps_cmd::apps(&rest),
+                "apps" => listing::apps(&rest),
                 "import" => apps_cmd::import(&rest),
                 "route" => apps_cmd::route(&rest),
                 "unroute" => apps_cmd::unroute(&rest),
-                "servers" => apps_cmd::servers(&rest),
-                _ => apps_cmd::folders(&rest),
+                "servers" => listing::servers(&rest),
+                _ => listing::folders(&rest),
             }
         }
         Some("--version" | "-V") => {
