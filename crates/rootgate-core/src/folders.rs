@@ -81,11 +81,16 @@ impl CheckedFolder {
     }
 }
 
-/// The display name of a folder: its last path component.
+/// The name a folder gets unless the person gives another: its last path
+/// component, with any character that would hide or reorder text written
+/// out (see `names::usable`), so the default is always a name the person
+/// could have typed and servers are never sent a deceiving one.
 pub fn default_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
+    let fallback = path.display().to_string();
+    match path.file_name() {
+        Some(name) => crate::names::usable(&name.to_string_lossy(), &fallback),
+        None => fallback,
+    }
 }
 
 /// Checks a chosen path and resolves it to its canonical real path.
@@ -263,17 +268,9 @@ pub fn warnings<'a>(
         });
     }
     if let Some(name) = names().find(|text| text.chars().any(crate::names::is_hidden)) {
-        let shown = name
-            .chars()
-            .map(|c| {
-                if crate::names::is_hidden(c) {
-                    format!("<U+{:04X}>", u32::from(c))
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect();
-        out.push(Warning::HiddenCharacters { shown });
+        out.push(Warning::HiddenCharacters {
+            shown: crate::names::written_out(&name),
+        });
     }
     if folder.is_redirected() {
         out.push(Warning::Symlink {
@@ -444,6 +441,11 @@ mod tests {
             }),
             "{w:?}"
         );
+        // Its default name says what is there, and is one a person could
+        // type, so servers are never sent the deceiving character.
+        let name = check(&sly).unwrap().default_name();
+        assert_eq!(name, "invoice<U+202E>fdp.exe");
+        assert!(crate::names::check(&name).is_ok());
         let zw = dir.path().join("a\u{200B}b");
         std::fs::create_dir(&zw).unwrap();
         let w = warnings(&check(&zw).unwrap(), None, []);

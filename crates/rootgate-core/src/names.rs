@@ -7,10 +7,11 @@
 //! as U+202E): in a name it can make the consent prompt read as something
 //! else (`txt.exe` shown as `exe.txt`).
 //!
-//! This module only checks a name; the store and the server drafts decide
-//! which error to give for which kind of name. A folder's default name (the
-//! last part of its path) is not checked here: it is what the file system
-//! holds, and is shown as it is.
+//! This module checks a name and writes out the characters that would
+//! deceive ([`written_out`]); the store and the server drafts decide which
+//! error to give for which kind of name. A folder's default name (the last
+//! part of its path) is made with [`usable`], so that it is always a name
+//! the person could have typed: the file system may hold anything.
 
 use thiserror::Error;
 
@@ -54,6 +55,35 @@ pub fn is_hidden(c: char) -> bool {
         )
 }
 
+/// `text` with every hidden or reordering character (see [`is_hidden`])
+/// and every control character written out as `<U+XXXX>`, so that what is
+/// shown is what is there: `invoice\u{202E}fdp.exe` becomes
+/// `invoice<U+202E>fdp.exe`, not `invoiceexe.pdf`.
+pub fn written_out(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_hidden(c) || c.is_control() {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A name made from `text` (a folder's last path component) that
+/// [`check`] accepts: hidden and control characters written out, at most
+/// [`MAX_NAME_CHARS`] characters, and `fallback` when nothing is left.
+pub fn usable(text: &str, fallback: &str) -> String {
+    let written = written_out(text.trim());
+    let name: String = written.chars().take(MAX_NAME_CHARS).collect();
+    if name.trim().is_empty() {
+        fallback.to_owned()
+    } else {
+        name.trim().to_owned()
+    }
+}
+
 /// The name with spaces around it removed, or why it cannot be a name.
 pub fn check(name: &str) -> Result<&str, NameError> {
     let name = name.trim();
@@ -76,6 +106,20 @@ pub fn check(name: &str) -> Result<&str, NameError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_made_name_is_always_one_a_person_could_type() {
+        let made = usable("invoice\u{202E}fdp.exe", "folder");
+        assert_eq!(made, "invoice<U+202E>fdp.exe");
+        assert_eq!(check(&made), Ok(made.as_str()));
+        assert_eq!(usable("two\nlines", "x"), "two<U+000A>lines");
+        assert_eq!(usable("a\u{200B}b", "x"), "a<U+200B>b");
+        assert_eq!(usable("   ", "folder"), "folder");
+        let long = usable(&"\u{202E}".repeat(300), "x");
+        assert_eq!(check(&long), Ok(long.as_str()));
+        // Persian's zero-width non-joiner is part of the word, not hidden.
+        assert_eq!(usable("می\u{200C}خواهم", "x"), "می\u{200C}خواهم");
+    }
 
     #[test]
     fn names_are_trimmed_bounded_and_printable() {

@@ -64,6 +64,19 @@ impl Settings {
         let servers: std::collections::HashSet<_> = self.servers.iter().map(|s| &s.id).collect();
         self.grants
             .retain(|g| roots.contains(&g.root) && servers.contains(&g.server));
+        self.write_out_deceiving_names();
+    }
+
+    /// Gives every folder whose name could not be typed today (one kept by
+    /// an earlier Rootgate, which named folders after their last path
+    /// component as it was, hidden characters and all) the name made for
+    /// it now, so no server is sent a name that reads as something else.
+    fn write_out_deceiving_names(&mut self) {
+        for root in &mut self.roots {
+            if crate::names::check(&root.name).is_err() {
+                root.name = crate::names::usable(&root.name, &root.real_path.display().to_string());
+            }
+        }
     }
 }
 
@@ -592,6 +605,17 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec!["settings.json"]);
+    }
+
+    #[test]
+    fn a_kept_folder_named_with_a_hidden_character_gets_it_written_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = SettingsFile::at(dir.path().join("cfg/rootgate/settings.json"));
+        let mut old = sample();
+        old.roots[0].name = "invoice\u{202E}fdp.exe".into();
+        file.save(&old).unwrap();
+        let loaded = file.load().unwrap().settings;
+        assert_eq!(loaded.roots[0].name, "invoice<U+202E>fdp.exe");
     }
 
     #[test]
