@@ -189,7 +189,8 @@ async fn an_unknown_or_unapproved_server_is_refused_in_words() {
     let app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("broken")).await;
     let error = app.connected["error"].as_str().unwrap_or_default();
     assert!(
-        error.contains("/nonexistent/mcp-server --flag") && error.contains("not found"),
+        error.contains("/nonexistent/mcp-server --flag")
+            && error.contains("there is no file at /nonexistent/mcp-server"),
         "{error}"
     );
 }

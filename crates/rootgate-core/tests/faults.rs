@@ -370,6 +370,11 @@ async fn a_server_that_exits_at_once_fails_with_its_exit_code_and_words() {
         reason.contains("closed its connection before answering `initialize`"),
         "says when: {reason}"
     );
+    assert!(
+        reason.starts_with("the command exited at once (exit code 3) without speaking MCP"),
+        "says it in a person's words: {reason}"
+    );
+    assert!(reason.contains("Is this an MCP server?"), "{reason}");
     let events = f.timeline();
     assert!(
         !events

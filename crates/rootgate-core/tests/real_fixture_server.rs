@@ -159,7 +159,10 @@ async fn a_missing_command_fails_with_the_command_named() {
         reason.contains("/nonexistent/mcp-server --flag"),
         "{reason}"
     );
-    assert!(reason.contains("not found"), "{reason}");
+    assert!(
+        reason.contains("there is no file at /nonexistent/mcp-server"),
+        "{reason}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

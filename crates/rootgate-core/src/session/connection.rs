@@ -54,6 +54,10 @@ pub(super) enum Ending {
     Closed,
     /// The handshake did not complete; the reason says how.
     NoHandshake(String),
+    /// The server closed its connection before answering the request that
+    /// opens it (`initialize` or `server/discover`): most often a command
+    /// that is not an MCP server at all, and says so in its failure.
+    ClosedBeforeAnswer(&'static str),
     /// The server answered with a protocol version Rootgate does not speak.
     Unsupported(String),
     /// The server ended when asked `server/discover`, as servers do that
@@ -302,6 +306,7 @@ impl Actor {
             Ending::Exited
             | Ending::Closed
             | Ending::NoHandshake(_)
+            | Ending::ClosedBeforeAnswer(_)
             | Ending::Unsupported(_)
             | Ending::ClosedOnProbe(_) => None,
         };
@@ -381,6 +386,14 @@ impl Actor {
                 ));
                 Next::Idle
             }
+            Ending::ClosedBeforeAnswer(first) => {
+                self.fail(closed_before_answer(
+                    first,
+                    &ended,
+                    &self.stderr_tail(stderr_since),
+                ));
+                Next::Idle
+            }
             Ending::NoHandshake(reason) => {
                 self.fail(format!(
                     "{reason}; the process ended with {}.{}",
@@ -398,6 +411,31 @@ impl Actor {
                 Next::Idle
             }
         }
+    }
+}
+
+/// The failure of a server that closed its connection before answering
+/// `first`, in the words a person needs: a process that ended by itself did
+/// not speak MCP at all (`/bin/false`, a script that prints its usage), so
+/// the question is whether it is an MCP server; one that had to be stopped
+/// was still running and only closed its output.
+fn closed_before_answer(first: &str, ended: &super::process::Ended, tail: &str) -> String {
+    use super::process::Step;
+    // A process that exits on its own may be seen exiting only once its
+    // input is closed (the exit and the closed pipe race); either way it
+    // ended without being made to.
+    if matches!(ended.step, Step::AlreadyExited | Step::StdinClosed) {
+        format!(
+            "the command exited at once ({}) without speaking MCP: it closed its connection \
+             before answering `{first}`. Is this an MCP server?{tail}",
+            ended.status
+        )
+    } else {
+        format!(
+            "the server closed its connection before answering `{first}`; the process \
+             ended with {}.{tail}",
+            ended.describe()
+        )
     }
 }
 

@@ -36,6 +36,10 @@ pub enum SpawnError {
         "could not start `{command_line}`: the command was not found (is it installed and on PATH?)"
     )]
     NotFound { command_line: String },
+    /// A command given by its path (`/opt/x/server`, `./run.sh`) that is not
+    /// there: PATH has nothing to do with it.
+    #[error("could not start `{command_line}`: there is no file at {path}")]
+    NoSuchFile { command_line: String, path: String },
     #[error("could not start `{command_line}`: permission denied (is the file executable?)")]
     PermissionDenied { command_line: String },
     #[error("could not start `{command_line}` in \"{cwd}\": the working directory does not exist")]
@@ -144,7 +148,7 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
         }
         None if launch.enforce.is_some() => {
             return Err(SpawnError::NoLauncher {
-                command_line: spec.command_line(),
+                command_line: spec.masked_command_line(),
             });
         }
         None => {
@@ -165,16 +169,16 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
     if let Some(cwd) = &spec.cwd {
         if !cwd.is_dir() {
             return Err(SpawnError::MissingCwd {
-                command_line: spec.command_line(),
+                command_line: spec.masked_command_line(),
                 cwd: cwd.display().to_string(),
             });
         }
         cmd.current_dir(cwd);
     }
     let mut child = cmd.spawn().map_err(|source| {
-        let command_line = spec.command_line();
+        let command_line = spec.masked_command_line();
         match source.kind() {
-            io::ErrorKind::NotFound => SpawnError::NotFound { command_line },
+            io::ErrorKind::NotFound => not_found(&spec.command, command_line),
             io::ErrorKind::PermissionDenied => SpawnError::PermissionDenied { command_line },
             _ => SpawnError::Other {
                 command_line,
@@ -183,7 +187,7 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
         }
     })?;
     let missing = |what: &str| SpawnError::Other {
-        command_line: spec.command_line(),
+        command_line: spec.masked_command_line(),
         source: io::Error::other(format!("the child's {what} pipe was not set up")),
     };
     let pid = child.id().ok_or_else(|| missing("process id"))?;
@@ -215,15 +219,27 @@ fn server_env(spec: &ServerSpec) -> BTreeMap<String, String> {
     env
 }
 
+/// A command that is not there: by its path, or not found on PATH.
+fn not_found(command: &str, command_line: String) -> SpawnError {
+    if command.contains('/') {
+        SpawnError::NoSuchFile {
+            command_line,
+            path: command.to_owned(),
+        }
+    } else {
+        SpawnError::NotFound { command_line }
+    }
+}
+
 /// Finds the command the way `execvp` will, and says what a direct start
 /// would have said if it cannot be run.
 fn check_command(spec: &ServerSpec, env: &BTreeMap<String, String>) -> Result<(), SpawnError> {
     use std::os::unix::fs::PermissionsExt;
     let path_env = env.get("PATH").map(std::ffi::OsStr::new);
-    let command_line = spec.command_line();
+    let command_line = spec.masked_command_line();
     let Some(found) = enforcement::resolve_command(&spec.command, path_env, spec.cwd.as_deref())
     else {
-        return Err(SpawnError::NotFound { command_line });
+        return Err(not_found(&spec.command, command_line));
     };
     match std::fs::metadata(&found) {
         Ok(meta) if meta.permissions().mode() & 0o111 != 0 => Ok(()),
@@ -477,8 +493,28 @@ mod tests {
         let err = spawn_plain(&spec("/no/such/server", &["--flag"]))
             .err()
             .unwrap();
-        assert!(matches!(err, SpawnError::NotFound { .. }));
+        assert!(matches!(err, SpawnError::NoSuchFile { .. }));
         assert!(err.to_string().contains("/no/such/server --flag"), "{err}");
+        assert!(
+            err.to_string()
+                .ends_with("there is no file at /no/such/server"),
+            "a path is not blamed on PATH: {err}"
+        );
+        let err = spawn_plain(&spec("no-such-server-anywhere", &[]))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("on PATH"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn an_error_never_shows_an_environment_value() {
+        let mut secret = spec("/no/such/server", &[]);
+        secret
+            .env
+            .insert("API_TOKEN".into(), "sk-live-9f8e7d".into());
+        let err = spawn_plain(&secret).err().unwrap();
+        assert!(!err.to_string().contains("sk-live-9f8e7d"), "{err}");
+        assert!(err.to_string().contains("API_TOKEN=…"), "{err}");
     }
 
     #[tokio::test]

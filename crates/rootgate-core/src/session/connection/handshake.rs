@@ -215,7 +215,7 @@ impl Actor {
             tokio::select! {
                 result = &mut init => match result {
                     Ok(running) => break running,
-                    Err(e) => return Err(Ending::NoHandshake(handshake_failure(&e, era))),
+                    Err(e) => return Err(handshake_ending(&e, era)),
                 },
                 _ = &mut deadline => return Err(self.no_answer(era)),
                 command = self.commands.recv() => {
@@ -302,11 +302,7 @@ impl Actor {
         });
         let deadline = tokio::time::sleep(self.config.init_timeout);
         tokio::pin!(deadline);
-        let closed = || {
-            Ending::NoHandshake(
-                "the server closed its connection before answering `initialize`".into(),
-            )
-        };
+        let closed = || Ending::ClosedBeforeAnswer("initialize");
         let result = loop {
             tokio::select! {
                 result = &mut attached.initialized => match result {
@@ -384,6 +380,19 @@ async fn read_probe_answer(stdout: &mut DrainOnDrop) -> Option<Found> {
             return Some(era::classify(&message));
         }
         line.clear();
+    }
+}
+
+/// How a handshake that failed ends the server's life: a closed connection
+/// is its own ending (it reads differently when the process simply exited),
+/// anything else a reason in words.
+fn handshake_ending(e: &ClientInitializeError, era: Era) -> Ending {
+    match e {
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. } => {
+            Ending::ClosedBeforeAnswer(first_request(era))
+        }
+        other => Ending::NoHandshake(handshake_failure(other, era)),
     }
 }
 
