@@ -396,12 +396,12 @@ impl Store {
             )?;
             let slot = find_server(s, id)?;
             let mut spec = spec;
-            // An approval covers one exact command line: an edit that keeps
-            // it (a rename, enabling) keeps the approval; any other edit
-            // needs a new one.
-            if slot.is_approved() && slot.command_line() == spec.command_line() {
-                spec.approved_command = slot.approved_command.clone();
-            }
+            // An approval covers one exact command line (`is_approved`
+            // compares them), so the one approved is kept whatever the edit:
+            // an edit that keeps the command line (a rename, enabling) stays
+            // approved, any other needs a new approval, and the approval
+            // dialog can show what changed since the last one.
+            spec.approved_command = slot.approved_command.clone();
             // What was seen of how the server takes changes is about the
             // program that ran: another command is another program.
             if slot.command_line() == spec.command_line() {

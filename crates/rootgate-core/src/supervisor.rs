@@ -169,6 +169,9 @@ pub struct Supervisor {
     connections: Arc<Connections>,
     /// Rewrites of AI apps' configs shown and not yet written.
     plans: Mutex<apps::OpenPlans>,
+    /// Servers edited while running whose new command is not approved yet:
+    /// each keeps running its approved command until the new one is.
+    awaiting_approval: Mutex<std::collections::HashSet<ServerId>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -211,6 +214,7 @@ impl Supervisor {
             changes: broadcast::Sender::new(4096),
             connections: Arc::new(Connections::default()),
             plans: Mutex::new(apps::OpenPlans::default()),
+            awaiting_approval: Mutex::new(std::collections::HashSet::new()),
         });
         supervisor.check_availability();
         if let Err(e) = crate::monitor::spawn(Arc::clone(&supervisor.store)) {
@@ -497,7 +501,9 @@ impl Supervisor {
     }
 
     /// Changes a server. A running server is restarted with the new spec
-    /// if its command is still approved, and stopped if it is not.
+    /// if its command is still approved; if it is not, it keeps running the
+    /// command that was approved (its session holds that spec) until the
+    /// person approves the new one, which then restarts it.
     pub async fn update_server(
         &self,
         id: &ServerId,
@@ -517,9 +523,10 @@ impl Supervisor {
             || before.era != spec.era;
         if running && process_changed {
             if spec.is_approved() {
+                lock(&self.awaiting_approval).remove(id);
                 session.restart(Some(spec.clone()));
             } else {
-                session.stop().await;
+                lock(&self.awaiting_approval).insert(id.clone());
             }
         }
         Ok(self.view(spec))
@@ -531,7 +538,14 @@ impl Supervisor {
         id: &ServerId,
         command_line: &str,
     ) -> Result<ServerView, SupervisorError> {
-        Ok(self.view(self.store.approve_command(id, command_line)?))
+        let spec = self.store.approve_command(id, command_line)?;
+        // A server that kept running its earlier approved command while the
+        // edited one waited for approval now runs the new one.
+        let waited = lock(&self.awaiting_approval).remove(id);
+        if waited && let Some(session) = lock(&self.sessions).get(id).cloned() {
+            session.restart(Some(spec.clone()));
+        }
+        Ok(self.view(spec))
     }
 
     /// Stops and removes a server; every grant to it goes with it.
@@ -552,8 +566,10 @@ impl Supervisor {
         if spec.is_approved() {
             Ok(spec)
         } else {
+            // Masked: an error reaches logs and the window's toasts, and
+            // the environment is where API keys live.
             Err(SupervisorError::NeedsApproval {
-                command_line: spec.command_line(),
+                command_line: spec.masked_command_line(),
             })
         }
     }

@@ -193,20 +193,37 @@ async fn a_server_runs_only_after_its_command_is_approved() {
     sup.start(&view.spec.id).unwrap();
     running(&sup.session_of(&view.spec.id).unwrap()).await;
 
-    // Editing the arguments stops it until the new command is approved.
+    // Editing the arguments keeps it running its approved command until
+    // the new one is approved; the approval then shows what changed and
+    // restarts it on the new command.
+    let pid_of = |status: &Status| match status {
+        Status::Running(info) => info.pid,
+        other => panic!("not running: {other:?}"),
+    };
+    let session = sup.session_of(&view.spec.id).unwrap();
+    let before = pid_of(&session.status());
     let mut draft = view.spec.to_draft();
     draft.args.push("--no-roots-on-init".into());
     let edited = sup.update_server(&view.spec.id, draft).await.unwrap();
     assert!(!edited.approved);
-    assert!(
-        matches!(edited.status, Status::Stopped { .. }),
-        "{:?}",
-        edited.status
+    assert_eq!(
+        edited.spec.approved_command.as_deref(),
+        Some(view.command_line.as_str()),
+        "the approval dialog can show the old command beside the new"
     );
+    assert_eq!(pid_of(&edited.status), before, "still the approved process");
     assert!(matches!(
         sup.start(&view.spec.id),
         Err(SupervisorError::NeedsApproval { .. })
     ));
+    let approved = sup
+        .approve_command(&view.spec.id, &edited.command_line)
+        .unwrap();
+    assert!(approved.approved);
+    let after = session
+        .wait_for(WAIT, |s| matches!(s, Status::Running(i) if i.pid != before))
+        .await;
+    assert!(after.is_running(), "{after:?}");
     sup.shutdown().await;
 }
 
