@@ -4,8 +4,11 @@
 # peers (real MCP servers from npm and PyPI) into tests/peers/. Safe to rerun:
 # each step checks first and skips what is already there.
 #
-#   scripts/setup.sh app    what building and running the app needs
-#   scripts/setup.sh test   that, plus what the test suite needs
+#   scripts/setup.sh app      what building and running the app needs
+#   scripts/setup.sh test     that, plus what the test suite needs
+#   scripts/setup.sh package  what the app needs, plus what packages it
+#                             (scripts/package.sh: the Tauri CLI, into
+#                             packaging/node_modules)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 what=${1:-test}
@@ -30,6 +33,9 @@ APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
 TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum util-linux mount)
 pkgs=("${APP_PKGS[@]}")
 [ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
+# desktop-file-validate checks the package's desktop entry; its dpkg trigger
+# also updates the menus' cache when the package is installed.
+[ "$what" = package ] && pkgs+=(desktop-file-utils)
 command -v node >/dev/null || pkgs+=(nodejs npm)
 command -v python3 >/dev/null || pkgs+=(python3)
 missing=()
@@ -61,6 +67,19 @@ if [ -f ui/package.json ]; then
   fi
   say "building the UI"
   (cd ui && npm run --silent build)
+fi
+
+# The Tauri CLI, whose bundler builds the Debian package: a prebuilt binary
+# from npm (nothing to compile), locked by packaging/package-lock.json.
+if [ "$what" = package ]; then
+  want=$(digest packaging/package.json packaging/package-lock.json)
+  if [ "$(cat packaging/node_modules/.rootgate-stamp 2>/dev/null)" != "$want" ]; then
+    say "installing the Tauri CLI into packaging/node_modules"
+    (cd packaging && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" > packaging/node_modules/.rootgate-stamp
+  fi
+  say "ready"
+  exit 0
 fi
 
 [ "$what" = test ] || exit 0

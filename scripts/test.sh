@@ -3,7 +3,8 @@
 # formatting, lints, every Rust test (unit, in-memory protocol, and real MCP
 # servers from npm, PyPI and our own fixture as child processes), the UI's
 # type check and unit tests, and the end-to-end tests of the built app in a
-# real WebKit window under Xvfb.
+# real WebKit window under Xvfb. Last, the Debian package: built, installed,
+# its commands checked where it installed them, and removed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh test
@@ -26,3 +27,6 @@ if [ -f scripts/e2e.sh ]; then
   step "end to end"
   bash scripts/e2e.sh
 fi
+step "Debian package: build (debug profile), install, check the installed commands, remove"
+deb=$(bash scripts/package.sh --debug)
+bash scripts/package-smoke.sh "$deb"
