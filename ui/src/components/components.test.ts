@@ -678,7 +678,7 @@ describe("a folder an AI app works in", () => {
             { id: "a", name: "Files", granted: false, suggested: false },
             { id: "b", name: "Example server", granted: false, suggested: true },
           ],
-          suggestion: { app: "Claude Code", server: "b", serverName: "Example server" },
+          suggestion: { app: "Claude Code", server: "b", serverName: "Example server", imported: false },
         }),
       ]);
       b.api.answerPrompt.mockResolvedValue(folder("r11"));
@@ -710,7 +710,7 @@ describe("a folder an AI app works in", () => {
       b.api.openPrompts.mockResolvedValue([
         prompt(12, {
           servers: [{ id: "b", name: "Example server", granted: false, suggested: true }],
-          suggestion: { app: "", server: "b", serverName: "Example server" },
+          suggestion: { app: "", server: "b", serverName: "Example server", imported: false },
         }),
       ]);
     });

@@ -7,6 +7,8 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import type {
   AppInfo,
+  AppKind,
+  AppView,
   Change,
   CommandError,
   ConnectionId,
@@ -16,10 +18,13 @@ import type {
   ErrorCode,
   FolderDelivery,
   FolderView,
+  ImportOutcome,
   LogLine,
   Notice,
   Page,
+  PlanView,
   RootId,
+  Scope,
   ServerDraft,
   ServerId,
   ServerTemplate,
@@ -37,6 +42,7 @@ const CODES: readonly ErrorCode[] = [
   "settings",
   "server",
   "picker",
+  "appConfig",
 ];
 
 /** Whatever a command rejected with, as a CommandError with plain words. */
@@ -108,6 +114,22 @@ export const api = {
   templates: () => call<ServerTemplate[]>("templates"),
   /** Says the window shows its content: the enabled servers start now. */
   windowShown: () => call<void>("window_shown"),
+  /** The AI apps found on this machine, their config files and the servers in them. */
+  listApps: () => call<AppView[]>("list_apps"),
+  /**
+   * Adds entry `key` of the app's file number `file` as a server (not
+   * approved, not enabled); `values` fill what the app would have filled.
+   */
+  importAppServer: (app: AppKind, file: number, scope: Scope, key: string, values: Record<string, string>) =>
+    call<ImportOutcome>("import_app_server", { app, file, scope, key, values }),
+  /** Plans routing the file's imported entries (`only` these, or all) through Rootgate. */
+  planRoute: (app: AppKind, file: number, only: string[]) => call<PlanView>("plan_route", { app, file, only }),
+  /** Plans undoing Rootgate's route of the file. */
+  planUnroute: (app: AppKind, file: number) => call<PlanView>("plan_unroute", { app, file }),
+  /** Writes a plan the person read; "stale" when the file changed since. */
+  applyPlan: (id: number) => call<void>("apply_plan", { id }),
+  /** Forgets a plan without writing it. */
+  dropPlan: (id: number) => call<void>("drop_plan", { id }),
 };
 
 export type Api = typeof api;

@@ -7,15 +7,19 @@
 import { getContext, setContext, tick } from "svelte";
 import type {
   AppInfo,
+  AppKind,
+  AppView,
   Change,
   ConnectionId,
   ConnectionView,
   ConsentPrompt,
   DeliverySummary,
   Entry,
+  EntryView,
   FolderDelivery,
   FolderView,
   LogLine,
+  PlanView,
   RootId,
   ServerDraft,
   ServerId,
@@ -24,11 +28,12 @@ import type {
   Status,
 } from "./bindings";
 import { isCode, plainMessage, type Api, type Events, type UnlistenFn } from "./api";
+import { importValues, sentence, writtenMessage } from "./apps";
 import { draftToForm, emptyForm, uniqueName, type ServerForm } from "./draft";
 import { appendNewer, mergeBySeq, prependOlder } from "./merge";
 import { afterPaint, markReady } from "./ready";
 
-export type View = "folders" | "servers" | "activity" | "connections";
+export type View = "folders" | "servers" | "activity" | "connections" | "apps";
 
 /**
  * How long after start-up the views not shown yet are made, hidden
@@ -58,10 +63,17 @@ export const MAX_CONNECTION_TIMELINE = 2_000;
  */
 export const MAX_ENDED_CONNECTIONS = 50;
 
+export interface ToastAction {
+  label: string;
+  run: () => void;
+}
+
 export interface Toast {
   id: number;
   message: string;
   tone: "error" | "info";
+  /** A button on the toast (Undo); pressing it also dismisses the toast. */
+  action?: ToastAction;
 }
 
 export interface ConfirmRequest {
@@ -77,6 +89,33 @@ export interface FormRequest {
   id: ServerId | null;
   initial: ServerForm;
 }
+
+/** One server entry of an AI app's config file, whose import dialog is open. */
+export interface ImportRequest {
+  app: AppKind;
+  /** The app as people know it ("Claude Desktop"). */
+  title: string;
+  /** The file's position among the app's files (the backend names files so). */
+  file: number;
+  path: string;
+  entry: EntryView;
+}
+
+/** A rewrite of an app's config file (a route or its undo), whose dialog is open. */
+export interface RouteRequest {
+  app: AppKind;
+  file: number;
+  /** The entries routed (empty: every imported one); unused for an undo. */
+  only: string[];
+  undo: boolean;
+  /** What would be written; null when it could not be planned again. */
+  plan: PlanView | null;
+  /** What went wrong with the last attempt, in plain words. */
+  error: string | null;
+}
+
+/** What the dialog says when a file changed between reading its diff and writing it. */
+export const STALE_PLAN = "The file changed since you looked at it. Look at the new change.";
 
 const KEY = Symbol("rootgate-app");
 
@@ -151,6 +190,13 @@ export class AppState {
   dragHover = $state(false);
 
   approval = $state.raw<ServerView | null>(null);
+  /** AI apps found on this machine, with their files; null until first listed. */
+  apps = $state.raw<AppView[] | null>(null);
+  appsLoading = $state(false);
+  /** Why the apps could not be listed, when they could not. */
+  appsError = $state<string | null>(null);
+  importRequest = $state.raw<ImportRequest | null>(null);
+  routeRequest = $state.raw<RouteRequest | null>(null);
   form = $state.raw<FormRequest | null>(null);
   confirmRequest = $state.raw<ConfirmRequest | null>(null);
   /** Servers with a start, stop or restart under way. */
@@ -162,7 +208,12 @@ export class AppState {
   detailConnection = $derived(this.connections.find((c) => c.id === this.connection) ?? null);
   liveConnections = $derived(this.connections.filter((c) => c.live).length);
   dialogOpen = $derived(
-    this.prompts.length > 0 || this.approval !== null || this.form !== null || this.confirmRequest !== null,
+    this.prompts.length > 0 ||
+      this.approval !== null ||
+      this.form !== null ||
+      this.confirmRequest !== null ||
+      this.importRequest !== null ||
+      this.routeRequest !== null,
   );
 
   private nextToast = 1;
@@ -177,6 +228,9 @@ export class AppState {
   /** A fetch of the open server's folders is under way; another is due after it. */
   private foldersLoading = false;
   private foldersAgain = false;
+  /** Consent prompts an import opened, queued once its approval dialog closes. */
+  private afterApproval: ConsentPrompt[] = [];
+  private appsToken = 0;
 
   constructor(
     private api: Api,
@@ -275,7 +329,7 @@ export class AppState {
           return newer && newer.n > mark ? { ...s, status: newer.status } : s;
         });
         if (this.detail !== null && !servers.some((s) => s.id === this.detail)) this.closeDetail();
-        if (this.approval && !servers.some((s) => s.id === this.approval?.id)) this.approval = null;
+        if (this.approval && !servers.some((s) => s.id === this.approval?.id)) this.closeApproval();
       } while (this.reloadAgain);
     } catch (e) {
       this.notify(plainMessage(e));
@@ -353,10 +407,11 @@ export class AppState {
 
   // ----- toasts and confirmations ----------------------------------------
 
-  notify(message: string, tone: Toast["tone"] = "error"): void {
+  notify(message: string, tone: Toast["tone"] = "error", action?: ToastAction): void {
     const text = message.trim();
     if (text === "" || this.toasts.some((t) => t.message === text)) return;
-    this.toasts = [...this.toasts, { id: this.nextToast++, message: text, tone }].slice(-5);
+    const toast: Toast = { id: this.nextToast++, message: text, tone, ...(action ? { action } : {}) };
+    this.toasts = [...this.toasts, toast].slice(-5);
   }
 
   dismiss(id: number): void {
@@ -382,6 +437,12 @@ export class AppState {
     this.view = view;
     if (view !== "servers") this.closeDetail();
     if (view !== "connections") this.closeConnection();
+  }
+
+  /** Shows the "Connect an app" view and lists the apps again (their files may have changed). */
+  showApps(): void {
+    this.show("apps");
+    void this.loadApps();
   }
 
   async openDetail(id: ServerId): Promise<void> {
@@ -715,18 +776,163 @@ export class AppState {
     } catch (e) {
       this.notify(plainMessage(e));
       if (isCode(e, "stale") || isCode(e, "notFound")) {
-        this.approval = null;
+        this.closeApproval();
         void this.reload();
       }
       return false;
     }
-    this.approval = null;
+    this.closeApproval();
     await this.withBusy(server.id, () => this.api.startServer(server.id));
     return true;
   }
 
   cancelApproval(): void {
+    this.closeApproval();
+  }
+
+  /** Closes the approval dialog; the consent prompts an import opened come next. */
+  private closeApproval(): void {
     this.approval = null;
+    const next = this.afterApproval;
+    this.afterApproval = [];
+    if (next.length > 0) this.enqueuePrompts(next);
+  }
+
+  // ----- AI apps' config files ("Connect an app") ------------------------
+
+  /** Lists the AI apps found on this machine again; an answer older than the last asked is dropped. */
+  async loadApps(): Promise<void> {
+    const token = ++this.appsToken;
+    this.appsLoading = true;
+    try {
+      const apps = await this.api.listApps();
+      if (token !== this.appsToken) return;
+      this.apps = apps;
+      this.appsError = null;
+    } catch (e) {
+      if (token !== this.appsToken) return;
+      this.appsError = plainMessage(e);
+    } finally {
+      if (token === this.appsToken) this.appsLoading = false;
+    }
+  }
+
+  openImport(request: ImportRequest): void {
+    this.importRequest = request;
+  }
+
+  closeImport(): void {
+    this.importRequest = null;
+  }
+
+  /**
+   * Imports the open request's entry with the person's `values` for its
+   * needs. The new server (not approved, not enabled) is then offered for
+   * approval as one added by hand is; the consent prompts for the folders
+   * in its arguments follow once that dialog closes. Returns the error to
+   * show in the import dialog, or null.
+   */
+  async importServer(request: ImportRequest, values: Record<string, string>): Promise<string | null> {
+    let outcome;
+    try {
+      outcome = await this.api.importAppServer(
+        request.app,
+        request.file,
+        request.entry.scope,
+        request.entry.key,
+        importValues(request.entry.needs, values),
+      );
+    } catch (e) {
+      return plainMessage(e);
+    }
+    if (this.importRequest === request) this.importRequest = null;
+    const added = this.upsertServer(outcome.server);
+    // A path the dialog already listed as left as it is needs no toast.
+    const kept = request.entry.keptPaths;
+    for (const note of outcome.notes) {
+      if (!kept.some((p) => note.startsWith(`${p} `))) this.notify(sentence(note), "info");
+    }
+    if (added.approved) {
+      this.enqueuePrompts(outcome.prompts);
+    } else {
+      this.afterApproval = [...this.afterApproval, ...outcome.prompts];
+      this.approval = added;
+    }
+    void this.loadApps();
+    return null;
+  }
+
+  /** Plans routing an app's file through Rootgate and opens the dialog showing the change. */
+  async planRoute(app: AppKind, file: number, only: string[] = []): Promise<void> {
+    try {
+      const plan = await this.api.planRoute(app, file, only);
+      this.routeRequest = { app, file, only, undo: false, plan, error: null };
+    } catch (e) {
+      this.notify(plainMessage(e));
+      void this.loadApps();
+    }
+  }
+
+  /** Plans undoing Rootgate's route of an app's file and opens the dialog showing the change. */
+  async planUnroute(app: AppKind, file: number): Promise<void> {
+    try {
+      const plan = await this.api.planUnroute(app, file);
+      this.routeRequest = { app, file, only: [], undo: true, plan, error: null };
+      // The toast that offered this Undo has done its job.
+      const offered = writtenMessage(plan.title, false);
+      this.toasts = this.toasts.filter((t) => !(t.action && t.message === offered));
+    } catch (e) {
+      this.notify(plainMessage(e));
+      void this.loadApps();
+    }
+  }
+
+  /**
+   * Writes the open plan. A plan is used once, written or not: when writing
+   * fails, the change is planned again, so that what the dialog shows is
+   * what the next attempt writes (for a file changed since it was read,
+   * with the words saying so).
+   */
+  async applyRoute(): Promise<void> {
+    const request = this.routeRequest;
+    const plan = request?.plan;
+    if (!request || !plan) return;
+    try {
+      await this.api.applyPlan(plan.id);
+    } catch (e) {
+      const error = isCode(e, "stale") ? STALE_PLAN : plainMessage(e);
+      let again: PlanView | null = null;
+      let why: string | null = null;
+      try {
+        again = request.undo
+          ? await this.api.planUnroute(request.app, request.file)
+          : await this.api.planRoute(request.app, request.file, request.only);
+      } catch (e2) {
+        why = plainMessage(e2);
+      }
+      if (this.routeRequest === request) {
+        this.routeRequest = { ...request, plan: again, error: why ? `${error} ${why}` : error };
+      } else if (again) {
+        void this.api.dropPlan(again.id).catch(() => {});
+      }
+      void this.loadApps();
+      return;
+    }
+    if (this.routeRequest === request) this.routeRequest = null;
+    const { app, file } = request;
+    this.notify(
+      writtenMessage(plan.title, request.undo),
+      "info",
+      request.undo ? undefined : { label: "Undo", run: () => void this.planUnroute(app, file) },
+    );
+    await this.loadApps();
+  }
+
+  /** Closes the route dialog without writing; the backend forgets the plan. */
+  cancelRoute(): void {
+    const plan = this.routeRequest?.plan;
+    this.routeRequest = null;
+    if (plan) void this.api.dropPlan(plan.id).catch(() => {});
   }
 
   private async withBusy(id: ServerId, f: () => Promise<unknown>): Promise<void> {

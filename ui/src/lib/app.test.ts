@@ -567,7 +567,7 @@ describe("AI apps' connections", () => {
     const { app, handlers } = await started();
     app.enqueuePrompts([prompt(1)]);
     const suggested = prompt(2, {
-      suggestion: { app: "Claude Code", server: "s1", serverName: "files" },
+      suggestion: { app: "Claude Code", server: "s1", serverName: "files", imported: false },
       servers: [{ id: "s1", name: "files", granted: false, suggested: true }],
     });
     handlers.changes?.([{ kind: "prompts", prompts: [suggested] }]);

@@ -134,7 +134,13 @@ era: EraChoice,
  * found, so that later starts skip the probe. Forgotten when its command
  * changes, or when a start in that era fails (it is probed again).
  */
-seenEra: Era | null, };
+seenEra: Era | null, 
+/**
+ * Seen by Rootgate: it kept failing and Rootgate gave up restarting it
+ * (or the person said to stop retrying). It waits for the person, also
+ * across launches of the app, until they start or edit it.
+ */
+gaveUp?: boolean, };
 
 export type RunningInfo = { pid: number, 
 /**
@@ -183,6 +189,27 @@ calls: number,
  */
 appRoots: Array<string>, };
 
+export type Download = { 
+/**
+ * The runner, as a person would name it (`npx`, `uvx`, `pipx run`).
+ */
+tool: string, 
+/**
+ * The package it fetches, as written (`@scope/name@1.2.3`, `pkg==2.0`).
+ */
+package: string, 
+/**
+ * Whether the version is one exact version (`@1.2.3`, `==1.2.3`);
+ * false for no version, a range or a tag such as `latest`.
+ */
+pinned: boolean, };
+
+export type Retry = { 
+/**
+ * When it starts again, in milliseconds since the Unix epoch.
+ */
+atMs: number, attempt: number, of: number, };
+
 export type ServerView = { commandLine: string, approved: boolean, status: Status, 
 /**
  * Where the server stands with its folders.
@@ -202,7 +229,17 @@ resolvedCommandLine: string | null,
  * What it waits for, when it takes folders as arguments that are not
  * there.
  */
-waitsFor: string | null, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+waitsFor: string | null, 
+/**
+ * The package its command fetches at start (npx, uvx, …), and whether
+ * that version is pinned, for the approval dialog to say.
+ */
+downloads: Download | null, 
+/**
+ * The restart scheduled after a failure, if one is: the server is
+ * not failed for good, and the window says when it starts again.
+ */
+retry: Retry | null, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
  * Run the server under a Landlock ruleset that holds it to its roots.
  */
@@ -228,7 +265,13 @@ era: EraChoice,
  * found, so that later starts skip the probe. Forgotten when its command
  * changes, or when a start in that era fails (it is probed again).
  */
-seenEra: Era | null, };
+seenEra: Era | null, 
+/**
+ * Seen by Rootgate: it kept failing and Rootgate gave up restarting it
+ * (or the person said to stop retrying). It waits for the person, also
+ * across launches of the app, until they start or edit it.
+ */
+gaveUp?: boolean, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 
@@ -250,7 +293,7 @@ entries: Array<Entry>,
  */
 older: number, };
 
-export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, };
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "retry", server: ServerId, retry: Retry | null, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 

@@ -4,14 +4,19 @@ import { vi } from "vitest";
 import type { Api, Events } from "./api";
 import type {
   AppInfo,
+  AppView,
   Change,
   ConnectionView,
   ConsentPrompt,
   DeliverySummary,
   Entry,
+  EntryView,
+  FileView,
   FolderDelivery,
   FolderView,
+  ImportOutcome,
   Page,
+  PlanView,
   ServerView,
 } from "./bindings";
 
@@ -76,6 +81,12 @@ export function fakeBackend() {
     activity: vi.fn(async (): Promise<Entry[]> => []),
     templates: vi.fn(async () => []),
     windowShown: vi.fn(async () => undefined),
+    listApps: vi.fn(async (): Promise<AppView[]> => []),
+    importAppServer: vi.fn(async (): Promise<ImportOutcome> => ({ server: server("imported"), prompts: [], notes: [] })),
+    planRoute: vi.fn(async (): Promise<PlanView> => plan(1)),
+    planUnroute: vi.fn(async (): Promise<PlanView> => plan(2, { undo: true })),
+    applyPlan: vi.fn(async () => undefined),
+    dropPlan: vi.fn(async () => undefined),
   } satisfies Record<keyof Api, unknown>;
   const events: Events = {
     onChanges: async (f) => {
@@ -121,6 +132,8 @@ export function server(id: string, over: Partial<ServerView> = {}): ServerView {
     foldersAsArguments: false,
     resolvedCommandLine: null,
     waitsFor: null,
+    downloads: null,
+    retry: null,
     ...over,
   };
 }
@@ -178,4 +191,67 @@ export function entry(seq: number, server = "s1"): Entry {
 /** Lets pending promise callbacks run. */
 export async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+}
+
+/** A server entry of an app's config, not imported, with nothing to ask. */
+export function appEntry(key: string, over: Partial<EntryView> = {}): EntryView {
+  return {
+    scope: { kind: "global" },
+    key,
+    commandLine: `API_TOKEN=… node /srv/${key}.js /home/me/proj`,
+    envNames: ["API_TOKEN"],
+    remote: false,
+    enabled: true,
+    routedTo: null,
+    importedAs: null,
+    folders: ["/home/me/proj"],
+    needs: [],
+    keptPaths: [],
+    importCommandLine: `API_TOKEN=… node /srv/${key}.js '\${folders}'`,
+    notImportable: null,
+    ...over,
+  };
+}
+
+/** Claude Desktop's config file, holding `servers`. */
+export function appFile(servers: EntryView[], over: Partial<FileView> = {}): FileView {
+  return {
+    index: 0,
+    path: "/home/me/.config/Claude/claude_desktop_config.json",
+    format: "json",
+    exists: true,
+    problem: null,
+    routedByRootgate: false,
+    servers,
+    ...over,
+  };
+}
+
+export function claudeDesktop(files: FileView[]): AppView {
+  return { app: "claude-desktop", title: "Claude Desktop", files };
+}
+
+/** A plan routing Claude Desktop's `files` through Rootgate. */
+export function plan(id: number, over: Partial<PlanView> = {}): PlanView {
+  return {
+    id,
+    app: "claude-desktop",
+    title: "Claude Desktop",
+    path: "/home/me/.config/Claude/claude_desktop_config.json",
+    diff: [
+      "--- a",
+      "+++ b",
+      "@@ -1,3 +1,3 @@",
+      " {",
+      '-  "command": "node",',
+      '+  "command": "/usr/bin/rootgate",',
+      " }",
+      "",
+    ].join("\n"),
+    entries: [{ scope: { kind: "global" }, key: "files", server: "files" }],
+    skipped: [],
+    undo: false,
+    partialUndo: false,
+    ...over,
+  };
 }
