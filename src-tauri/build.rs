@@ -38,6 +38,7 @@ const COMMANDS: &[&str] = &[
     "plan_unroute",
     "apply_plan",
     "drop_plan",
+    "stop_retrying",
 ];
 
 fn main() {

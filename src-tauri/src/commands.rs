@@ -150,6 +150,14 @@ pub fn start_server(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
     Ok(sup.start(&id.0)?)
 }
 
+/// Cancels a restart scheduled after a failure; the server waits for the
+/// person, also at the next launch.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn stop_retrying(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
+    Ok(sup.stop_retrying(&id.0)?)
+}
+
 #[tauri::command]
 #[instrument(skip(sup), err)]
 pub async fn stop_server(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {

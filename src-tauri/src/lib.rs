@@ -315,6 +315,7 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::plan_unroute,
             commands::apply_plan,
             commands::drop_plan,
+            commands::stop_retrying,
         ])
 }
 

@@ -295,7 +295,12 @@ pub fn route(args: &[String]) -> ExitCode {
         Err(e) => return fail(e),
     };
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("rootgate"));
-    let target = catalog::target(&exe, settings.path(), &places);
+    let Some(target) = catalog::target(&exe, settings.path(), &places) else {
+        return fail(format!(
+            "cannot tell where the `rootgate` command is ({} is not it)",
+            exe.display()
+        ));
+    };
     let mut status = ExitCode::SUCCESS;
     let mut routed_any = false;
     for file in files(app, &o.config, &places) {

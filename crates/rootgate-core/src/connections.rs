@@ -471,9 +471,16 @@ pub fn private_dir(dir: &Path) -> io::Result<()> {
 /// file, so that windows of different settings (a test's, a person's) never
 /// meet. Without `XDG_RUNTIME_DIR`, `/tmp/rootgate-UID` stands in.
 pub fn socket_path(settings: &Path) -> PathBuf {
+    let uid = nix::unistd::getuid().as_raw();
+    // AI apps start servers with a reduced environment (the official SDKs
+    // pass HOME, PATH, USER and a few more, not XDG_RUNTIME_DIR), so a
+    // bridge must find the window's socket without it: systemd's
+    // `/run/user/UID` is what XDG_RUNTIME_DIR is in a desktop session.
+    let standard = PathBuf::from(format!("/run/user/{uid}"));
     let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
         Some(run) => PathBuf::from(run).join("rootgate"),
-        None => PathBuf::from(format!("/tmp/rootgate-{}", nix::unistd::getuid().as_raw())),
+        None if standard.is_dir() => standard.join("rootgate"),
+        None => PathBuf::from(format!("/tmp/rootgate-{uid}")),
     };
     // FNV-1a: a stable name, not a secret.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;

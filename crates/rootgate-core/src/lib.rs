@@ -15,6 +15,7 @@ pub mod apps;
 pub mod bridge;
 pub mod connections;
 pub mod consent;
+pub mod downloads;
 pub mod enforcement;
 pub mod folders;
 pub mod ids;

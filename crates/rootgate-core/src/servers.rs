@@ -128,6 +128,11 @@ pub struct ServerSpec {
     /// changes, or when a start in that era fails (it is probed again).
     #[serde(default)]
     pub seen_era: Option<Era>,
+    /// Seen by Rootgate: it kept failing and Rootgate gave up restarting it
+    /// (or the person said to stop retrying). It waits for the person, also
+    /// across launches of the app, until they start or edit it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gave_up: bool,
 }
 
 /// Why a server draft was refused.
@@ -212,6 +217,7 @@ impl ServerDraft {
             ignores_list_changed: false,
             era: self.era,
             seen_era: None,
+            gave_up: false,
         })
     }
 }

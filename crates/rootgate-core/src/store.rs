@@ -462,6 +462,17 @@ impl Store {
         })
     }
 
+    /// Records that Rootgate gave up restarting the server (or forgets it).
+    pub fn set_gave_up(&self, id: &ServerId, gave_up: bool) -> Result<(), StoreError> {
+        if self.server(id)?.gave_up == gave_up {
+            return Ok(());
+        }
+        self.change(|s| {
+            find_server(s, id)?.gave_up = gave_up;
+            Ok(())
+        })
+    }
+
     /// Removes a server and every grant to it. Its roots channel closes.
     pub fn remove_server(&self, id: &ServerId) -> Result<(), StoreError> {
         self.change(|s| {

@@ -53,8 +53,8 @@ use prompts::OpenPrompts;
 pub use prompts::{
     ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, Suggestion, WarningView,
 };
-pub use restarts::RestartPolicy;
 use restarts::Restarts;
+pub use restarts::{RestartPolicy, Retry};
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]
@@ -114,6 +114,12 @@ pub struct ServerView {
     /// What it waits for, when it takes folders as arguments that are not
     /// there.
     pub waits_for: Option<String>,
+    /// The package its command fetches at start (npx, uvx, …), and whether
+    /// that version is pinned, for the approval dialog to say.
+    pub downloads: Option<crate::downloads::Download>,
+    /// The restart scheduled after a failure, if one is: the server is
+    /// not failed for good, and the window says when it starts again.
+    pub retry: Option<Retry>,
 }
 
 /// Something that changed, for the app to show without polling.
@@ -146,6 +152,12 @@ pub enum Change {
     /// Consent prompts opened without the window asking: folders an AI app
     /// works in, suggested for sharing.
     Prompts { prompts: Vec<ConsentPrompt> },
+    /// A restart after a failure was scheduled, or is no longer (it ran,
+    /// the person took over, or it was cancelled).
+    Retry {
+        server: ServerId,
+        retry: Option<Retry>,
+    },
 }
 
 /// Everything Rootgate is doing, behind the app's commands.
@@ -457,6 +469,8 @@ impl Supervisor {
         ServerView {
             command_line: spec.command_line(),
             approved: spec.is_approved(),
+            downloads: crate::downloads::of(&spec.command, &spec.args),
+            retry: self.retry_of(&spec.id),
             status,
             delivery,
             folders_as_arguments,
@@ -578,6 +592,8 @@ impl Supervisor {
     pub fn start(&self, id: &ServerId) -> Result<(), SupervisorError> {
         let spec = self.approved(id)?;
         self.take_over(id);
+        // The person started it: Rootgate's giving up is over.
+        self.store.set_gave_up(id, false)?;
         self.session(id)?.start(spec);
         Ok(())
     }
@@ -603,6 +619,7 @@ impl Supervisor {
         for spec in self.store.snapshot().servers {
             if spec.enabled
                 && spec.is_approved()
+                && !spec.gave_up
                 && let Ok(session) = self.ensure_session(&spec)
             {
                 session.start(spec);

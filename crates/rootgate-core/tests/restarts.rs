@@ -175,3 +175,79 @@ async fn a_server_that_is_not_enabled_is_not_restarted() {
         2
     );
 }
+
+/// A policy whose first retry waits long enough to be seen and stopped.
+fn open_slow(dir: &tempfile::TempDir) -> Arc<Supervisor> {
+    Supervisor::open_with(
+        SettingsFile::at(dir.path().join("config/settings.json")),
+        SessionConfig::default(),
+        RestartPolicy {
+            first_delay: Duration::from_secs(30),
+            max_delay: Duration::from_secs(30),
+            max_attempts: 5,
+            stable_after: Duration::from_secs(60),
+        },
+    )
+    .expect("open supervisor")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_retry_shows_on_the_server_and_stop_retrying_makes_it_wait_across_launches() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open_slow(&dir);
+    let mut changes = sup.subscribe();
+    let id = approved(&sup, crasher(true));
+    sup.start(&id).unwrap();
+    let retry = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Ok(rootgate_core::supervisor::Change::Retry {
+                server,
+                retry: Some(retry),
+            }) = changes.recv().await
+                && server == id
+            {
+                return retry;
+            }
+        }
+    })
+    .await
+    .expect("a retry is announced");
+    assert_eq!((retry.attempt, retry.of), (1, 5));
+    let view = sup.server(&id).unwrap();
+    assert!(matches!(view.status, Status::Failed { .. }));
+    assert_eq!(
+        view.retry,
+        Some(retry),
+        "the row can say when it starts again"
+    );
+
+    sup.stop_retrying(&id).unwrap();
+    let view = sup.server(&id).unwrap();
+    assert_eq!(view.retry, None);
+    assert!(view.spec.gave_up);
+    let mut control = crasher(true);
+    control.name = "control".into();
+    let control = approved(&sup, control);
+    sup.shutdown().await;
+    drop(sup);
+
+    // At the next launch it is not started: it waits for the person. The
+    // control, started by the same call just after it, has run and failed
+    // by the time this is looked at.
+    let sup = open_slow(&dir);
+    sup.start_enabled();
+    let ran = sup
+        .session_of(&control)
+        .unwrap()
+        .wait_for(WAIT, |s| matches!(s, Status::Failed { .. }))
+        .await;
+    assert!(matches!(ran, Status::Failed { .. }), "{ran:?}");
+    assert!(matches!(
+        sup.server(&id).unwrap().status,
+        Status::Stopped { .. }
+    ));
+    // The person starts it: the giving up is over.
+    sup.start(&id).unwrap();
+    assert!(!sup.server(&id).unwrap().spec.gave_up);
+    sup.shutdown().await;
+}

@@ -63,6 +63,8 @@ fn declarations() -> String {
         ConnectionId::decl(&cfg),
         AppIdentity::decl(&cfg),
         ConnectionView::decl(&cfg),
+        rootgate_core::downloads::Download::decl(&cfg),
+        rootgate_core::supervisor::Retry::decl(&cfg),
         ServerView::decl(&cfg),
         LogLine::decl(&cfg),
         Event::decl(&cfg),

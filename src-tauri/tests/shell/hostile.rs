@@ -883,6 +883,23 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
+            name: "stop_retrying",
+            args: vec![("id", Kind::Str)],
+            bases: vec![json!({"id": "srv-0000000000000000"})],
+            // Only a real server may be told to stop retrying; it changes
+            // no folder or grant (whether it waits is the store's, undone).
+            on_success: |h, args, _| {
+                if args["id"] == json!(h.server) {
+                    h.sup
+                        .store()
+                        .set_gave_up(&h.server, false)
+                        .map_err(|e| e.to_string())
+                } else {
+                    Err(format!("stopped retrying {}", short(&args["id"], 100)))
+                }
+            },
+        },
+        Command {
             name: "server_log",
             args: vec![("id", Kind::Str)],
             bases: vec![json!({"id": server})],

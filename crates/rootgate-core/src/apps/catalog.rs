@@ -101,6 +101,11 @@ pub enum AppsError {
     NoEntry { file: String, key: String },
     #[error("`{key}` is already in Rootgate as `{name}`")]
     AlreadyImported { key: String, name: String },
+    #[error(
+        "the `rootgate` command is not beside {program}, so an app could not run it; \
+         install Rootgate from its package (scripts/package.sh --install)"
+    )]
+    NoCommand { program: String },
 }
 
 /// The config files of `app`: its main file, and for Claude Code the
@@ -422,14 +427,18 @@ fn free_name(name: &str, servers: &[ServerSpec]) -> String {
 }
 
 /// The `rootgate` program to write into an app's config: the one beside
-/// `exe` (the desktop app's binary or the command itself), by absolute
-/// path, and the environment a bridge needs to find `settings`.
-pub fn target(exe: &Path, settings: &Path, places: &Places) -> super::route::Target {
-    let program = exe
-        .parent()
-        .map(|dir| dir.join("rootgate"))
-        .filter(|p| p.exists())
-        .unwrap_or_else(|| exe.to_path_buf());
+/// `exe` (the desktop app's binary, or the command itself), by absolute
+/// path, and the environment a bridge needs to find `settings`. None when
+/// there is no `rootgate` there: writing another program would leave the
+/// app with an entry that does not run.
+pub fn target(exe: &Path, settings: &Path, places: &Places) -> Option<super::route::Target> {
+    let program = if exe.file_name().is_some_and(|n| n == "rootgate") {
+        exe.to_path_buf()
+    } else {
+        exe.parent()
+            .map(|dir| dir.join("rootgate"))
+            .filter(|p| p.is_file())?
+    };
     let mut env = BTreeMap::new();
     // A bridge finds the settings in `$XDG_CONFIG_HOME/rootgate`; an app
     // may start it with another environment, so a settings folder that is
@@ -443,7 +452,7 @@ pub fn target(exe: &Path, settings: &Path, places: &Places) -> super::route::Tar
             config_home.display().to_string(),
         );
     }
-    super::route::Target { program, env }
+    Some(super::route::Target { program, env })
 }
 
 #[cfg(test)]

@@ -365,7 +365,11 @@ fn find_folders(args: &[String], home: Option<&Path>) -> Found {
                 places.push(place);
                 folders.push(real);
             }
-            None => kept_paths.push(arg.clone()),
+            // A file that is there (the server's own script) is simply an
+            // argument; a path that is not (a Windows path, a folder that is
+            // gone) is shown, so the person knows it was not offered.
+            None if !exists_here(candidate, home) => kept_paths.push(arg.clone()),
+            None => {}
         }
     }
     let mut out = args.to_vec();
@@ -411,6 +415,14 @@ fn looks_like_path(arg: &str) -> bool {
         && bytes[1] == b':'
         && (bytes[2] == b'\\' || bytes[2] == b'/');
     arg.starts_with('/') || arg.starts_with("~/") || arg == "~" || windows
+}
+
+/// Whether `arg` names something that exists on this machine.
+fn exists_here(arg: &str, home: Option<&Path>) -> bool {
+    match arg.strip_prefix('~') {
+        Some(rest) => home.is_some_and(|h| h.join(rest.trim_start_matches('/')).exists()),
+        None => Path::new(arg).exists(),
+    }
 }
 
 /// The real path of `arg` when it is a folder on this machine.
@@ -498,27 +510,26 @@ mod tests {
     fn an_option_folder_becomes_folder_and_others_are_kept() {
         let repo = tempfile::tempdir().unwrap();
         let arg = format!("--repository={}", repo.path().display());
+        let script = repo.path().join("index.js");
+        std::fs::write(&script, "").unwrap();
+        let script = script.to_str().unwrap();
         let entry = stdio(
             "git",
             "uvx",
-            &[
-                "mcp-server-git",
-                &arg,
-                "C:\\Users\\me\\Documents",
-                "/gone/away",
-            ],
+            &[script, &arg, "C:\\Users\\me\\Documents", "/gone/away"],
             &[],
         );
         let plan = plan_of(&entry);
         assert_eq!(
             plan.draft.args,
             [
-                "mcp-server-git",
+                script,
                 "--repository=${folder}",
                 "C:\\Users\\me\\Documents",
                 "/gone/away"
             ]
         );
+        // The script is there: an argument like any other, not a kept path.
         assert_eq!(plan.kept_paths, ["C:\\Users\\me\\Documents", "/gone/away"]);
     }
 

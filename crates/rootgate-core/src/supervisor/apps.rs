@@ -144,7 +144,11 @@ impl Supervisor {
         let ledger = self.ledger().load().map_err(AppsError::from)?;
         let names =
             catalog::server_names(&config, &places, &ledger, &self.store.snapshot().servers);
-        let target = catalog::target(exe, self.store.file().path(), &places);
+        let target = catalog::target(exe, self.store.file().path(), &places).ok_or_else(|| {
+            AppsError::NoCommand {
+                program: exe.display().to_string(),
+            }
+        })?;
         let plan = route::plan_route(
             app,
             &config.path,

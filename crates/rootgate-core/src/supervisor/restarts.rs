@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::{Supervisor, lock};
+use super::{Supervisor, SupervisorError, lock};
 use crate::ids::ServerId;
 use crate::session::Status;
 use crate::timeline::Event;
@@ -61,6 +61,21 @@ pub(super) struct Restarts {
     attempts: u32,
     running_since: Option<Instant>,
     pending: Option<CancellationToken>,
+    /// The restart scheduled, as the window shows it.
+    scheduled: Option<Retry>,
+}
+
+/// A restart scheduled after a failure: when, and which attempt of how
+/// many. The window shows it on the server's row ("retrying in 6 s · 4 of
+/// 5") rather than a plain failure.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Retry {
+    /// When it starts again, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
+    pub attempt: u32,
+    pub of: u32,
 }
 
 impl Restarts {
@@ -68,6 +83,7 @@ impl Restarts {
     /// took over (start, stop, restart, remove).
     fn reset(&mut self) {
         self.attempts = 0;
+        self.scheduled = None;
         if let Some(pending) = self.pending.take() {
             pending.cancel();
         }
@@ -81,6 +97,9 @@ impl Supervisor {
         let _runtime = self.runtime.enter();
         let mut restarts = lock(&self.restarts);
         let entry = restarts.entry(id.clone()).or_default();
+        if !matches!(status, Status::Failed { .. }) && entry.scheduled.take().is_some() {
+            self.send_retry(id, None);
+        }
         match status {
             Status::Running(_) => entry.running_since = Some(Instant::now()),
             Status::Failed { .. } => self.after_failure(id, entry),
@@ -116,6 +135,11 @@ impl Supervisor {
                     attempts: entry.attempts,
                 },
             );
+            // It waits for the person, also at the next launch: starting a
+            // server that failed this often at every launch only repeats it.
+            if let Err(e) = self.store.set_gave_up(id, true) {
+                tracing::warn!("could not record that a server gave up: {e}");
+            }
             return;
         }
         entry.attempts += 1;
@@ -132,6 +156,13 @@ impl Supervisor {
         if let Some(old) = entry.pending.replace(token.clone()) {
             old.cancel();
         }
+        let retry = Retry {
+            at_ms: crate::ids::now_ms() + delay.as_millis() as u64,
+            attempt: entry.attempts,
+            of: policy.max_attempts,
+        };
+        entry.scheduled = Some(retry);
+        self.send_retry(id, Some(retry));
         self.restart_after(id.clone(), delay, token);
     }
 
@@ -161,9 +192,38 @@ impl Supervisor {
     /// The person took over a server: forget its crashes, cancel a
     /// scheduled restart.
     pub(super) fn take_over(&self, id: &ServerId) {
-        if let Some(restarts) = lock(&self.restarts).get_mut(id) {
-            restarts.reset();
+        let had = lock(&self.restarts)
+            .get_mut(id)
+            .map(|restarts| {
+                let had = restarts.scheduled.is_some();
+                restarts.reset();
+                had
+            })
+            .unwrap_or(false);
+        if had {
+            self.send_retry(id, None);
         }
+    }
+
+    /// The restart scheduled for a server, if one is.
+    pub(super) fn retry_of(&self, id: &ServerId) -> Option<Retry> {
+        lock(&self.restarts).get(id).and_then(|r| r.scheduled)
+    }
+
+    /// The person's "Stop retrying": the scheduled restart is cancelled and
+    /// the server waits for them, as if Rootgate had given up.
+    pub fn stop_retrying(&self, id: &ServerId) -> Result<(), SupervisorError> {
+        self.store.server(id)?;
+        self.take_over(id);
+        self.store.set_gave_up(id, true)?;
+        Ok(())
+    }
+
+    fn send_retry(&self, id: &ServerId, retry: Option<Retry>) {
+        let _ = self.changes.send(super::Change::Retry {
+            server: id.clone(),
+            retry,
+        });
     }
 
     /// A server was removed: take over, and forget it altogether.
