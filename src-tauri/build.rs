@@ -39,6 +39,8 @@ const COMMANDS: &[&str] = &[
     "apply_plan",
     "drop_plan",
     "stop_retrying",
+    "folder_choices",
+    "set_server_folders",
 ];
 
 fn main() {

@@ -19,7 +19,8 @@ use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::supervisor::{
-    ConsentPrompt, FolderView, ImportOutcome, PlanView, PromptId, ServerView, Supervisor,
+    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PromptId, ServerView,
+    Supervisor,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
@@ -148,6 +149,24 @@ pub fn approve_command(
 #[instrument(skip(sup), err)]
 pub fn start_server(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
     Ok(sup.start(&id.0)?)
+}
+
+/// Every kept folder, as the server's own checklist shows it.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn folder_choices(sup: Sup<'_>, id: Arg<ServerId>) -> Result<Vec<FolderChoice>> {
+    Ok(sup.folder_choices(&id.0)?)
+}
+
+/// The server may see exactly these kept folders (ids, never paths).
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn set_server_folders(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    roots: Arg<Vec<RootId>>,
+) -> Result<ServerView> {
+    Ok(sup.set_server_folders(&id.0, &roots.0)?)
 }
 
 /// Cancels a restart scheduled after a failure; the server waits for the

@@ -316,6 +316,8 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::apply_plan,
             commands::drop_plan,
             commands::stop_retrying,
+            commands::folder_choices,
+            commands::set_server_folders,
         ])
 }
 

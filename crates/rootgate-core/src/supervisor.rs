@@ -122,6 +122,19 @@ pub struct ServerView {
     pub retry: Option<Retry>,
 }
 
+/// A kept folder in a server's checklist.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderChoice {
+    #[serde(flatten)]
+    pub root: Root,
+    /// Whether this server may see it now.
+    pub granted: bool,
+    pub available: bool,
+    pub warnings: Vec<WarningView>,
+}
+
 /// Something that changed, for the app to show without polling.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -478,6 +491,82 @@ impl Supervisor {
             waits_for,
             spec,
         }
+    }
+
+    /// Every kept folder, for the server's own checklist: whether this
+    /// server may see it, whether it is there now, and the warnings a
+    /// consent prompt would show for it.
+    pub fn folder_choices(&self, id: &ServerId) -> Result<Vec<FolderChoice>, SupervisorError> {
+        let settings = self.store.snapshot();
+        settings
+            .servers
+            .iter()
+            .find(|s| &s.id == id)
+            .ok_or_else(|| StoreError::UnknownServer(id.clone()))?;
+        Ok(settings
+            .roots
+            .iter()
+            .map(|root| {
+                let others = settings
+                    .roots
+                    .iter()
+                    .filter(|r| r.id != root.id)
+                    .map(|r| r.real_path.as_path());
+                let warnings = crate::folders::check(&root.chosen_path)
+                    .map(|folder| crate::folders::warnings(&folder, self.home.as_deref(), others))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|warning| WarningView {
+                        message: warning.message(),
+                        warning,
+                    })
+                    .collect();
+                FolderChoice {
+                    granted: settings
+                        .grants
+                        .iter()
+                        .any(|g| &g.server == id && g.root == root.id),
+                    available: self.store.is_available(&root.id),
+                    root: root.clone(),
+                    warnings,
+                }
+            })
+            .collect())
+    }
+
+    /// The person's checklist answer: `server` may see exactly `roots`, in
+    /// one change. Each folder newly given is checked again first, as a
+    /// consent prompt's answer is: one that now leads elsewhere is not
+    /// shared, and nothing changes.
+    pub fn set_server_folders(
+        &self,
+        id: &ServerId,
+        roots: &[RootId],
+    ) -> Result<ServerView, SupervisorError> {
+        let settings = self.store.snapshot();
+        for root_id in roots {
+            let root = settings
+                .roots
+                .iter()
+                .find(|r| &r.id == root_id)
+                .ok_or_else(|| StoreError::UnknownRoot(root_id.clone()))?;
+            let granted = settings
+                .grants
+                .iter()
+                .any(|g| &g.server == id && &g.root == root_id);
+            if !granted {
+                let now = crate::folders::check(&root.chosen_path)?;
+                if now.real() != root.real_path {
+                    return Err(SupervisorError::FolderMoved {
+                        shown: root.real_path.clone(),
+                        now: now.real().to_path_buf(),
+                    });
+                }
+            }
+        }
+        self.store
+            .set_server_roots(std::slice::from_ref(id), roots)?;
+        self.server(id)
     }
 
     /// Each folder a server is granted or may still hold, and where it

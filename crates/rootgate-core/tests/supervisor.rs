@@ -579,3 +579,42 @@ async fn an_era_remembered_wrongly_is_probed_again_after_the_start_fails() {
     );
     sup.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_checklist_gives_it_exactly_the_ticked_folders_in_one_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let mut draft = fixture_draft("checklist");
+    draft.enabled = false;
+    let server = sup.add_server(draft).unwrap().spec.id;
+    let mut kept = Vec::new();
+    for name in ["one", "two", "three"] {
+        let prompt = sup.prompt_for_path(&make_folder(&dir, name)).unwrap();
+        kept.push(sup.answer_prompt(prompt.id, &[], None).unwrap().root.id);
+    }
+    let choices = sup.folder_choices(&server).unwrap();
+    assert_eq!(choices.len(), 3);
+    assert!(choices.iter().all(|c| !c.granted && c.available));
+    let view = sup
+        .set_server_folders(&server, &[kept[0].clone(), kept[2].clone()])
+        .unwrap();
+    assert_eq!(view.spec.id, server);
+    let granted: Vec<_> = sup
+        .folder_choices(&server)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.granted)
+        .map(|c| c.root.id)
+        .collect();
+    assert_eq!(granted, vec![kept[0].clone(), kept[2].clone()]);
+    // A folder that now leads elsewhere is not given, and nothing changes.
+    let two = dir.path().join("folders/two");
+    std::fs::remove_dir(&two).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("folders/one"), &two).unwrap();
+    let moved = sup
+        .set_server_folders(&server, &[kept[1].clone()])
+        .unwrap_err();
+    assert!(matches!(moved, SupervisorError::FolderMoved { .. }), "{moved}");
+    assert_eq!(sup.store().shared_with(&server).unwrap().roots().len(), 2);
+    sup.shutdown().await;
+}

@@ -47,6 +47,7 @@ fn declarations() -> String {
         Suggestion::decl(&cfg),
         ConsentPrompt::decl(&cfg),
         FolderView::decl(&cfg),
+        rootgate_core::supervisor::FolderChoice::decl(&cfg),
         Withdrawal::decl(&cfg),
         Era::decl(&cfg),
         EraChoice::decl(&cfg),

@@ -883,6 +883,48 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
+            name: "folder_choices",
+            args: vec![("id", Kind::Str)],
+            bases: vec![json!({"id": server})],
+            // Read-only: the kept folders, for the real server only.
+            on_success: |h, args, out| {
+                if args["id"] == json!(h.server) && out.as_array().is_some_and(|a| a.len() == 2) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "choices for {}: {}",
+                        short(&args["id"], 100),
+                        short(out, 200)
+                    ))
+                }
+            },
+        },
+        Command {
+            name: "set_server_folders",
+            args: vec![("id", Kind::Str), ("roots", Kind::StrList)],
+            bases: vec![
+                json!({"id": "srv-0000000000000000", "roots": [root]}),
+                json!({"id": json!(h.other_server), "roots": ["root-0000000000000000"]}),
+            ],
+            // A page names kept folders by id. The real server keeping what
+            // it has, or the other server given nothing or a kept folder, are
+            // the person's own say; the latter is undone.
+            on_success: |h, args, _| {
+                let other = args["id"] == json!(h.other_server);
+                if other {
+                    for root in [&h.root] {
+                        let _ = h.sup.revoke(&h.other_server, root);
+                    }
+                    return Ok(());
+                }
+                if args["id"] == json!(h.server) && args["roots"] == json!([h.root]) {
+                    Ok(())
+                } else {
+                    Err(format!("set folders with {}", short(args, 200)))
+                }
+            },
+        },
+        Command {
             name: "stop_retrying",
             args: vec![("id", Kind::Str)],
             bases: vec![json!({"id": "srv-0000000000000000"})],

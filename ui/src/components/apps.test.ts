@@ -153,7 +153,7 @@ describe("importing a server", () => {
     const folderPrompt = prompt(31, {
       name: "proj",
       realPath: "/home/me/proj",
-      servers: [{ id: "s9", name: "github", granted: false, suggested: true }],
+      servers: [{ id: "s9", name: "github", granted: false, suggested: true, enforced: false, restarts: false }],
       suggestion: { app: "Claude Desktop's config", server: "s9", serverName: "github", imported: true },
     });
     const { api } = await startApp((b) => {

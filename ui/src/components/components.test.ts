@@ -121,8 +121,8 @@ describe("the window", () => {
           chosenPath: "/home/me/link",
           warnings: [{ kind: "homeFolder", message: "This is your home folder." }],
           servers: [
-            { id: "a", name: "A", granted: false, suggested: false },
-            { id: "b", name: "B", granted: false, suggested: false },
+            { id: "a", name: "A", granted: false, suggested: false, enforced: false, restarts: false },
+            { id: "b", name: "B", granted: false, suggested: false, enforced: false, restarts: false },
           ],
         }),
       ]);
@@ -155,8 +155,8 @@ describe("the window", () => {
         prompt(8, {
           root: "r1",
           servers: [
-            { id: "a", name: "A", granted: true, suggested: false },
-            { id: "b", name: "B", granted: false, suggested: false },
+            { id: "a", name: "A", granted: true, suggested: false, enforced: false, restarts: false },
+            { id: "b", name: "B", granted: false, suggested: false, enforced: false, restarts: false },
           ],
         }),
       ]);
@@ -675,8 +675,8 @@ describe("a folder an AI app works in", () => {
           realPath: "/home/me/the app works here",
           warnings: [{ kind: "homeFolder", message: "This is your home folder." }],
           servers: [
-            { id: "a", name: "Files", granted: false, suggested: false },
-            { id: "b", name: "Example server", granted: false, suggested: true },
+            { id: "a", name: "Files", granted: false, suggested: false, enforced: false, restarts: false },
+            { id: "b", name: "Example server", granted: false, suggested: true, enforced: false, restarts: false },
           ],
           suggestion: { app: "Claude Code", server: "b", serverName: "Example server", imported: false },
         }),
@@ -709,7 +709,7 @@ describe("a folder an AI app works in", () => {
     const { api } = await startApp((b) => {
       b.api.openPrompts.mockResolvedValue([
         prompt(12, {
-          servers: [{ id: "b", name: "Example server", granted: false, suggested: true }],
+          servers: [{ id: "b", name: "Example server", granted: false, suggested: true, enforced: false, restarts: false }],
           suggestion: { app: "", server: "b", serverName: "Example server", imported: false },
         }),
       ]);

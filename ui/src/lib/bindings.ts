@@ -40,7 +40,17 @@ granted: boolean,
  * Ticked to start with because an AI app connected to this server
  * works in the folder (a suggestion); the person still decides.
  */
-suggested: boolean, };
+suggested: boolean, 
+/**
+ * Whether the kernel holds this server to its folders (Landlock): for
+ * it, sharing is more than advice.
+ */
+enforced: boolean, 
+/**
+ * Whether sharing with it restarts it, if it runs: it is enforced (a
+ * new ruleset) or takes its folders as arguments.
+ */
+restarts: boolean, };
 
 export type Suggestion = { 
 /**
@@ -78,6 +88,24 @@ export type FolderView = { available: boolean,
  * The servers that have a grant for it.
  */
 servers: Array<ServerId>, id: RootId, 
+/**
+ * The name servers are shown (the folder's name unless renamed).
+ */
+name: string, 
+/**
+ * The path as the person chose it.
+ */
+chosenPath: string, 
+/**
+ * The canonical real path it resolved to when it was added.
+ */
+realPath: string, addedAtMs: number, };
+
+export type FolderChoice = { 
+/**
+ * Whether this server may see it now.
+ */
+granted: boolean, available: boolean, warnings: Array<WarningView>, id: RootId, 
 /**
  * The name servers are shown (the folder's name unless renamed).
  */

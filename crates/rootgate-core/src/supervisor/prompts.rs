@@ -61,6 +61,12 @@ pub struct ServerChoice {
     /// Ticked to start with because an AI app connected to this server
     /// works in the folder (a suggestion); the person still decides.
     pub suggested: bool,
+    /// Whether the kernel holds this server to its folders (Landlock): for
+    /// it, sharing is more than advice.
+    pub enforced: bool,
+    /// Whether sharing with it restarts it, if it runs: it is enforced (a
+    /// new ruleset) or takes its folders as arguments.
+    pub restarts: bool,
 }
 
 /// A warning with its words, for the prompt.
@@ -333,6 +339,8 @@ impl Supervisor {
                         .any(|g| g.server == s.id && g.root == r.id && g.real_path == folder.real())
                 }),
                 suggested: suggestion.as_ref().is_some_and(|x| x.server == s.id),
+                enforced: s.enforce_roots,
+                restarts: s.enforce_roots || crate::placeholders::has_placeholders(s),
             })
             .collect();
         let mut prompts = lock(&self.prompts);
