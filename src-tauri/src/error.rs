@@ -98,6 +98,7 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::Session(_) => ErrorCode::Server,
             SupervisorError::Apps(e) => apps_code(e),
             SupervisorError::UnknownPlan => ErrorCode::Stale,
+            SupervisorError::CommandMissing(_) => ErrorCode::Invalid,
             SupervisorError::NoHome => ErrorCode::AppConfig,
         };
         CommandError::new(code, e.to_string())

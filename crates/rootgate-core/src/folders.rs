@@ -75,9 +75,18 @@ impl CheckedFolder {
     }
 
     /// The name a root gets unless the person gives another: the last
-    /// component of the real path, or `/` for the filesystem root.
+    /// component of the path as chosen (a link named `work` that leads to
+    /// `/srv/x/2026` is shared as "work", the name the person picked), or of
+    /// the real path when the chosen one has none (`..`, `/`).
     pub fn default_name(&self) -> String {
-        default_name(&self.real)
+        let chosen = self
+            .chosen
+            .file_name()
+            .filter(|n| *n != std::ffi::OsStr::new(".."));
+        match chosen {
+            Some(_) => default_name(&self.chosen),
+            None => default_name(&self.real),
+        }
     }
 }
 
@@ -373,6 +382,7 @@ mod tests {
         let checked = check(&link).unwrap();
         assert_eq!(checked.chosen(), link);
         assert_eq!(checked.real(), std::fs::canonicalize(&target).unwrap());
+        assert_eq!(checked.default_name(), "link", "the name the person picked");
         let w = warnings(&checked, None, []);
         assert!(
             w.iter().any(|w| matches!(w, Warning::Symlink { .. })),

@@ -77,6 +77,8 @@ pub enum SupervisorError {
     Apps(#[from] crate::apps::catalog::AppsError),
     #[error("this change was already written or dropped; look at the app again")]
     UnknownPlan,
+    #[error("the command cannot be found: {0}")]
+    CommandMissing(String),
     #[error("there is no home folder (HOME is not set), so AI apps' configs cannot be found")]
     NoHome,
 }
@@ -120,6 +122,33 @@ pub struct ServerView {
     /// The restart scheduled after a failure, if one is: the server is
     /// not failed for good, and the window says when it starts again.
     pub retry: Option<Retry>,
+}
+
+/// Refuses a server whose command is not there, when it is saved rather
+/// than after it was approved and started: the person is at the form, and
+/// can fix a typo or install the program. A command given by its path is
+/// looked for there; a bare name on the PATH the server will get.
+fn command_exists(draft: &ServerDraft) -> Result<(), SupervisorError> {
+    let command = draft.command.trim();
+    if command.is_empty() || command.contains("${") {
+        // Validation says what is wrong with an empty one; a placeholder is
+        // filled at start.
+        return Ok(());
+    }
+    let path = draft
+        .env
+        .get("PATH")
+        .map(std::ffi::OsString::from)
+        .or_else(|| std::env::var_os("PATH"));
+    if crate::enforcement::resolve_command(command, path.as_deref(), draft.cwd.as_deref()).is_some()
+    {
+        return Ok(());
+    }
+    Err(SupervisorError::CommandMissing(if command.contains('/') {
+        format!("there is no program at {command}")
+    } else {
+        format!("`{command}` is not installed, or not on the PATH servers get")
+    }))
 }
 
 /// A kept folder in a server's checklist.
@@ -598,6 +627,7 @@ impl Supervisor {
 
     /// Adds a server. It does not start until its command is approved.
     pub fn add_server(&self, draft: ServerDraft) -> Result<ServerView, SupervisorError> {
+        command_exists(&draft)?;
         let spec = self.store.add_server(draft)?;
         self.ensure_session(&spec)?;
         Ok(self.view(spec))
@@ -613,6 +643,9 @@ impl Supervisor {
         draft: ServerDraft,
     ) -> Result<ServerView, SupervisorError> {
         let before = self.store.server(id)?;
+        if draft.command != before.command || draft.cwd != before.cwd {
+            command_exists(&draft)?;
+        }
         let spec = self.store.update_server(id, draft)?;
         let session = self.ensure_session(&spec)?;
         let running = !matches!(

@@ -337,15 +337,16 @@ impl Model {
                 assert_eq!(srv.command, COMMAND);
                 assert!(srv.env.is_empty() && srv.cwd.is_none());
                 assert_eq!(srv.withdrawal, Withdrawal::Notify);
-                if let Some(approved) = &srv.approved_command {
-                    assert_eq!(*approved, srv.command_line(), "a stale approval was kept");
-                }
+                // An edit keeps the approval of the earlier command line (for
+                // the approval dialog to show what changed); it covers only
+                // that line, so the server counts as approved only when it
+                // is still the line that would run.
                 ModelServer {
                     id: srv.id.clone(),
                     name: srv.name.clone(),
                     args: srv.args.clone(),
                     enabled: srv.enabled,
-                    approved: srv.approved_command.is_some(),
+                    approved: srv.is_approved(),
                 }
             })
             .collect();

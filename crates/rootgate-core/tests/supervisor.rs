@@ -614,7 +614,37 @@ async fn a_servers_checklist_gives_it_exactly_the_ticked_folders_in_one_change()
     let moved = sup
         .set_server_folders(&server, &[kept[1].clone()])
         .unwrap_err();
-    assert!(matches!(moved, SupervisorError::FolderMoved { .. }), "{moved}");
+    assert!(
+        matches!(moved, SupervisorError::FolderMoved { .. }),
+        "{moved}"
+    );
     assert_eq!(sup.store().shared_with(&server).unwrap().roots().len(), 2);
+    sup.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_is_not_there_is_refused_when_the_server_is_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let mut draft = fixture_draft("typo");
+    draft.command = "/opt/nowhere/mcp-server".into();
+    let e = sup.add_server(draft.clone()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the command cannot be found: there is no program at /opt/nowhere/mcp-server"
+    );
+    draft.command = "no-such-mcp-server-anywhere".into();
+    let e = sup.add_server(draft).unwrap_err();
+    assert!(e.to_string().contains("is not installed"), "{e}");
+    assert!(sup.servers().is_empty(), "nothing saved");
+    // An edit to a missing command is refused too; the server keeps its own.
+    let view = sup.add_server(fixture_draft("fine")).unwrap();
+    let mut edit = view.spec.to_draft();
+    edit.command = "/opt/nowhere/else".into();
+    assert!(sup.update_server(&view.spec.id, edit).await.is_err());
+    assert_eq!(
+        sup.server(&view.spec.id).unwrap().spec.command,
+        view.spec.command
+    );
     sup.shutdown().await;
 }
