@@ -44,6 +44,7 @@ use crate::store::{Store, StoreError};
 use crate::timeline::{Entry, Page, Timeline};
 
 mod apps;
+mod kept_timeline;
 mod prompts;
 mod restarts;
 
@@ -226,6 +227,8 @@ pub struct Supervisor {
     /// Servers edited while running whose new command is not approved yet:
     /// each keeps running its approved command until the new one is.
     awaiting_approval: Mutex<std::collections::HashSet<ServerId>>,
+    /// The newest timeline entry saved for the next launch.
+    timeline_saved: Mutex<Option<u64>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -269,7 +272,21 @@ impl Supervisor {
             connections: Arc::new(Connections::default()),
             plans: Mutex::new(apps::OpenPlans::default()),
             awaiting_approval: Mutex::new(std::collections::HashSet::new()),
+            timeline_saved: Mutex::new(None),
         });
+        let servers: Vec<ServerId> = supervisor
+            .store
+            .snapshot()
+            .servers
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        supervisor.timeline.restore(kept_timeline::load(
+            supervisor.store.file().path(),
+            &servers,
+        ));
+        *lock(&supervisor.timeline_saved) = supervisor.timeline.newest(1).last().map(|e| e.seq);
+        supervisor.keep_timeline();
         supervisor.check_availability();
         if let Err(e) = crate::monitor::spawn(Arc::clone(&supervisor.store)) {
             // Without events, availability is still checked at every start
@@ -762,6 +779,9 @@ impl Supervisor {
         for wait in waits {
             let _ = wait.await;
         }
+        // Kept with the stops in it: the next launch shows what happened
+        // last, up to the end.
+        self.save_timeline();
     }
 
     /// A server's timeline, oldest first.

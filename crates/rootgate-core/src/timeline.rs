@@ -6,7 +6,10 @@
 //! restarts, exits and failures land here, in order, with one sequence number
 //! across all servers so a global activity view can merge them. Each server
 //! keeps its newest entries up to a bound; subscribers get new entries as
-//! they happen. This module records; it does not decide anything.
+//! they happen. The newest part of each server's timeline is kept across
+//! launches ([`Timeline::newest`] and [`Timeline::restore`], saved to
+//! `timeline.json` by the supervisor). This module records; it does not
+//! decide anything.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -209,6 +212,44 @@ impl Timeline {
         entry
     }
 
+    /// The newest `per_server` entries of each server, in the order they
+    /// happened: what is kept across launches.
+    pub fn newest(&self, per_server: usize) -> Vec<Entry> {
+        let inner = self.lock();
+        let mut kept: Vec<Entry> = inner
+            .per_server
+            .values()
+            .flat_map(|list| list.iter().skip(list.len().saturating_sub(per_server)))
+            .cloned()
+            .collect();
+        kept.sort_by_key(|e| e.seq);
+        kept
+    }
+
+    /// Puts back entries kept from an earlier launch, before anything new
+    /// is recorded: they keep their order, each server keeps at most its
+    /// bound, and new entries number on after them. Not sent to subscribers
+    /// (they are not news).
+    pub fn restore(&self, mut entries: Vec<Entry>) {
+        entries.sort_by_key(|e| e.seq);
+        let mut inner = self.lock();
+        // Anything recorded already (a start that raced the restore) goes
+        // after the kept entries, in its own order.
+        let mut recorded: Vec<Entry> = inner.per_server.drain().flat_map(|(_, l)| l).collect();
+        recorded.sort_by_key(|e| e.seq);
+        let mut seq = 0;
+        for mut entry in entries.into_iter().chain(recorded) {
+            seq += 1;
+            entry.seq = seq;
+            let list = inner.per_server.entry(entry.server.clone()).or_default();
+            if list.len() == self.capacity {
+                list.pop_front();
+            }
+            list.push_back(entry);
+        }
+        inner.next_seq = seq + 1;
+    }
+
     /// One server's entries, oldest first.
     pub fn for_server(&self, server: &ServerId) -> Vec<Entry> {
         self.lock()
@@ -262,6 +303,32 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_newest_entries_come_back_in_order_and_new_ones_number_on() {
+        let t = Timeline::with_capacity(100);
+        let (a, b) = (ServerId::generate(), ServerId::generate());
+        for g in 0..10 {
+            t.record(&a, Event::ListChangedSent { generation: g });
+            t.record(&b, Event::Spawned { pid: g as u32 });
+        }
+        let kept = t.newest(3);
+        assert_eq!(kept.len(), 6);
+        let json = serde_json::to_string(&kept).unwrap();
+        let next = Timeline::with_capacity(2);
+        let early = next.record(&a, Event::Spawned { pid: 99 });
+        next.restore(serde_json::from_str(&json).unwrap());
+        let for_a = next.for_server(&a);
+        assert_eq!(for_a.len(), 2, "the bound holds");
+        assert_eq!(
+            for_a[1].event, early.event,
+            "what was recorded stays newest"
+        );
+        let fresh = next.record(&b, Event::Spawned { pid: 100 });
+        let all = next.all();
+        assert!(all.windows(2).all(|w| w[0].seq < w[1].seq));
+        assert_eq!(all.last().unwrap().seq, fresh.seq);
+    }
 
     #[test]
     fn bounded_per_server_and_merged_in_order() {

@@ -648,3 +648,38 @@ async fn a_command_that_is_not_there_is_refused_when_the_server_is_saved() {
     );
     sup.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_timeline_is_kept_across_a_relaunch() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let view = sup.add_server(fixture_draft("kept")).unwrap();
+    sup.approve_command(&view.spec.id, &view.command_line)
+        .unwrap();
+    sup.start(&view.spec.id).unwrap();
+    running(&sup.session_of(&view.spec.id).unwrap()).await;
+    sup.shutdown().await;
+    let before = sup.timeline_of(&view.spec.id);
+    assert!(!before.is_empty());
+    drop(sup);
+
+    let sup = open(&dir);
+    let after = sup.timeline_of(&view.spec.id);
+    let events = |entries: &[rootgate_core::timeline::Entry]| {
+        entries.iter().map(|e| e.event.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        events(&after),
+        events(&before),
+        "the last launch's entries are back"
+    );
+    sup.start(&view.spec.id).unwrap();
+    running(&sup.session_of(&view.spec.id).unwrap()).await;
+    let all = sup.timeline_of(&view.spec.id);
+    assert!(
+        all.windows(2).all(|w| w[0].seq < w[1].seq),
+        "new ones number on"
+    );
+    assert!(all.len() > after.len());
+    sup.shutdown().await;
+}

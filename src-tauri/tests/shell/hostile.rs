@@ -912,9 +912,7 @@ fn commands(h: &Harness) -> Vec<Command> {
             on_success: |h, args, _| {
                 let other = args["id"] == json!(h.other_server);
                 if other {
-                    for root in [&h.root] {
-                        let _ = h.sup.revoke(&h.other_server, root);
-                    }
+                    let _ = h.sup.revoke(&h.other_server, &h.root);
                     return Ok(());
                 }
                 if args["id"] == json!(h.server) && args["roots"] == json!([h.root]) {

@@ -419,6 +419,20 @@ pub(crate) fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::File::open(dir)?.sync_all()
 }
 
+/// Writes a file of Rootgate's own (0600) atomically, creating it if needed.
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    if !path.exists() {
+        write_new(path, b"", 0o600)?;
+    }
+    write_atomic(path, bytes)
+}
+
 /// A route Rootgate wrote, kept so it can be undone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
