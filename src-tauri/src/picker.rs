@@ -11,6 +11,8 @@
 //! module does not check or share anything it returns: the supervisor does.
 
 use std::path::PathBuf;
+#[cfg(not(feature = "e2e-picker"))]
+use std::sync::Mutex;
 
 use tauri::{AppHandle, Runtime, WebviewWindow};
 
@@ -37,22 +39,47 @@ pub async fn pick<R: Runtime>(
 async fn dialog<R: Runtime>(window: &WebviewWindow<R>) -> Result<Vec<PathBuf>, CommandError> {
     use tauri_plugin_dialog::DialogExt;
     let (tx, rx) = tokio::sync::oneshot::channel();
-    window
+    let mut builder = window
         .dialog()
         .file()
         .set_parent(window)
-        .set_title("Choose folders to share")
-        .pick_folders(move |chosen| {
-            let _ = tx.send(chosen);
-        });
+        .set_title("Choose folders to share");
+    if let Some(start) = start_folder() {
+        builder = builder.set_directory(start);
+    }
+    builder.pick_folders(move |chosen| {
+        let _ = tx.send(chosen);
+    });
     let chosen = rx.await.map_err(|_| {
         CommandError::new(ErrorCode::Picker, "the folder picker closed unexpectedly")
     })?;
-    Ok(chosen
+    let chosen: Vec<PathBuf> = chosen
         .unwrap_or_default()
         .into_iter()
         .filter_map(|p| p.into_path().ok())
-        .collect())
+        .collect();
+    if let Some(parent) = chosen.first().and_then(|p| p.parent()) {
+        *LAST_PARENT.lock().unwrap_or_else(|p| p.into_inner()) = Some(parent.to_path_buf());
+    }
+    Ok(chosen)
+}
+
+/// Where the folder the person chose last was, so the next pick opens
+/// beside it (a person adding folders one by one picks siblings).
+#[cfg(not(feature = "e2e-picker"))]
+static LAST_PARENT: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Where the dialog opens: beside the last folder chosen, else the home
+/// folder. GTK's own default is "Recent", a list of files, which is where
+/// no one keeps the folders they share.
+#[cfg(not(feature = "e2e-picker"))]
+fn start_folder() -> Option<PathBuf> {
+    let last = LAST_PARENT
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+        .filter(|p| p.is_dir());
+    last.or_else(|| std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_dir()))
 }
 
 /// An end-to-end build has no dialog: without a picks file there is
