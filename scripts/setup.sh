@@ -30,7 +30,12 @@ APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
 # util-linux (unshare, setpriv) and mount: the folder-availability tests
 # unmount folders in a private mount namespace and drop root's DAC rights.
-TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum util-linux mount)
+# A real keyring for the secrets' tests (scripts/with-keyring.sh): a session
+# bus of their own (dbus-daemon's dbus-run-session, dbus-bin's dbus-send),
+# GNOME Keyring's Secret Service on it, and secret-tool to read back what it
+# keeps as the desktop sees it.
+TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum util-linux mount
+  dbus-daemon dbus-bin gnome-keyring libsecret-tools)
 pkgs=("${APP_PKGS[@]}")
 [ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
 # desktop-file-validate checks the package's desktop entry; its dpkg trigger

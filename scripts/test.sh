@@ -17,8 +17,8 @@ step "cargo build"
 # Tests run our fixture server and the app as real processes; nextest builds
 # only test targets, so the workspace's binaries are built first.
 cargo build --workspace --locked
-step "cargo nextest"
-cargo nextest run --workspace --locked --no-fail-fast
+step "cargo nextest (with a keyring daemon of its own: scripts/with-keyring.sh)"
+bash scripts/with-keyring.sh cargo nextest run --workspace --locked --no-fail-fast
 step "bridge benchmark, smoke run (correctness only: a few calls of each kind through rootgate connect)"
 QUICK=1 OUT="$PWD/.ci/out/bridge-smoke.jsonl" bash crates/rootgate-bench/bridge/run.sh
 step "UI: type check and unit tests"

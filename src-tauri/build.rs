@@ -41,6 +41,8 @@ const COMMANDS: &[&str] = &[
     "stop_retrying",
     "folder_choices",
     "set_server_folders",
+    "reveal_secret",
+    "keep_secret",
 ];
 
 fn main() {

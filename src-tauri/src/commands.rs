@@ -15,6 +15,7 @@ use rootgate_core::apps::catalog::AppView;
 use rootgate_core::apps::{AppKind, Scope};
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
+use rootgate_core::secrets::SecretPlace;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
@@ -113,14 +114,15 @@ pub fn revoke(sup: Sup<'_>, server: Arg<ServerId>, root: Arg<RootId>) -> Result<
     Ok(sup.revoke(&server.0, &root.0)?)
 }
 
+// The draft is not traced: it may hold the values of secrets.
 #[tauri::command]
-#[instrument(skip(sup), err)]
+#[instrument(skip(sup, draft), err)]
 pub fn add_server(sup: Sup<'_>, draft: Arg<ServerDraft>) -> Result<ServerView> {
     Ok(sup.add_server(draft.0)?)
 }
 
 #[tauri::command]
-#[instrument(skip(sup), err)]
+#[instrument(skip(sup, draft), err)]
 pub async fn update_server(
     sup: Sup<'_>,
     id: Arg<ServerId>,
@@ -175,6 +177,27 @@ pub fn set_server_folders(
 #[instrument(skip(sup), err)]
 pub fn stop_retrying(sup: Sup<'_>, id: Arg<ServerId>) -> Result<()> {
     Ok(sup.stop_retrying(&id.0)?)
+}
+
+/// The value of a server's secret variable, which the person asked to see.
+/// The answer is not traced.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn reveal_secret(sup: Sup<'_>, id: Arg<ServerId>, name: Arg<String>) -> Result<String> {
+    Ok(sup.reveal_secret(&id.0, &name.0).await?)
+}
+
+/// Keeps a secret where the person chose (`file`, `notStored`, or
+/// `keyring` to try it again) when no keyring was available.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn keep_secret(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    name: Arg<String>,
+    place: Arg<SecretPlace>,
+) -> Result<ServerView> {
+    Ok(sup.keep_secret(&id.0, &name.0, place.0).await?)
 }
 
 #[tauri::command]

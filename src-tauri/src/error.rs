@@ -12,6 +12,7 @@ use rootgate_core::apps::catalog::AppsError;
 use rootgate_core::apps::import::ImportError;
 use rootgate_core::apps::route::RouteError;
 use rootgate_core::folders::FolderError;
+use rootgate_core::secrets::SecretError;
 use rootgate_core::store::StoreError;
 use rootgate_core::supervisor::SupervisorError;
 use serde::de::{Deserializer, Visitor};
@@ -43,6 +44,24 @@ pub enum ErrorCode {
     Picker,
     /// An AI app's config file could not be read or written as asked.
     AppConfig,
+    /// No keyring is available to keep or read a secret (no session bus,
+    /// no Secret Service, a locked keyring): the person chooses where it
+    /// goes instead (`keep_secret`), or starts one.
+    Keyring,
+    /// A secret's value is not there (not stored, and Rootgate has started
+    /// again since; or removed from the keyring): it must be given again.
+    MissingSecret,
+}
+
+/// The code of a secret's failure.
+fn secret_code(e: &SecretError) -> ErrorCode {
+    match e {
+        SecretError::NoKeyring { .. }
+        | SecretError::CannotStore { .. }
+        | SecretError::KeyringFailed { .. } => ErrorCode::Keyring,
+        SecretError::NotHeld(_) | SecretError::NotInKeyring(_) => ErrorCode::MissingSecret,
+        SecretError::NotSecret(_) => ErrorCode::Invalid,
+    }
 }
 
 /// The code of a failed app action: a file the app changed since it was
@@ -51,6 +70,7 @@ fn apps_code(e: &AppsError) -> ErrorCode {
     match e {
         AppsError::Route(RouteError::Changed { .. }) => ErrorCode::Stale,
         AppsError::Store(StoreError::Spec(_)) => ErrorCode::Invalid,
+        AppsError::Store(StoreError::Secret(e)) => secret_code(e),
         AppsError::Store(_) => ErrorCode::Settings,
         AppsError::Import(ImportError::Missing { .. } | ImportError::Unknown { .. }) => {
             ErrorCode::Invalid
@@ -92,6 +112,7 @@ impl From<SupervisorError> for CommandError {
                 ErrorCode::NotFound
             }
             SupervisorError::Store(StoreError::StaleApproval { .. }) => ErrorCode::Stale,
+            SupervisorError::Store(StoreError::Secret(e)) => secret_code(e),
             SupervisorError::UnknownPrompt => ErrorCode::NotFound,
             SupervisorError::FolderMoved { .. } => ErrorCode::Stale,
             SupervisorError::NeedsApproval { .. } => ErrorCode::NeedsApproval,

@@ -318,6 +318,8 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::stop_retrying,
             commands::folder_choices,
             commands::set_server_folders,
+            commands::reveal_secret,
+            commands::keep_secret,
         ])
 }
 

@@ -79,7 +79,11 @@ fn start_folder() -> Option<PathBuf> {
         .unwrap_or_else(|p| p.into_inner())
         .clone()
         .filter(|p| p.is_dir());
-    last.or_else(|| std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_dir()))
+    last.or_else(|| {
+        std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|h| h.is_dir())
+    })
 }
 
 /// An end-to-end build has no dialog: without a picks file there is

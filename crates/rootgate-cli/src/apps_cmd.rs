@@ -188,6 +188,7 @@ pub fn import(args: &[String]) -> ExitCode {
                         );
                     }
                     println!("  {}", done.server.masked_command_line());
+                    say_unstored(&store, &done.server);
                     for kept in &done.kept_paths {
                         println!("  {kept} is not a folder on this machine; kept as it is");
                     }
@@ -223,6 +224,29 @@ pub fn import(args: &[String]) -> ExitCode {
         println!("Open the window (`rootgate`) to approve it.");
     }
     status
+}
+
+/// Says which of an imported server's secrets could not be kept: without
+/// a keyring this command cannot ask where they go, and once it ends a
+/// value that was not stored is gone.
+fn say_unstored(store: &Store, server: &rootgate_core::servers::ServerSpec) {
+    let unstored: Vec<&str> = server
+        .secrets
+        .iter()
+        .filter(|(_, place)| **place == rootgate_core::secrets::SecretPlace::NotStored)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if unstored.is_empty() {
+        return;
+    }
+    let why = store
+        .secrets()
+        .problem(server)
+        .unwrap_or_else(|| "no keyring is available".into());
+    println!(
+        "  {} could not be kept in the keyring ({why}), so it was not stored: give it again in          the Rootgate window, which asks where to keep it.",
+        unstored.join(", ")
+    );
 }
 
 /// Asks the open window, which holds the settings, to import (see

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use app::*;
+use rootgate_core::secrets::SecretPlace;
+use rootgate_core::servers::ServerSpec;
 use serde_json::{Value, json};
 
 /// Runs the installed-style `rootgate` with the person's environment: their
@@ -19,6 +21,7 @@ use serde_json::{Value, json};
 fn rootgate(rg: &Rootgate, args: &[&str]) -> Output {
     std::process::Command::new(binary("rootgate"))
         .args(args)
+        .envs(bus_env())
         .env("HOME", rg.home())
         .env("XDG_CONFIG_HOME", &rg.config_home)
         .env("XDG_RUNTIME_DIR", rg.dir.path().join("run"))
@@ -31,6 +34,7 @@ fn rootgate(rg: &Rootgate, args: &[&str]) -> Output {
 async fn rootgate_with_window(rg: &Rootgate, args: &[&str]) -> Output {
     tokio::process::Command::new(binary("rootgate"))
         .args(args)
+        .envs(bus_env())
         .env("HOME", rg.home())
         .env("XDG_CONFIG_HOME", &rg.config_home)
         .output()
@@ -43,6 +47,7 @@ fn text(out: &[u8]) -> String {
 }
 
 const SECRET: &str = "ghp_fixtureSECRETvalue123";
+const TOKEN: &str = "GITHUB_PERSONAL_ACCESS_TOKEN";
 
 /// A Claude Desktop config with the filesystem server given `folder`, a
 /// server with a secret in its environment, and keys Claude Desktop keeps.
@@ -126,8 +131,22 @@ async fn import_route_connect_and_unroute_a_claude_desktop_config() {
         server.args[1], "${folders}",
         "the folder became a placeholder"
     );
-    assert_eq!(server.env["GITHUB_PERSONAL_ACCESS_TOKEN"], SECRET);
+    kept_out_of_the_file(&rg, server, TOKEN, SECRET);
+    if !has_test_keyring() {
+        assert!(said.contains("was not stored"), "{said}");
+    }
     assert!(rg.store.snapshot().grants.is_empty());
+
+    // The app's SDK client starts the bridge below with no session bus (it
+    // passes servers a few variables only), so the keyring is out of its
+    // reach here: the person gives the token again and keeps it in the
+    // settings file.
+    let mut draft = server.to_draft();
+    draft.env.insert(TOKEN.into(), SECRET.into());
+    rg.store.update_server(&server.id, draft).expect("give it");
+    rg.store
+        .keep_secret(&server.id, TOKEN, SecretPlace::File)
+        .expect("keep it in the file");
 
     // The person approves it and shares the folder in the window.
     rg.store
@@ -276,7 +295,26 @@ fn a_missing_value_is_asked_for_with_exit_status_3() {
     assert!(given.status.success(), "{}", text(&given.stderr));
     rg.store.reload().expect("reload");
     let servers = rg.store.snapshot().servers;
-    assert_eq!(servers[0].env["GITHUB_TOKEN"], "ghp_given");
+    kept_out_of_the_file(&rg, &servers[0], "GITHUB_TOKEN", "ghp_given");
+}
+
+/// Checks that an imported secret is not in the settings file: in this
+/// run's keyring when it has one, else not stored (the command said so).
+fn kept_out_of_the_file(rg: &Rootgate, server: &ServerSpec, name: &str, value: &str) {
+    assert_eq!(server.env[name], "", "the value is not in the spec");
+    let file = std::fs::read_to_string(rg.store.file().path()).expect("settings");
+    assert!(!file.contains(value), "the settings file holds the value");
+    if has_test_keyring() {
+        assert_eq!(server.secrets[name], SecretPlace::Keyring);
+        assert_eq!(
+            rg.store
+                .secret_value(&server.id, name)
+                .expect("in the keyring"),
+            value
+        );
+    } else {
+        assert_eq!(server.secrets[name], SecretPlace::NotStored);
+    }
 }
 
 #[test]

@@ -38,6 +38,8 @@ pub enum AppKind {
     ClaudeDesktop,
     ClaudeCode,
     Cursor,
+    /// `vscode`, as the command line and the window name it.
+    #[serde(rename = "vscode")]
     VsCode,
     Zed,
     Goose,

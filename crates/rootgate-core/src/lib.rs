@@ -3,7 +3,8 @@
 //!
 //! The crate holds folders and their checks (`folders`, `roots`, `uri`, `names`),
 //! consent (`consent`), server specifications (`servers`), the settings file
-//! (`settings`), the store that saves and publishes (`store`), and one actor
+//! (`settings`), secret environment values and the keyring (`secrets`), the
+//! store that saves and publishes (`store`), and one actor
 //! per running server (`session`), with its timeline and stderr log, and the
 //! processes below them (`launcher`, `procs`). It has no
 //! GUI dependency and builds and tests headless; the desktop app is a thin
@@ -26,6 +27,7 @@ pub mod names;
 pub mod placeholders;
 pub mod procs;
 pub mod roots;
+pub mod secrets;
 pub mod servers;
 pub mod session;
 pub mod settings;

@@ -6,7 +6,8 @@
 //! processes (that is `session`) and does not persist anything (that is
 //! `settings` and `store`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
@@ -15,6 +16,7 @@ use thiserror::Error;
 
 use crate::ids::ServerId;
 use crate::names::{self, NameError};
+use crate::secrets::{SecretPlace, looks_secret, name_secrets_in};
 
 /// How a server learns that a folder was withdrawn.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -70,9 +72,10 @@ impl EraChoice {
     }
 }
 
-/// A server as a person describes it, before validation.
+/// A server as a person describes it, before validation. Its `Debug`
+/// hides the values of its secret variables.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerDraft {
     pub name: String,
@@ -87,11 +90,20 @@ pub struct ServerDraft {
     pub enforce_roots: bool,
     /// The protocol era to speak, or `Auto` to probe.
     pub era: EraChoice,
+    /// The variables of `env` whose values are secrets: shown masked, kept
+    /// out of the settings file (in the keyring), and approved by name, not
+    /// value. Not given, it is every variable whose name looks secret (see
+    /// [`looks_secret`]) or, for an edit, that was secret. A secret given an
+    /// empty value keeps the value it has (the window never sees it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub secret_env: Option<BTreeSet<String>>,
 }
 
-/// A validated server specification.
+/// A validated server specification. Its `Debug` hides the values of its
+/// secret variables.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerSpec {
     pub id: ServerId,
@@ -99,8 +111,13 @@ pub struct ServerSpec {
     pub command: String,
     #[serde(default)]
     pub args: Vec<String>,
+    /// The environment; a secret variable's value is here only when it is
+    /// kept in the settings file, and is empty otherwise.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// The secret variables of `env`, and where each value is kept.
+    #[serde(default)]
+    pub secrets: BTreeMap<String, SecretPlace>,
     #[serde(default)]
     pub cwd: Option<PathBuf>,
     #[serde(default)]
@@ -112,7 +129,8 @@ pub struct ServerSpec {
     pub enforce_roots: bool,
     /// The exact command line the person approved to run, if any. A server
     /// whose command line differs from it (new, or edited) does not start
-    /// until the person approves the new one.
+    /// until the person approves the new one. Secret variables are in it by
+    /// name (`API_TOKEN=…`), so a new value needs no new approval.
     #[serde(default)]
     pub approved_command: Option<String>,
     /// Seen by Rootgate, not set by the person: the server did not ask for
@@ -195,6 +213,13 @@ impl ServerDraft {
                 return Err(SpecError::BadEnvValue(key.clone()));
             }
         }
+        let secrets = self
+            .secret_names(None)
+            .into_iter()
+            .filter(|name| self.env.contains_key(name))
+            // Until the store keeps a value elsewhere, it is in the spec.
+            .map(|name| (name, SecretPlace::File))
+            .collect();
         if let Some(cwd) = &self.cwd {
             if cwd.as_os_str().as_bytes().contains(&0) {
                 return Err(SpecError::NulInCwd);
@@ -209,6 +234,7 @@ impl ServerDraft {
             command,
             args: self.args,
             env: self.env,
+            secrets,
             cwd: self.cwd,
             enabled: self.enabled,
             withdrawal: self.withdrawal,
@@ -245,8 +271,28 @@ fn check_env_key(key: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
+impl ServerDraft {
+    /// The variables of this draft that are secret: those it names, or by
+    /// default those that were secret in `previous` (the server being
+    /// edited) and, among the others, those whose names look secret.
+    pub fn secret_names(&self, previous: Option<&ServerSpec>) -> BTreeSet<String> {
+        if let Some(names) = &self.secret_env {
+            return names.clone();
+        }
+        self.env
+            .keys()
+            .filter(|name| match previous {
+                Some(p) if p.env.contains_key(*name) => p.secrets.contains_key(*name),
+                _ => looks_secret(name),
+            })
+            .cloned()
+            .collect()
+    }
+}
+
 impl ServerSpec {
-    /// The draft this spec came from, for editing.
+    /// The draft this spec came from, for editing. A secret kept outside
+    /// the settings file has an empty value in it, which keeps its value.
     pub fn to_draft(&self) -> ServerDraft {
         ServerDraft {
             name: self.name.clone(),
@@ -258,7 +304,62 @@ impl ServerSpec {
             withdrawal: self.withdrawal,
             enforce_roots: self.enforce_roots,
             era: self.era,
+            secret_env: Some(self.secrets.keys().cloned().collect()),
         }
+    }
+
+    /// This spec with no secret's value in it: what the window is shown.
+    /// A value is revealed only when the person asks for it.
+    pub fn without_secret_values(mut self) -> ServerSpec {
+        for name in self.secrets.keys() {
+            if let Some(value) = self.env.get_mut(name) {
+                value.clear();
+            }
+        }
+        self
+    }
+
+    /// The approval this spec keeps from `previous`, the same server before
+    /// an edit: a command that stays the same once the variables secret now
+    /// are named stays approved (marking a variable secret, or giving a
+    /// secret a new value, needs no new approval); any other keeps the line
+    /// last approved, to show what changed, with the values of what is
+    /// secret now written out (or none, if it cannot be read).
+    pub fn approval_from(&self, previous: &ServerSpec) -> Option<String> {
+        let secret = |name: &str| self.secrets.contains_key(name);
+        if previous.is_approved()
+            && previous.command_line_with_secrets(secret) == self.command_line()
+        {
+            return Some(self.command_line());
+        }
+        let approved = previous.approved_command.clone()?;
+        if self.secrets.is_empty() {
+            Some(approved)
+        } else {
+            name_secrets_in(&approved, secret)
+        }
+    }
+
+    /// Marks the variables whose names look secret as secrets whose values
+    /// are still in the settings file, where a Rootgate from before secrets
+    /// kept them: they move to the keyring at the first chance. An approval
+    /// of the line with their values is one of the same command, so it
+    /// covers the line with them named.
+    pub fn mark_secrets_from_before(&mut self) {
+        let previous = self.clone();
+        let names: Vec<String> = self
+            .env
+            .keys()
+            .filter(|k| looks_secret(k) && !self.secrets.contains_key(*k))
+            .cloned()
+            .collect();
+        if names.is_empty() {
+            return;
+        }
+        for name in names {
+            self.secrets.insert(name, SecretPlace::FileUntilKeyring);
+        }
+        self.approved_command = self.approval_from(&previous);
     }
 
     /// The era to start in without probing: the person's choice if they made
@@ -274,12 +375,26 @@ impl ServerSpec {
 
     /// The command line as a person would type it in a POSIX shell, with
     /// environment assignments first: what an approval prompt shows and what
-    /// an error names.
+    /// an error names. A secret variable is there by name (`API_TOKEN=…`):
+    /// the approval covers the variable, not its value, so a rotated key
+    /// needs no new approval.
     pub fn command_line(&self) -> String {
+        self.command_line_with_secrets(|name| self.secrets.contains_key(name))
+    }
+
+    /// [`ServerSpec::command_line`] as it would read if the variables for
+    /// which `secret` is true were its secrets.
+    pub fn command_line_with_secrets(&self, secret: impl Fn(&str) -> bool) -> String {
         let mut parts: Vec<String> = self
             .env
             .iter()
-            .map(|(k, v)| format!("{k}={}", shell_quote(v)))
+            .map(|(k, v)| {
+                if secret(k) {
+                    format!("{k}=…")
+                } else {
+                    format!("{k}={}", shell_quote(v))
+                }
+            })
             .collect();
         parts.push(shell_quote(&self.command));
         parts.extend(self.args.iter().map(|a| shell_quote(a)));
@@ -294,6 +409,66 @@ impl ServerSpec {
         parts.push(shell_quote(&self.command));
         parts.extend(self.args.iter().map(|a| shell_quote(a)));
         parts.join(" ")
+    }
+}
+
+/// An environment whose `Debug` shows the values of `secret` names as `…`.
+struct ShownEnv<'a, F: Fn(&str) -> bool>(&'a BTreeMap<String, String>, F);
+
+impl<F: Fn(&str) -> bool> fmt::Debug for ShownEnv<'_, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(
+                self.0
+                    .iter()
+                    .map(|(k, v)| (k, if (self.1)(k) { "…" } else { v.as_str() })),
+            )
+            .finish()
+    }
+}
+
+impl fmt::Debug for ServerDraft {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Hidden: the names marked secret, and any that looks secret (a
+        // draft that unmarked one still does not print it in a log).
+        let secret = |name: &str| {
+            looks_secret(name) || self.secret_env.as_ref().is_some_and(|s| s.contains(name))
+        };
+        f.debug_struct("ServerDraft")
+            .field("name", &self.name)
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &ShownEnv(&self.env, secret))
+            .field("cwd", &self.cwd)
+            .field("enabled", &self.enabled)
+            .field("withdrawal", &self.withdrawal)
+            .field("enforce_roots", &self.enforce_roots)
+            .field("era", &self.era)
+            .field("secret_env", &self.secret_env)
+            .finish()
+    }
+}
+
+impl fmt::Debug for ServerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secret = |name: &str| self.secrets.contains_key(name);
+        f.debug_struct("ServerSpec")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &ShownEnv(&self.env, secret))
+            .field("secrets", &self.secrets)
+            .field("cwd", &self.cwd)
+            .field("enabled", &self.enabled)
+            .field("withdrawal", &self.withdrawal)
+            .field("enforce_roots", &self.enforce_roots)
+            .field("approved_command", &self.approved_command)
+            .field("ignores_list_changed", &self.ignores_list_changed)
+            .field("era", &self.era)
+            .field("seen_era", &self.seen_era)
+            .field("gave_up", &self.gave_up)
+            .finish()
     }
 }
 
@@ -328,7 +503,14 @@ mod tests {
         let spec = draft().validate(ServerId::generate(), []).unwrap();
         assert_eq!(spec.name, "files");
         assert_eq!(spec.command_line(), "node server.js '/my dir'");
-        assert_eq!(spec.to_draft(), draft());
+        assert_eq!(
+            spec.to_draft(),
+            ServerDraft {
+                secret_env: Some(BTreeSet::new()),
+                ..draft()
+            },
+            "an edit says which are secret: none"
+        );
         assert!(!spec.is_approved(), "a new server is not approved");
     }
 
@@ -390,6 +572,47 @@ mod tests {
         assert_eq!(
             spec.masked_command_line(),
             "TOKEN=… node server.js '/my dir'"
+        );
+    }
+
+    #[test]
+    fn secrets_are_marked_by_default_approved_by_name_and_never_printed() {
+        let mut d = draft();
+        d.env.insert("API_TOKEN".into(), "s3cr3t-value".into());
+        d.env.insert("DEBUG".into(), "1".into());
+        let spec = d.clone().validate(ServerId::generate(), []).unwrap();
+        assert_eq!(
+            spec.secrets,
+            BTreeMap::from([("API_TOKEN".into(), SecretPlace::File)])
+        );
+        assert_eq!(
+            spec.command_line(),
+            "API_TOKEN=… DEBUG=1 node server.js '/my dir'"
+        );
+        for shown in [format!("{spec:?}"), format!("{d:?}")] {
+            assert!(!shown.contains("s3cr3t"), "{shown}");
+            assert!(shown.contains("DEBUG"), "{shown}");
+        }
+        assert_eq!(spec.clone().without_secret_values().env["API_TOKEN"], "");
+        assert_eq!(
+            spec.to_draft().secret_names(None),
+            BTreeSet::from(["API_TOKEN".into()])
+        );
+
+        // The person says which are secret: none here, or DEBUG only.
+        d.secret_env = Some(BTreeSet::from(["DEBUG".into()]));
+        let spec = d.clone().validate(ServerId::generate(), []).unwrap();
+        assert_eq!(
+            spec.command_line(),
+            "API_TOKEN=s3cr3t-value DEBUG=… node server.js '/my dir'"
+        );
+        // An edit that does not say keeps what was secret, and marks new
+        // names that look secret.
+        d.secret_env = None;
+        d.env.insert("NEW_KEY".into(), "k".into());
+        assert_eq!(
+            d.secret_names(Some(&spec)),
+            BTreeSet::from(["DEBUG".into(), "NEW_KEY".into()])
         );
     }
 }

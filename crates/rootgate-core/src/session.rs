@@ -44,6 +44,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use crate::bridge::relay::Relay;
 use crate::consent::SharedRoots;
 use crate::ids::ServerId;
+use crate::secrets::Secrets;
 use crate::servers::{Era, ServerSpec};
 use crate::timeline::{Event, Timeline};
 use actor::Actor;
@@ -202,7 +203,19 @@ impl Session {
         timeline: Arc<Timeline>,
         config: SessionConfig,
     ) -> Session {
-        Session::spawn_with(server, roots, timeline, config, None)
+        Session::spawn_with(server, roots, timeline, config, None, Secrets::system())
+    }
+
+    /// [`Session::spawn`] with the values of secrets read from `secrets`
+    /// (the app's, which holds those not stored; tests' in memory).
+    pub fn spawn_with_secrets(
+        server: ServerId,
+        roots: watch::Receiver<SharedRoots>,
+        timeline: Arc<Timeline>,
+        config: SessionConfig,
+        secrets: Arc<Secrets>,
+    ) -> Session {
+        Session::spawn_with(server, roots, timeline, config, None, secrets)
     }
 
     /// [`Session::spawn`] for a bridge: the server's handshake and
@@ -214,7 +227,14 @@ impl Session {
         config: SessionConfig,
         relay: Arc<Relay>,
     ) -> Session {
-        Session::spawn_with(server, roots, timeline, config, Some(relay))
+        Session::spawn_with(
+            server,
+            roots,
+            timeline,
+            config,
+            Some(relay),
+            Secrets::system(),
+        )
     }
 
     fn spawn_with(
@@ -223,6 +243,7 @@ impl Session {
         timeline: Arc<Timeline>,
         config: SessionConfig,
         relay: Option<Arc<Relay>>,
+        secrets: Arc<Secrets>,
     ) -> Session {
         let (commands, rx) = mpsc::unbounded_channel();
         let (status_tx, status) = watch::channel(Status::Stopped { last_exit: None });
@@ -242,6 +263,7 @@ impl Session {
             messages: messages.clone(),
             config,
             relay,
+            secrets,
         };
         tokio::spawn(actor.run());
         Session {

@@ -29,8 +29,10 @@ use crate::ids::now_ms;
 use crate::roots::Root;
 use crate::servers::ServerSpec;
 
-/// The settings format this build writes and reads.
-pub const SETTINGS_VERSION: u32 = 1;
+/// The settings format this build writes and reads (and every older one
+/// it reads, upgraded as it does). 2: servers' secret variables
+/// (`secrets`), whose values are kept outside the file.
+pub const SETTINGS_VERSION: u32 = 2;
 
 /// Everything Rootgate remembers between runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -385,6 +387,7 @@ fn parse(bytes: &[u8]) -> (Settings, Option<String>) {
         let grants = settings.grants.len();
         settings.prune_dangling_grants();
         if settings.grants.len() == grants {
+            upgrade(&mut settings.servers, settings.version.into());
             settings.version = SETTINGS_VERSION;
             // Lists read from JSON grow by doubling; these are kept for the
             // whole run, so they keep only what they hold (with 10,000
@@ -456,6 +459,7 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
         grants: entries(object.get("grants"), "permission", &mut problems),
         servers: entries(object.get("servers"), "server", &mut problems),
     };
+    upgrade(&mut settings.servers, version.unwrap_or_default());
     let before = settings.grants.len();
     settings.prune_dangling_grants();
     if settings.grants.len() != before {
@@ -467,6 +471,18 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
     }
     let problem = (!problems.is_empty()).then(|| problems.join("; "));
     (settings, problem)
+}
+
+/// Brings servers read from a file of format `from` to this one's. Before
+/// 2, every value was in the file: a variable whose name looks secret is
+/// marked secret, its value left in the file until it can move to the
+/// keyring (see `store`), and its approval kept.
+fn upgrade(servers: &mut [ServerSpec], from: u64) {
+    if from < 2 {
+        for server in servers {
+            server.mark_secrets_from_before();
+        }
+    }
 }
 
 /// What can still be read from a file that is not valid JSON: the part
@@ -743,7 +759,7 @@ mod tests {
             ("dangling grant", serde_json::to_vec(&dangling).unwrap()),
             ("duplicate key", duplicate.into_bytes()),
             ("unreadable entry", serde_json::to_vec(&bad_entry).unwrap()),
-            ("newer version", br#"{"version": 2, "roots": []}"#.to_vec()),
+            ("newer version", br#"{"version": 3, "roots": []}"#.to_vec()),
             ("version as text", br#"{"version": "1"}"#.to_vec()),
             ("not an object", b"[1]".to_vec()),
         ];

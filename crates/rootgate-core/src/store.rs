@@ -8,13 +8,17 @@
 //! after each change and published only when it differs, with a generation
 //! that grows, so sessions see exactly the changes that concern them.
 //!
+//! Saving a server puts the values of its secret variables where they are
+//! kept (the keyring, most often; see `secrets` and this module's
+//! `secrets.rs`) before the settings file that names them is saved.
+//!
 //! The store does not run servers or talk to them (that is `session`), does
 //! not ask the person anything, and does not watch the filesystem: it is told
 //! when a root becomes unavailable.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use thiserror::Error;
 use tokio::sync::watch;
@@ -24,6 +28,7 @@ use crate::folders::CheckedFolder;
 use crate::ids::{RootId, ServerId, now_ms};
 use crate::names::{self, NameError};
 use crate::roots::Root;
+use crate::secrets::{SecretError, Secrets};
 use crate::servers::{Era, ServerDraft, ServerSpec, SpecError};
 use crate::settings::{Recovery, Settings, SettingsError, SettingsFile};
 
@@ -49,7 +54,11 @@ pub enum StoreError {
     StaleApproval { shown: String, current: String },
     #[error("the settings are read here, not changed: change them in the Rootgate window")]
     ReadOnly,
+    #[error(transparent)]
+    Secret(#[from] SecretError),
 }
+
+mod secrets;
 
 /// The outcome of adding a folder: the root, and whether it was already
 /// there (the same real path is never added twice).
@@ -75,14 +84,25 @@ pub struct Store {
     /// Set in a process that only reads the settings (a bridge): nothing
     /// is ever saved, and changes are refused.
     read_only: bool,
+    /// Where the values of secret variables are kept and read.
+    secrets: Arc<Secrets>,
 }
 
 impl Store {
     /// Opens the store on a settings file, recovering what it can from a
     /// damaged one (the [`Recovery`] says what happened).
     pub fn open(file: SettingsFile) -> Result<(Store, Option<Recovery>), StoreError> {
+        Store::open_with_secrets(file, Secrets::system())
+    }
+
+    /// [`Store::open`] with secrets kept by `secrets` (tests keep them in
+    /// memory; the app, in the desktop's keyring).
+    pub fn open_with_secrets(
+        file: SettingsFile,
+        secrets: Arc<Secrets>,
+    ) -> Result<(Store, Option<Recovery>), StoreError> {
         let loaded = file.load()?;
-        let store = Store::with(file, loaded.settings, false);
+        let store = Store::with(file, loaded.settings, false, secrets);
         Ok((store, loaded.recovery))
     }
 
@@ -92,10 +112,18 @@ impl Store {
     /// the file says is taken again with [`Store::reload`].
     pub fn open_read_only(file: SettingsFile) -> Result<(Store, Option<String>), StoreError> {
         let (settings, problem) = file.read()?;
-        Ok((Store::with(file, settings, true), problem))
+        Ok((
+            Store::with(file, settings, true, Secrets::system()),
+            problem,
+        ))
     }
 
-    fn with(file: SettingsFile, settings: Settings, read_only: bool) -> Store {
+    fn with(
+        file: SettingsFile,
+        settings: Settings,
+        read_only: bool,
+        secrets: Arc<Secrets>,
+    ) -> Store {
         let store = Store {
             file,
             inner: Mutex::new(Inner {
@@ -106,6 +134,7 @@ impl Store {
             }),
             revision: watch::Sender::new(0),
             read_only,
+            secrets,
         };
         store.lock().republish();
         store
@@ -138,6 +167,11 @@ impl Store {
 
     pub fn file(&self) -> &SettingsFile {
         &self.file
+    }
+
+    /// Where the values of secret variables are kept and read.
+    pub fn secrets(&self) -> &Arc<Secrets> {
+        &self.secrets
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -369,25 +403,43 @@ impl Store {
         })
     }
 
+    /// Adds a server. The values of its secret variables are kept first
+    /// (in the keyring, or in memory when none is available), so the file
+    /// saved names them and holds none.
     pub fn add_server(&self, draft: ServerDraft) -> Result<ServerSpec, StoreError> {
-        self.change(|s| {
-            let spec = draft.validate(
-                ServerId::generate(),
-                s.servers.iter().map(|s| s.name.as_str()),
-            )?;
-            s.servers.push(spec.clone());
-            Ok(spec)
-        })
+        let id = ServerId::generate();
+        let names = self.names_except(&id);
+        let spec = draft
+            .clone()
+            .validate(id.clone(), names.iter().map(String::as_str))?;
+        let kept = self.keep_values(spec, None)?;
+        let added = self.change(|s| {
+            // The names may have changed while the values were kept.
+            draft.validate(id.clone(), s.servers.iter().map(|s| s.name.as_str()))?;
+            s.servers.push(kept.spec.clone());
+            Ok(kept.spec.clone())
+        });
+        if added.is_err() {
+            self.forget_all_values(&kept.spec);
+        }
+        added
     }
 
     pub fn update_server(
         &self,
         id: &ServerId,
-        draft: ServerDraft,
+        mut draft: ServerDraft,
     ) -> Result<ServerSpec, StoreError> {
-        self.change(|s| {
+        let previous = self.server(id)?;
+        draft.secret_env = Some(draft.secret_names(Some(&previous)));
+        let names = self.names_except(id);
+        let spec = draft
+            .clone()
+            .validate(id.clone(), names.iter().map(String::as_str))?;
+        let kept = self.keep_values(spec, Some(&previous))?;
+        let updated = self.change(|s| {
             find_server(s, id)?;
-            let spec = draft.validate(
+            draft.validate(
                 id.clone(),
                 s.servers
                     .iter()
@@ -395,16 +447,18 @@ impl Store {
                     .map(|s| s.name.as_str()),
             )?;
             let slot = find_server(s, id)?;
-            let mut spec = spec;
+            let mut spec = kept.spec.clone();
             // An approval covers one exact command line (`is_approved`
-            // compares them), so the one approved is kept whatever the edit:
-            // an edit that keeps the command line (a rename, enabling) stays
-            // approved, any other needs a new approval, and the approval
-            // dialog can show what changed since the last one.
-            spec.approved_command = slot.approved_command.clone();
+            // compares them), with secrets by name: an edit that keeps the
+            // command line (a rename, enabling, a new value for a secret)
+            // stays approved, any other needs a new approval, and the
+            // approval dialog can show what changed since the last one.
+            spec.approved_command = spec.approval_from(slot);
             // What was seen of how the server takes changes is about the
             // program that ran: another command is another program.
-            if slot.command_line() == spec.command_line() {
+            if slot.command_line_with_secrets(|n| spec.secrets.contains_key(n))
+                == spec.command_line()
+            {
                 spec.ignores_list_changed = slot.ignores_list_changed;
                 // A new choice of era starts afresh: back to "find out", the
                 // server is asked again.
@@ -414,7 +468,21 @@ impl Store {
             }
             *slot = spec.clone();
             Ok(spec)
-        })
+        })?;
+        self.forget_values(&kept.forget);
+        Ok(updated)
+    }
+
+    /// The names of every server but `id`.
+    fn names_except(&self, id: &ServerId) -> Vec<String> {
+        let inner = self.lock();
+        inner
+            .settings
+            .servers
+            .iter()
+            .filter(|s| &s.id != id)
+            .map(|s| s.name.clone())
+            .collect()
     }
 
     /// Records that the person approved running `command_line` for this
@@ -473,8 +541,10 @@ impl Store {
         })
     }
 
-    /// Removes a server and every grant to it. Its roots channel closes.
+    /// Removes a server and every grant to it. Its roots channel closes,
+    /// and the values of its secrets are forgotten, in the keyring too.
     pub fn remove_server(&self, id: &ServerId) -> Result<(), StoreError> {
+        let removed = self.server(id)?;
         self.change(|s| {
             let before = s.servers.len();
             s.servers.retain(|srv| &srv.id != id);
@@ -483,7 +553,9 @@ impl Store {
             }
             s.grants.retain(|g| &g.server != id);
             Ok(())
-        })
+        })?;
+        self.forget_all_values(&removed);
+        Ok(())
     }
 
     /// Marks a root available or not. An unavailable root is withdrawn from

@@ -47,6 +47,7 @@ mod apps;
 mod kept_timeline;
 mod prompts;
 mod restarts;
+mod secrets;
 
 pub use apps::{ImportOutcome, PlanView};
 
@@ -123,6 +124,14 @@ pub struct ServerView {
     /// The restart scheduled after a failure, if one is: the server is
     /// not failed for good, and the window says when it starts again.
     pub retry: Option<Retry>,
+    /// Why some of its secrets are not in the keyring, in the keyring's
+    /// words, while they wait for the person to choose where they go (see
+    /// `SecretPlace`): in the settings file, or not stored.
+    pub keyring_problem: Option<String>,
+    /// Its secrets whose values Rootgate does not have (not stored, and
+    /// Rootgate has started again since): it cannot start until they are
+    /// given again.
+    pub missing_secrets: Vec<String>,
 }
 
 /// Refuses a server whose command is not there, when it is saved rather
@@ -253,7 +262,19 @@ impl Supervisor {
         config: SessionConfig,
         restart_policy: RestartPolicy,
     ) -> Result<Arc<Supervisor>, SupervisorError> {
-        let (store, recovery) = Store::open(file)?;
+        let secrets = crate::secrets::Secrets::system();
+        Supervisor::open_with_secrets(file, config, restart_policy, secrets)
+    }
+
+    /// [`Supervisor::open_with`] with the values of secrets kept by
+    /// `secrets` (the app's are in the desktop's keyring).
+    pub fn open_with_secrets(
+        file: SettingsFile,
+        config: SessionConfig,
+        restart_policy: RestartPolicy,
+        secrets: Arc<crate::secrets::Secrets>,
+    ) -> Result<Arc<Supervisor>, SupervisorError> {
+        let (store, recovery) = Store::open_with_secrets(file, secrets)?;
         let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
         let runtime = tokio::runtime::Handle::current();
         let supervisor = Arc::new_cyclic(|me| Supervisor {
@@ -297,6 +318,7 @@ impl Supervisor {
             supervisor.ensure_session(&spec)?;
         }
         supervisor.forward_revisions();
+        supervisor.move_secrets_from_before();
         Ok(supervisor)
     }
 
@@ -354,11 +376,12 @@ impl Supervisor {
         if let Some(session) = sessions.get(&spec.id) {
             return Ok(session.clone());
         }
-        let session = Session::spawn(
+        let session = Session::spawn_with_secrets(
             spec.id.clone(),
             self.store.subscribe(&spec.id)?,
             Arc::clone(&self.timeline),
             self.config,
+            Arc::clone(self.store.secrets()),
         );
         let mut status = session.subscribe_status();
         let mut delivery = session.subscribe_delivery();
@@ -530,12 +553,16 @@ impl Supervisor {
             approved: spec.is_approved(),
             downloads: crate::downloads::of(&spec.command, &spec.args),
             retry: self.retry_of(&spec.id),
+            keyring_problem: self.store.secrets().problem(&spec),
+            missing_secrets: self.store.secrets().missing(&spec),
             status,
             delivery,
             folders_as_arguments,
             resolved_command_line,
             waits_for,
-            spec,
+            // The window is never sent a secret's value, only shown one the
+            // person asks to reveal.
+            spec: spec.without_secret_values(),
         }
     }
 
@@ -759,6 +786,9 @@ impl Supervisor {
             if spec.enabled
                 && spec.is_approved()
                 && !spec.gave_up
+                // A secret not stored waits to be given again: starting
+                // without it would only fail, and be retried.
+                && self.store.secrets().missing(&spec).is_empty()
                 && let Ok(session) = self.ensure_session(&spec)
             {
                 session.start(spec);

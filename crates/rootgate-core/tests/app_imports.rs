@@ -13,6 +13,7 @@ use rootgate_core::apps::catalog::{self, AppView, EntryView};
 use rootgate_core::apps::locate::{self, Places};
 use rootgate_core::apps::route::Ledger;
 use rootgate_core::apps::{AppKind, Scope};
+use rootgate_core::secrets::{MemoryKeyring, Secrets};
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
 
@@ -56,7 +57,9 @@ fn home() -> Home {
         std::fs::create_dir_all(home.join(folder)).unwrap();
     }
     let settings = home.join(".config/rootgate/settings.json");
-    let (store, _) = Store::open(SettingsFile::at(&settings)).unwrap();
+    // Secrets in a keyring of the test's own, never the person's.
+    let secrets = Secrets::new(std::sync::Arc::new(MemoryKeyring::default()));
+    let (store, _) = Store::open_with_secrets(SettingsFile::at(&settings), secrets).unwrap();
     Home {
         _dir: dir,
         ledger: Ledger::beside(&settings),
@@ -147,9 +150,18 @@ fn importing_twice_adds_one_server_and_a_missing_value_adds_none() {
     let again = import("filesystem", &BTreeMap::new()).unwrap_err();
     assert!(again.to_string().contains("already in Rootgate"), "{again}");
     let github = import("github", &BTreeMap::new()).unwrap();
+    // The token is kept in the keyring, and the settings name it.
+    assert_eq!(github.server.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "");
     assert_eq!(
-        github.server.env["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        h.store
+            .secret_value(&github.server.id, "GITHUB_PERSONAL_ACCESS_TOKEN")
+            .unwrap(),
         SECRETS[0]
+    );
+    let file = std::fs::read_to_string(h.store.file().path()).unwrap();
+    assert!(
+        !file.contains(SECRETS[0]),
+        "the settings file holds the token"
     );
     assert_eq!(h.store.snapshot().servers.len(), 2);
     let apps = survey(&h);

@@ -305,7 +305,10 @@ struct ModelServer {
     name: String,
     args: Vec<String>,
     enabled: bool,
-    approved: bool,
+    /// The command line last approved: an edit keeps it (for the approval
+    /// dialog's "what changed"), and the server runs only while it is still
+    /// the line that would run.
+    approved_line: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -346,7 +349,7 @@ impl Model {
                     name: srv.name.clone(),
                     args: srv.args.clone(),
                     enabled: srv.enabled,
-                    approved: srv.is_approved(),
+                    approved_line: srv.approved_command.clone(),
                 }
             })
             .collect();
@@ -419,7 +422,7 @@ impl Model {
                 name: name.clone(),
                 args: args.clone(),
                 enabled: false,
-                approved: false,
+                approved_line: None,
             }),
             Change::UpdateServer {
                 server,
@@ -428,17 +431,19 @@ impl Model {
                 enabled,
             } => {
                 if let Some(srv) = self.servers.iter_mut().find(|s| &s.id == server) {
-                    // The approval covers one command line: kept only when
-                    // the arguments (the only part that varies) are the same.
-                    srv.approved &= srv.args == *args;
+                    // The approval of an earlier line is kept whatever the
+                    // edit; it covers only that line.
                     srv.name = name.clone();
                     srv.args = args.clone();
                     srv.enabled = *enabled;
                 }
             }
-            Change::ApproveCommand { server, .. } => {
+            Change::ApproveCommand {
+                server,
+                command_line,
+            } => {
                 if let Some(srv) = self.servers.iter_mut().find(|s| &s.id == server) {
-                    srv.approved = true;
+                    srv.approved_line = Some(command_line.clone());
                 }
             }
             Change::RemoveServer { server } => {

@@ -51,6 +51,7 @@ fn declarations() -> String {
         Withdrawal::decl(&cfg),
         Era::decl(&cfg),
         EraChoice::decl(&cfg),
+        rootgate_core::secrets::SecretPlace::decl(&cfg),
         ServerDraft::decl(&cfg),
         ServerSpec::decl(&cfg),
         RunningInfo::decl(&cfg),

@@ -53,7 +53,16 @@ const CODES: &[&str] = &[
     "server",
     "picker",
     "appConfig",
+    "keyring",
+    "missingSecret",
 ];
+
+/// Where a secret may be kept, as the webview names it.
+const PLACES: &[&str] = &["keyring", "file", "notStored", "fileUntilKeyring"];
+
+/// The secret variable of the seeded server, and its value.
+const SECRET: &str = "API_TOKEN";
+const SECRET_VALUE: &str = "sk-hostile-test";
 
 /// The longest name a folder or a server may have (the core's limit).
 const MAX_NAME_CHARS: usize = 255;
@@ -75,6 +84,8 @@ enum Kind {
     Scope,
     /// An object of strings: the values an import fills in.
     StrMap,
+    /// Where a secret is kept (`keyring`, `file`, …).
+    Place,
 }
 
 /// The apps' ids, as the webview names them.
@@ -107,6 +118,7 @@ impl Kind {
             Kind::StrMap => v
                 .as_object()
                 .is_some_and(|o| o.values().all(Value::is_string)),
+            Kind::Place => v.as_str().is_some_and(|s| PLACES.contains(&s)),
         }
     }
 }
@@ -181,6 +193,8 @@ impl Harness {
                     name: "Files".into(),
                     command: "/bin/true".into(),
                     args: vec!["--serve".into()],
+                    // A secret, for the commands that reveal or keep one.
+                    env: [(SECRET.to_owned(), SECRET_VALUE.to_owned())].into(),
                     ..ServerDraft::default()
                 })
                 .unwrap();
@@ -293,6 +307,14 @@ impl Harness {
     /// Calls a command as the app's own page does.
     fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
         self.request(cmd, InvokeBody::Json(args), "tauri://localhost")
+    }
+
+    /// The seeded server as a draft, its secret's value in it: an edit
+    /// that dropped the secret is undone with its value.
+    fn original_draft(&self) -> ServerDraft {
+        let mut draft = self.server_spec.to_draft();
+        draft.env.insert(SECRET.into(), SECRET_VALUE.into());
+        draft
     }
 
     fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
@@ -456,6 +478,7 @@ fn hostile_drafts_all(h: &Harness) -> Vec<Value> {
             "cwd",
             "enabled",
             "withdrawal",
+            "secretEnv",
         ] {
             out.push(with(k, v.clone()));
         }
@@ -492,6 +515,9 @@ fn check_server_view(view: &Value, draft: &Value) -> Verdict {
             "a draft made an approved server: {}",
             short(view, 300)
         ));
+    }
+    if view.to_string().contains(SECRET_VALUE) {
+        return Err("a server's view held a secret's value".into());
     }
     if view.to_string().contains("\\u0000") {
         return Err("a server was saved with a NUL byte".into());
@@ -702,7 +728,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                 json!({"id": server, "draft": {"name": "other", "command": "/bin/true"}}),
             ],
             on_success: |h, args, out| {
-                let undo = h.block_on(h.sup.update_server(&h.server, h.server_spec.to_draft()));
+                let undo = h.block_on(h.sup.update_server(&h.server, h.original_draft()));
                 if args["id"] != json!(h.server) {
                     return Err(format!("changed a server: {}", short(out, 300)));
                 }
@@ -940,6 +966,50 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
+            name: "reveal_secret",
+            args: vec![("id", Kind::Str), ("name", Kind::Str)],
+            bases: vec![
+                json!({"id": "srv-0000000000000000", "name": SECRET}),
+                json!({"id": server, "name": "PATH"}),
+            ],
+            // Only the real server's real secret has a value to reveal.
+            on_success: |h, args, out| {
+                if args["id"] == json!(h.server) && args["name"] == json!(SECRET) && out.is_string()
+                {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "revealed {}: {}",
+                        short(args, 200),
+                        short(out, 100)
+                    ))
+                }
+            },
+        },
+        Command {
+            name: "keep_secret",
+            args: vec![
+                ("id", Kind::Str),
+                ("name", Kind::Str),
+                ("place", Kind::Place),
+            ],
+            bases: vec![
+                json!({"id": "srv-0000000000000000", "name": SECRET, "place": "file"}),
+                json!({"id": server, "name": "PATH", "place": "notStored"}),
+            ],
+            // Moving the real server's real secret is the person's say
+            // (undone); nothing else may succeed.
+            on_success: |h, args, _| {
+                if args["id"] != json!(h.server) || args["name"] != json!(SECRET) {
+                    return Err(format!("kept a secret for {}", short(args, 200)));
+                }
+                let was = h.server_spec.secrets[SECRET];
+                h.block_on(h.sup.keep_secret(&h.server, SECRET, was))
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            },
+        },
+        Command {
             name: "server_log",
             args: vec![("id", Kind::Str)],
             bases: vec![json!({"id": server})],
@@ -1001,6 +1071,9 @@ fn battery(h: &Harness, cmds: &[Command]) -> Vec<Call> {
                             .map(|s| json!({"kind": "project", "path": s})),
                     );
                     candidates.push(json!({"kind": "global"}));
+                }
+                if kind == Kind::Place {
+                    candidates.extend(PLACES.iter().map(|p| json!(p)));
                 }
                 if kind == Kind::StrMap {
                     candidates.extend(strings.iter().map(|s| json!({ "${input:token}": s })));
@@ -1336,6 +1409,8 @@ fn hostile_arguments_add_no_folder_and_no_grant_and_get_clear_errors() {
         h.sup.store().shared_with(&h.server).unwrap().roots().len(),
         1
     );
+    // Its secret leaves the keyring with it.
+    h.block_on(h.sup.remove_server(&h.server)).unwrap();
     h.block_on(h.sup.shutdown());
     drop(h.app);
 }

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use rootgate_core::folders;
 use rootgate_core::ids::{RootId, ServerId};
+use rootgate_core::secrets::{MemoryKeyring, Secrets};
 use rootgate_core::servers::{ServerDraft, ServerSpec};
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
@@ -21,6 +22,29 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
 pub const WAIT: Duration = Duration::from_secs(30);
+
+/// Whether this run has a keyring of its own (scripts/with-keyring.sh).
+pub fn has_test_keyring() -> bool {
+    std::env::var_os("ROOTGATE_TEST_KEYRING").is_some()
+}
+
+/// Where the stores of these tests keep secrets: in the run's own keyring
+/// under scripts/with-keyring.sh; without it, in none (as on a desktop
+/// without a keyring), and never in the person's own.
+pub fn test_secrets() -> Arc<Secrets> {
+    if has_test_keyring() {
+        return Secrets::system();
+    }
+    let keyring = MemoryKeyring::default();
+    keyring.set_unavailable(Some("this test run has no keyring"));
+    Secrets::new(Arc::new(keyring))
+}
+
+/// The session bus given to the commands these tests run: the run's own
+/// (inherited), or, without one, a bus that is not there.
+pub fn bus_env() -> Option<(&'static str, &'static str)> {
+    (!has_test_keyring()).then_some(("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus"))
+}
 
 #[path = "../../../rootgate-core/tests/support/peers.rs"]
 mod peers;
@@ -41,7 +65,7 @@ impl Rootgate {
         // passes only HOME (as Claude Desktop does) finds them too.
         let config_home = dir.path().join("home/.config");
         let file = SettingsFile::at(config_home.join("rootgate/settings.json"));
-        let (store, _) = Store::open(file).expect("store");
+        let (store, _) = Store::open_with_secrets(file, test_secrets()).expect("store");
         Rootgate {
             dir,
             config_home,
@@ -57,9 +81,11 @@ impl Rootgate {
         // passes only HOME (as Claude Desktop does) finds them too.
         let config_home = dir.path().join("home/.config");
         let file = SettingsFile::at(config_home.join("rootgate/settings.json"));
-        let supervisor = rootgate_core::supervisor::Supervisor::open(
+        let supervisor = rootgate_core::supervisor::Supervisor::open_with_secrets(
             file,
             rootgate_core::session::SessionConfig::default(),
+            rootgate_core::supervisor::RestartPolicy::default(),
+            test_secrets(),
         )
         .expect("supervisor");
         let rootgate = Rootgate {

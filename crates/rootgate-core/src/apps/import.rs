@@ -18,7 +18,7 @@
 //! consent must come from the person's picker, drop, command line or their
 //! own config file, never from the webview.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -164,6 +164,19 @@ pub fn plan(
             required: false,
         });
     }
+    // Secret: what the name says, what the app asks for masked, and what
+    // it keeps in its own keyring.
+    let secret_env: BTreeSet<String> = env
+        .iter()
+        .filter(|(name, value)| {
+            looks_secret(name)
+                || variables(value)
+                    .iter()
+                    .any(|t| needs.0.iter().any(|n| &n.token == t && n.secret))
+        })
+        .map(|(name, _)| name.clone())
+        .chain(env_keys.iter().cloned())
+        .collect();
     let draft = ServerDraft {
         name: entry.key.clone(),
         command: command.clone(),
@@ -171,6 +184,7 @@ pub fn plan(
         env: env.clone(),
         cwd: cwd.as_ref().map(PathBuf::from),
         enabled: false,
+        secret_env: Some(secret_env),
         ..ServerDraft::default()
     };
     Ok(ImportPlan {
@@ -231,21 +245,9 @@ impl ImportPlan {
     }
 }
 
-/// Whether a variable's name says its value is a secret.
-pub fn looks_secret(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    [
-        "TOKEN",
-        "KEY",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "CREDENTIAL",
-        "AUTH",
-    ]
-    .iter()
-    .any(|word| upper.contains(word))
-}
+/// Whether a variable's name says its value is a secret (kept here for
+/// its callers; it lives with the rest of secrets' rules).
+pub use crate::secrets::looks_secret;
 
 #[derive(Default)]
 struct Needs(Vec<Need>);

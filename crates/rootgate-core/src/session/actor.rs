@@ -49,6 +49,8 @@ pub(super) struct Actor {
     /// Set for a bridge's session: the AI app's relay, which makes the
     /// handshake and carries everything but roots.
     pub(super) relay: Option<Arc<Relay>>,
+    /// Where the values of the server's secrets are read at each start.
+    pub(super) secrets: Arc<crate::secrets::Secrets>,
 }
 
 impl Actor {

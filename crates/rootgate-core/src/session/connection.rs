@@ -31,6 +31,7 @@ use crate::bridge::relay::Relay;
 use crate::consent::SharedRoots;
 use crate::enforcement;
 use crate::placeholders;
+use crate::secrets::{SecretValues, redact};
 use crate::servers::ServerSpec;
 use crate::timeline::Event;
 
@@ -168,7 +169,14 @@ impl Actor {
     /// Runs one life of the server process, from spawn to exit.
     pub(super) async fn run_connection(&mut self, spec: &ServerSpec) -> Next {
         self.status.send_replace(Status::Starting);
-        let mut conn = match self.launch(spec) {
+        let secrets = match self.read_secrets(spec).await {
+            Ok(values) => values,
+            Err(reason) => {
+                self.fail(reason);
+                return Next::Idle;
+            }
+        };
+        let mut conn = match self.launch(spec, secrets) {
             Ok(conn) => conn,
             Err(Unlaunched::Failed(reason)) => {
                 self.fail(reason);
@@ -189,8 +197,28 @@ impl Actor {
         self.close(conn, ending, spec).await
     }
 
+    /// The values of the server's secrets kept outside its spec, read on
+    /// the runtime's blocking threads (the keyring may ask the person to
+    /// unlock it). Why they cannot be had is a start's failure, in words
+    /// that name the variable and never a value.
+    async fn read_secrets(&self, spec: &ServerSpec) -> Result<SecretValues, String> {
+        if spec.secrets.is_empty() {
+            return Ok(SecretValues::default());
+        }
+        let secrets = Arc::clone(&self.secrets);
+        let spec = spec.clone();
+        tokio::task::spawn_blocking(move || secrets.values_for_start(&spec))
+            .await
+            .map_err(|e| format!("its secrets could not be read: {e}"))?
+            .map_err(|e| e.to_string())
+    }
+
     /// Starts the process and its stderr pump.
-    fn launch(&mut self, spec: &ServerSpec) -> Result<Connection, Unlaunched> {
+    fn launch(
+        &mut self,
+        spec: &ServerSpec,
+        secrets: SecretValues,
+    ) -> Result<Connection, Unlaunched> {
         // Mark the current list as seen: the server is about to ask for it,
         // and an enforced server runs under a ruleset made from it. Marking
         // it here, before the ruleset is made, means a change that lands
@@ -223,9 +251,13 @@ impl Actor {
             command_line: spec.masked_command_line(),
         });
         let enforced = spec.enforce_roots.then_some(at_start);
+        // What the server prints of its secrets is written out of its log,
+        // and so of failures quoting it.
+        let redactions = Arc::new(secrets.redactions_with(Some(spec)));
         let mut launch = process::Launch {
             grace: self.config.shutdown_grace,
             enforce: None,
+            secrets,
         };
         if let Some(roots) = &enforced {
             if let enforcement::Support::Unavailable { reason } = enforcement::support() {
@@ -266,7 +298,11 @@ impl Actor {
             pid: spawned.pid,
             exit: spawned.exit,
             stderr_since: self.stderr.next_seq(),
-            stderr_pump: tokio::spawn(pump_stderr(spawned.stderr, Arc::clone(&self.stderr))),
+            stderr_pump: tokio::spawn(pump_stderr(
+                spawned.stderr,
+                Arc::clone(&self.stderr),
+                redactions,
+            )),
             io: Some((spawned.stdout, spawned.stdin)),
             events_tx,
             events,
@@ -447,7 +483,7 @@ pub(super) fn seconds(d: Duration) -> String {
 
 /// Copies a server's stderr into its log, line by line, holding at most one
 /// line's worth of bytes however long the line is.
-async fn pump_stderr(stderr: ChildStderr, log: Arc<StderrLog>) {
+async fn pump_stderr(stderr: ChildStderr, log: Arc<StderrLog>, redactions: Arc<Vec<Vec<u8>>>) {
     let mut reader = BufReader::with_capacity(64 * 1024, stderr);
     let limit = log.max_line_bytes();
     let mut line: Vec<u8> = Vec::with_capacity(256);
@@ -470,13 +506,13 @@ async fn pump_stderr(stderr: ChildStderr, log: Arc<StderrLog>) {
         reader.consume(used);
         if newline {
             let text = line.strip_suffix(b"\r").unwrap_or(&line);
-            log.push(text, truncated);
+            log.push(&redact(text, &redactions), truncated);
             line.clear();
             truncated = false;
         }
     }
     if !line.is_empty() {
-        log.push(&line, truncated);
+        log.push(&redact(&line, &redactions), truncated);
     }
 }
 

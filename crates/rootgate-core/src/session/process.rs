@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 use crate::enforcement;
 use crate::launcher;
 use crate::procs::{describe, live_members};
+use crate::secrets::SecretValues;
 use crate::servers::ServerSpec;
 
 /// Variables passed from Rootgate's own environment to every server; the
@@ -121,13 +122,16 @@ pub struct Launch {
     /// The Landlock ruleset to start the server under, if its roots are
     /// enforced.
     pub enforce: Option<enforcement::Policy>,
+    /// The values of its secrets kept outside the spec (the keyring, or
+    /// memory), read for this start; its `Debug` shows only their names.
+    pub secrets: SecretValues,
 }
 
 /// Starts the server described by `spec`: through the launcher when there
 /// is one (see `launcher`), directly otherwise. Enforcement needs the
 /// launcher and fails without it rather than starting unrestricted.
 pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> {
-    let env = server_env(spec);
+    let env = server_env(spec, &launch.secrets);
     let launcher = launcher::program();
     let mut cmd = match launcher {
         Some(program) => {
@@ -212,10 +216,12 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
     })
 }
 
-/// The environment a server gets: the inherited few, then its own.
-fn server_env(spec: &ServerSpec) -> BTreeMap<String, String> {
+/// The environment a server gets: the inherited few, then its own, with
+/// the values of its secrets kept outside the spec filled in.
+fn server_env(spec: &ServerSpec, secrets: &SecretValues) -> BTreeMap<String, String> {
     let mut env = inherited_env();
     env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.extend(secrets.0.iter().map(|(k, v)| (k.clone(), v.clone())));
     env
 }
 
@@ -473,6 +479,7 @@ mod tests {
             &Launch {
                 grace: Duration::from_millis(500),
                 enforce: None,
+                secrets: SecretValues::default(),
             },
         )
     }
@@ -641,5 +648,25 @@ mod tests {
                 "unexpected variable {key}"
             );
         }
+    }
+
+    #[tokio::test]
+    async fn secret_values_kept_outside_the_spec_reach_the_server() {
+        let mut s = spec("sh", &["-c", "printf '%s' \"$API_TOKEN\""]);
+        s.env.insert("API_TOKEN".into(), String::new());
+        s.secrets
+            .insert("API_TOKEN".into(), crate::secrets::SecretPlace::Keyring);
+        let launch = Launch {
+            grace: Duration::from_millis(500),
+            enforce: None,
+            secrets: SecretValues([("API_TOKEN".to_owned(), "from-keyring".to_owned())].into()),
+        };
+        assert!(!format!("{launch:?}").contains("from-keyring"));
+        let p = spawn(&s, &launch).unwrap();
+        let mut out = String::new();
+        use tokio::io::AsyncReadExt;
+        let mut stdout = p.stdout;
+        stdout.read_to_string(&mut out).await.unwrap();
+        assert_eq!(out, "from-keyring");
     }
 }
