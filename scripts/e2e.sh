@@ -28,7 +28,8 @@
 # The tests find the binaries in E2E_APP, E2E_APP_REAL and E2E_ROOTGATE_CLI.
 # An AI app a test starts shares the app's environment (XDG_RUNTIME_DIR, or
 # its absence: then both use /tmp/rootgate-UID for the bridges' socket)
-# with its own XDG_CONFIG_HOME set to the app's.
+# with its own XDG_CONFIG_HOME set to the app's, and one keyring daemon on a
+# session bus of the run's own (scripts/with-keyring.sh).
 #
 # Environment: E2E_TIMEOUT (seconds per test file, default 300),
 # E2E_SKIP_SETUP=1 (skip installing and building; use what is there),
@@ -201,5 +202,20 @@ export E2E_APP=$bin/rootgate-e2e-picker
 export E2E_APP_REAL=$bin/rootgate-real
 export E2E_ROOTGATE_CLI=$cli/rootgate
 export E2E_SCREENSHOTS=$out/screenshots
-say "running ${#files[@]} test file(s) under Xvfb"
-exec xvfb-run -a -s "-screen 0 1280x800x24" bash "$repo/scripts/e2e.sh" --under-xvfb "${files[@]}"
+say "running ${#files[@]} test file(s) under Xvfb, with a keyring daemon of their own"
+# The app keeps secrets in the desktop keyring, and an AI app's
+# `rootgate connect` reads them from it, so both get one: a private session
+# bus with GNOME Keyring on it (scripts/with-keyring.sh), never the
+# person's own.
+# An AI app's `rootgate connect` is started with little of the app's
+# environment (the TypeScript SDK passes HOME, PATH and a few more, not
+# DBUS_SESSION_BUS_ADDRESS), so it finds the keyring where a systemd
+# desktop keeps the session bus: /run/user/UID/bus. Where that is free (a
+# CI machine), the run's bus is put there, as a desktop has it; where a
+# desktop's own bus is there, the run's stays private, and a bridge would
+# look in the desktop's keyring.
+user_bus=/run/user/$(id -u)/bus
+if [ ! -e "$user_bus" ] && mkdir -p -m 700 "$(dirname "$user_bus")" 2>/dev/null; then
+  export ROOTGATE_KEYRING_ADDRESS=unix:path=$user_bus
+fi
+exec bash "$repo/scripts/with-keyring.sh" xvfb-run -a -s "-screen 0 1280x800x24" bash "$repo/scripts/e2e.sh" --under-xvfb "${files[@]}"
