@@ -182,7 +182,7 @@ pub enum SecretError {
     )]
     NotInKeyring(String),
     #[error(
-        "{0} was not stored, as you chose, and Rootgate has started again since; give its value \
+        "{0} was not stored (there was no keyring to keep it in), and Rootgate has started again since; give its value \
          again in the server's settings"
     )]
     NotHeld(String),

@@ -16,6 +16,7 @@ import type {
   ConsentPrompt,
   Entry,
   ErrorCode,
+  FolderChoice,
   FolderDelivery,
   FolderView,
   ImportOutcome,
@@ -104,6 +105,15 @@ export const api = {
   serverLog: (id: ServerId) => call<LogLine[]>("server_log", { id }),
   /** Each folder the server is granted or may still hold, and whether it picked it up. */
   serverFolders: (id: ServerId) => call<FolderDelivery[]>("server_folders", { id }),
+  /** Every kept folder as the server's own checklist shows it: granted to it or not, available, warnings. */
+  folderChoices: (id: ServerId) => call<FolderChoice[]>("folder_choices", { id }),
+  /**
+   * The server may see exactly these kept folders, in one save; "stale"
+   * when a folder newly ticked now leads elsewhere.
+   */
+  setServerFolders: (id: ServerId, roots: RootId[]) => call<ServerView>("set_server_folders", { id, roots }),
+  /** Cancels the restart scheduled after a failure: the server then waits for the person, also at the next launch. */
+  stopRetrying: (id: ServerId) => call<void>("stop_retrying", { id }),
   /** Forgets that the server was seen not to follow changes. */
   forgetFollowing: (id: ServerId) => call<ServerView>("forget_following", { id }),
   /** Every AI app's connection through `rootgate connect`, live ones first. */

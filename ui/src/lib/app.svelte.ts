@@ -16,10 +16,12 @@ import type {
   DeliverySummary,
   Entry,
   EntryView,
+  FolderChoice,
   FolderDelivery,
   FolderView,
   LogLine,
   PlanView,
+  Retry,
   RootId,
   ServerDraft,
   ServerId,
@@ -30,8 +32,10 @@ import type {
 import { isCode, plainMessage, type Api, type Events, type UnlistenFn } from "./api";
 import { importValues, sentence, writtenMessage } from "./apps";
 import { draftToForm, emptyForm, uniqueName, type ServerForm } from "./draft";
+import { layoutFor } from "./layout";
 import { appendNewer, mergeBySeq, prependOlder } from "./merge";
 import { afterPaint, markReady } from "./ready";
+import { gaveUpAttempts } from "./retry";
 
 export type View = "folders" | "servers" | "activity" | "connections" | "apps";
 
@@ -113,6 +117,30 @@ export interface RouteRequest {
   /** What went wrong with the last attempt, in plain words. */
   error: string | null;
 }
+
+/** A server's checklist of the kept folders it may see, open in its dialog. */
+export interface ChecklistRequest {
+  server: ServerId;
+  /** Opened at the end of adding the server (after its approval), not from its detail. */
+  afterAdd: boolean;
+}
+
+/** Where the window is: a view, and the detail open in it (Alt+Left goes back through these). */
+export interface Place {
+  view: View;
+  detail: ServerId | null;
+  connection: ConnectionId | null;
+}
+
+export function samePlace(a: Place, b: Place): boolean {
+  return a.view === b.view && a.detail === b.detail && a.connection === b.connection;
+}
+
+/** How many places back Alt+Left can go. */
+export const MAX_HISTORY = 50;
+
+/** How long a server just added stays marked in the list once it is shown. */
+export const HIGHLIGHT_MS = 2_400;
 
 /** What the dialog says when a file changed between reading its diff and writing it. */
 export const STALE_PLAN = "The file changed since you looked at it. Look at the new change.";
@@ -201,14 +229,31 @@ export class AppState {
   confirmRequest = $state.raw<ConfirmRequest | null>(null);
   /** Servers with a start, stop or restart under way. */
   busy = $state.raw<ReadonlySet<ServerId>>(new Set());
+  /** The server whose folder checklist is open. */
+  checklist = $state.raw<ChecklistRequest | null>(null);
+  /** The keyboard shortcuts sheet (`?`) is open. */
+  shortcutsOpen = $state(false);
+  /** A server just added: its row is scrolled into view and marked briefly once no dialog is open. */
+  highlight = $state<ServerId | null>(null);
+  /** The window's inner width (App.svelte keeps it), which its layout follows. */
+  width = $state(0);
+  layout = $derived(layoutFor(this.width));
+  /** Servers whose restarts the person stopped in this session. */
+  stoppedRetrying = $state.raw<ReadonlySet<ServerId>>(new Set());
 
   serverNames = $derived(new Map(this.servers.map((s) => [s.id, s.name])));
   firstRun = $derived(this.loaded && this.servers.length === 0 && this.folders.length === 0);
   detailServer = $derived(this.servers.find((s) => s.id === this.detail) ?? null);
   detailConnection = $derived(this.connections.find((c) => c.id === this.connection) ?? null);
   liveConnections = $derived(this.connections.filter((c) => c.live).length);
+  /** For each server Rootgate gave up on, the attempts its newest "gave up" entry counts. */
+  gaveUpAfter = $derived(
+    gaveUpAttempts(this.activity, new Set(this.servers.filter((s) => s.gaveUp).map((s) => s.id))),
+  );
   dialogOpen = $derived(
-    this.prompts.length > 0 ||
+    this.checklist !== null ||
+      this.shortcutsOpen ||
+      this.prompts.length > 0 ||
       this.approval !== null ||
       this.form !== null ||
       this.confirmRequest !== null ||
@@ -222,6 +267,12 @@ export class AppState {
   /** Counts status events, so a list fetched earlier does not undo a newer status. */
   private statusEvents = 0;
   private latestStatus = new Map<ServerId, { n: number; status: Status }>();
+  /** The newest retry each server was said to have (counted with the status events). */
+  private latestRetry = new Map<ServerId, { n: number; retry: Retry | null }>();
+  /** Where the person was, oldest first, for Alt+Left. */
+  private history: Place[] = [];
+  /** A server just added through the form: approving it ends with its folder checklist. */
+  private justAdded: ServerId | null = null;
   private unlisten: UnlistenFn[] = [];
   private detailToken = 0;
   private connectionToken = 0;
@@ -326,9 +377,11 @@ export class AppState {
         this.folders = folders;
         this.servers = servers.map((s) => {
           const newer = this.latestStatus.get(s.id);
-          return newer && newer.n > mark ? { ...s, status: newer.status } : s;
+          const retry = this.latestRetry.get(s.id);
+          const withStatus = newer && newer.n > mark ? { ...s, status: newer.status } : s;
+          return retry && retry.n > mark ? { ...withStatus, retry: retry.retry } : withStatus;
         });
-        if (this.detail !== null && !servers.some((s) => s.id === this.detail)) this.closeDetail();
+        if (this.detail !== null && !servers.some((s) => s.id === this.detail)) this.clearDetail();
         if (this.approval && !servers.some((s) => s.id === this.approval?.id)) this.closeApproval();
       } while (this.reloadAgain);
     } catch (e) {
@@ -344,6 +397,7 @@ export class AppState {
     let settings = false;
     const statuses = new Map<ServerId, Status>();
     const deliveries = new Map<ServerId, DeliverySummary>();
+    const retries = new Map<ServerId, Retry | null>();
     const lines: LogLine[] = [];
     const connections = new Map<ConnectionId, ConnectionView>();
     const entries: Entry[] = [];
@@ -372,17 +426,25 @@ export class AppState {
         case "prompts":
           this.enqueuePrompts(c.prompts);
           break;
+        case "retry":
+          this.statusEvents += 1;
+          this.latestRetry.set(c.server, { n: this.statusEvents, retry: c.retry });
+          retries.set(c.server, c.retry);
+          break;
       }
     }
     if (connections.size > 0) this.upsertConnections(connections);
     if (entries.length > 0) {
       this.connectionTimeline = appendNewer(this.connectionTimeline, entries, MAX_CONNECTION_TIMELINE);
     }
-    if (statuses.size > 0 || deliveries.size > 0) {
+    if (statuses.size > 0 || deliveries.size > 0 || retries.size > 0) {
       this.servers = this.servers.map((s) => {
         const status = statuses.get(s.id);
         const delivery = deliveries.get(s.id);
-        return status || delivery ? { ...s, status: status ?? s.status, delivery: delivery ?? s.delivery } : s;
+        const retry = retries.has(s.id) ? (retries.get(s.id) ?? null) : s.retry;
+        return status || delivery || retry !== s.retry
+          ? { ...s, status: status ?? s.status, delivery: delivery ?? s.delivery, retry }
+          : s;
       });
     }
     if (this.detail !== null && deliveries.has(this.detail)) void this.loadDetailFolders();
@@ -433,10 +495,32 @@ export class AppState {
 
   // ----- navigation ----------------------------------------------------
 
+  /** Where the window is now. */
+  get place(): Place {
+    return { view: this.view, detail: this.detail, connection: this.connection };
+  }
+
+  /** Notes where the window is, before it goes elsewhere, for Alt+Left. */
+  private remember(): void {
+    const here = this.place;
+    const last = this.history.at(-1);
+    if (last && samePlace(last, here)) return;
+    this.history.push(here);
+    if (this.history.length > MAX_HISTORY) this.history.splice(0, this.history.length - MAX_HISTORY);
+  }
+
+  /**
+   * Shows a view's list (the sidebar, Ctrl+1…5): a detail open in it
+   * closes, so the Servers item (or Ctrl+2) in a server's detail goes back
+   * to the list.
+   */
   show(view: View): void {
+    const to: Place = { view, detail: null, connection: null };
+    if (samePlace(this.place, to)) return;
+    this.remember();
     this.view = view;
-    if (view !== "servers") this.closeDetail();
-    if (view !== "connections") this.closeConnection();
+    this.clearDetail();
+    this.clearConnection();
   }
 
   /** Shows the "Connect an app" view and lists the apps again (their files may have changed). */
@@ -445,8 +529,50 @@ export class AppState {
     void this.loadApps();
   }
 
+  /**
+   * Goes back to where the person was before (Alt+Left), skipping places
+   * that are gone (a removed server). With nowhere to go back to, a
+   * detail goes up to its list. Returns whether it went anywhere.
+   */
+  back(): boolean {
+    while (this.history.length > 0) {
+      const to = this.history.pop() as Place;
+      if (samePlace(to, this.place)) continue;
+      if (to.detail !== null && !this.servers.some((s) => s.id === to.detail)) continue;
+      if (to.connection !== null && !this.connections.some((c) => c.id === to.connection)) continue;
+      if (to.detail !== null) void this.loadDetail(to.detail);
+      else if (to.connection !== null) void this.loadConnection(to.connection);
+      else {
+        this.view = to.view;
+        this.clearDetail();
+        this.clearConnection();
+        if (to.view === "apps") void this.loadApps();
+      }
+      return true;
+    }
+    return this.up();
+  }
+
+  /** From a detail, up to its list (Escape, the detail's Back); returns whether there was one. */
+  up(): boolean {
+    if (this.detail !== null) {
+      this.closeDetail();
+      return true;
+    }
+    if (this.connection !== null) {
+      this.closeConnection();
+      return true;
+    }
+    return false;
+  }
+
   async openDetail(id: ServerId): Promise<void> {
-    this.closeConnection();
+    if (!samePlace(this.place, { view: "servers", detail: id, connection: null })) this.remember();
+    await this.loadDetail(id);
+  }
+
+  private async loadDetail(id: ServerId): Promise<void> {
+    this.clearConnection();
     this.view = "servers";
     this.detail = id;
     this.timeline = [];
@@ -514,7 +640,14 @@ export class AppState {
     }
   }
 
+  /** Closes the server's detail, back to the list. */
   closeDetail(): void {
+    if (this.detail === null) return;
+    this.remember();
+    this.clearDetail();
+  }
+
+  private clearDetail(): void {
     this.detailToken++;
     this.detail = null;
     this.timeline = [];
@@ -538,7 +671,12 @@ export class AppState {
 
   /** Opens a connection's detail: its facts and what happened on it. */
   async openConnection(id: ConnectionId): Promise<void> {
-    this.closeDetail();
+    if (!samePlace(this.place, { view: "connections", detail: null, connection: id })) this.remember();
+    await this.loadConnection(id);
+  }
+
+  private async loadConnection(id: ConnectionId): Promise<void> {
+    this.clearDetail();
     this.view = "connections";
     this.connection = id;
     this.connectionTimeline = [];
@@ -556,7 +694,14 @@ export class AppState {
     }
   }
 
+  /** Closes the connection's detail, back to the list. */
   closeConnection(): void {
+    if (this.connection === null) return;
+    this.remember();
+    this.clearConnection();
+  }
+
+  private clearConnection(): void {
     this.connectionToken++;
     this.connection = null;
     this.connectionTimeline = [];
@@ -691,6 +836,7 @@ export class AppState {
         id === null ? await this.api.addServer(draft) : await this.api.updateServer(id, draft),
       );
       this.form = null;
+      if (id === null) this.added(saved);
       if (!saved.approved) this.approval = saved;
       return null;
     } catch (e) {
@@ -712,6 +858,7 @@ export class AppState {
       );
       const added = this.upsertServer(await this.api.addServer({ ...example.draft, name }));
       this.show("servers");
+      this.added(added);
       this.approval = added;
     } catch (e) {
       this.notify(plainMessage(e));
@@ -736,8 +883,22 @@ export class AppState {
     await this.withBusy(server.id, async () => {
       await this.api.removeServer(server.id);
       this.servers = this.servers.filter((s) => s.id !== server.id);
-      if (this.detail === server.id) this.closeDetail();
+      if (this.detail === server.id) this.clearDetail();
     });
+  }
+
+  /**
+   * A server was just added: its row is shown and marked once the dialogs
+   * close, and approving it now ends with its folder checklist.
+   */
+  private added(server: ServerView): void {
+    this.justAdded = server.id;
+    this.highlight = server.id;
+  }
+
+  /** The row marked after adding was shown long enough. */
+  clearHighlight(id: ServerId): void {
+    if (this.highlight === id) this.highlight = null;
   }
 
   async startServer(server: ServerView): Promise<void> {
@@ -745,7 +906,70 @@ export class AppState {
       this.approval = server;
       return;
     }
+    if (this.stoppedRetrying.has(server.id)) {
+      const rest = new Set(this.stoppedRetrying);
+      rest.delete(server.id);
+      this.stoppedRetrying = rest;
+    }
     await this.withBusy(server.id, () => this.api.startServer(server.id));
+  }
+
+  /**
+   * Cancels the restart scheduled after a failure: the server waits for
+   * the person (also at the next launch) until they start it.
+   */
+  async stopRetrying(server: ServerView): Promise<void> {
+    await this.withBusy(server.id, async () => {
+      await this.api.stopRetrying(server.id);
+      this.stoppedRetrying = new Set([...this.stoppedRetrying, server.id]);
+      // The change and the settings revision say so too; the row says it now.
+      this.statusEvents += 1;
+      this.latestRetry.set(server.id, { n: this.statusEvents, retry: null });
+      this.servers = this.servers.map((s) => (s.id === server.id ? { ...s, retry: null, gaveUp: true } : s));
+    });
+  }
+
+  // ----- a server's folder checklist --------------------------------------
+
+  openChecklist(server: ServerId, afterAdd = false): void {
+    this.checklist = { server, afterAdd };
+  }
+
+  closeChecklist(): void {
+    this.checklist = null;
+  }
+
+  /** Every kept folder as the server's checklist shows it; null (said in a toast) when it cannot be had. */
+  async folderChoices(server: ServerId): Promise<FolderChoice[] | null> {
+    try {
+      return await this.api.folderChoices(server);
+    } catch (e) {
+      this.notify(plainMessage(e));
+      return null;
+    }
+  }
+
+  /**
+   * The checklist's Save: the server may see exactly `roots`. Closes the
+   * checklist and returns null, or returns what went wrong (and whether a
+   * folder now leads elsewhere: the checklist is then fetched again).
+   */
+  async setServerFolders(server: ServerId, roots: RootId[]): Promise<{ message: string; stale: boolean } | null> {
+    try {
+      this.upsertServer(await this.api.setServerFolders(server, roots));
+    } catch (e) {
+      return { message: plainMessage(e), stale: isCode(e, "stale") };
+    }
+    // The folders' lists of servers say so at once; the settings revision
+    // that follows reloads them anyway.
+    const given = new Set(roots);
+    this.folders = this.folders.map((f) => {
+      const has = f.servers.includes(server);
+      if (has === given.has(f.id)) return f;
+      return { ...f, servers: has ? f.servers.filter((s) => s !== server) : [...f.servers, server] };
+    });
+    if (this.checklist?.server === server) this.checklist = null;
+    return null;
   }
 
   async stopServer(server: ServerView): Promise<void> {
@@ -781,7 +1005,10 @@ export class AppState {
       }
       return false;
     }
+    const added = this.justAdded === server.id;
     this.closeApproval();
+    // Adding a server ends with choosing the folders it may see.
+    if (added) this.openChecklist(server.id, true);
     await this.withBusy(server.id, () => this.api.startServer(server.id));
     return true;
   }
@@ -793,6 +1020,7 @@ export class AppState {
   /** Closes the approval dialog; the consent prompts an import opened come next. */
   private closeApproval(): void {
     this.approval = null;
+    this.justAdded = null;
     const next = this.afterApproval;
     this.afterApproval = [];
     if (next.length > 0) this.enqueuePrompts(next);

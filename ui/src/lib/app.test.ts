@@ -576,3 +576,143 @@ describe("AI apps' connections", () => {
     expect(app.prompts[1].suggestion?.app).toBe("Claude Code");
   });
 });
+
+describe("everyday use", () => {
+  const draft = {
+    name: "n",
+    command: "x",
+    args: [],
+    env: {},
+    cwd: null,
+    enabled: true,
+    withdrawal: "notify" as const,
+    enforceRoots: false,
+    era: "auto" as const,
+  };
+
+  it("ends adding a server, once its approval is given, with its folder checklist, and marks its row", async () => {
+    const { app, api } = await started();
+    api.addServer.mockResolvedValue(server("n", { approved: false }));
+    api.approveCommand.mockResolvedValue(server("n"));
+    await app.saveServer(null, draft);
+    expect(app.highlight).toBe("n");
+    expect(app.checklist).toBeNull();
+    await app.approveAndStart(app.approval!);
+    expect(app.checklist).toEqual({ server: "n", afterAdd: true });
+    expect(app.dialogOpen).toBe(true);
+  });
+
+  it("does not open the checklist after an approval cancelled, nor after a later approval", async () => {
+    const { app, api } = await started();
+    api.addServer.mockResolvedValue(server("n", { approved: false }));
+    api.approveCommand.mockResolvedValue(server("n"));
+    await app.saveServer(null, draft);
+    app.cancelApproval();
+    await app.startServer(server("n", { approved: false }));
+    await app.approveAndStart(app.approval!);
+    expect(app.checklist).toBeNull();
+  });
+
+  it("gives a server exactly the ticked folders in one save, and updates the folders' lists at once", async () => {
+    const { app, api } = await started();
+    app.folders = [folder("r1"), folder("r2", { servers: ["s"] }), folder("r3")];
+    app.servers = [server("s")];
+    app.openChecklist("s");
+    api.setServerFolders.mockResolvedValue(server("s", { name: "Saved" }));
+    expect(await app.setServerFolders("s", ["r1", "r3"])).toBeNull();
+    expect(api.setServerFolders).toHaveBeenCalledWith("s", ["r1", "r3"]);
+    expect(app.folders.map((f) => f.servers)).toEqual([["s"], [], ["s"]]);
+    expect(app.servers[0].name).toBe("Saved");
+    expect(app.checklist).toBeNull();
+  });
+
+  it("says when a folder ticked now leads elsewhere, and keeps the checklist open", async () => {
+    const { app, api } = await started();
+    app.openChecklist("s");
+    api.setServerFolders.mockRejectedValue({ code: "stale", message: "the folder now leads elsewhere" });
+    expect(await app.setServerFolders("s", ["r1"])).toEqual({ message: "The folder now leads elsewhere.", stale: true });
+    expect(app.checklist).not.toBeNull();
+  });
+
+  it("follows a server's scheduled retry from its changes, over an older list, and stops it on request", async () => {
+    const { app, api, handlers } = await started();
+    const failed = { state: "failed" as const, reason: "exited at once" };
+    app.servers = [server("s", { status: failed })];
+    const retry = { atMs: 1_700_000_006_000, attempt: 4, of: 5 };
+    // A list asked for before the retry was scheduled answers after it.
+    let answer: (v: ReturnType<typeof server>[]) => void = () => {};
+    api.listServers.mockReturnValueOnce(new Promise((r) => (answer = r)));
+    const reloading = app.reload();
+    handlers.changes?.([{ kind: "retry", server: "s", retry }]);
+    expect(app.servers[0].retry).toEqual(retry);
+    answer([server("s", { status: failed, retry: null })]);
+    await reloading;
+    expect(app.servers[0].retry).toEqual(retry);
+
+    await app.stopRetrying(app.servers[0]);
+    expect(api.stopRetrying).toHaveBeenCalledWith("s");
+    expect(app.servers[0].retry).toBeNull();
+    expect(app.servers[0].gaveUp).toBe(true);
+    expect(app.stoppedRetrying.has("s")).toBe(true);
+    handlers.changes?.([{ kind: "retry", server: "s", retry: null }]);
+    expect(app.servers[0].retry).toBeNull();
+    await app.startServer(app.servers[0]);
+    expect(app.stoppedRetrying.has("s")).toBe(false);
+  });
+
+  it("counts the attempts of a server Rootgate gave up on from the activity", async () => {
+    const { app, handlers } = await started();
+    app.servers = [server("s", { gaveUp: true }), server("t")];
+    handlers.timeline?.([
+      { ...entry(1, "s"), event: { kind: "gaveUp", attempts: 5 } },
+      { ...entry(2, "t"), event: { kind: "gaveUp", attempts: 3 } },
+    ]);
+    expect([...app.gaveUpAfter]).toEqual([["s", 5]]);
+  });
+
+  it("goes back: the Servers item closes a detail, Escape goes up, Alt+Left goes where the person was", async () => {
+    const { app, api } = await started();
+    api.listServers.mockResolvedValue([server("s"), server("t")]);
+    api.listConnections.mockResolvedValue([]);
+    await app.reload();
+    app.show("activity");
+    await app.openDetail("s");
+    expect(app.place).toEqual({ view: "servers", detail: "s", connection: null });
+    // The sidebar's Servers item (or Ctrl+2) in a detail: the list.
+    app.show("servers");
+    expect(app.detail).toBeNull();
+    expect(app.back()).toBe(true);
+    await settle();
+    expect(app.detail).toBe("s");
+    expect(app.back()).toBe(true);
+    expect(app.view).toBe("activity");
+    await app.openDetail("t");
+    expect(app.up()).toBe(true);
+    expect(app.place).toEqual({ view: "servers", detail: null, connection: null });
+    expect(app.back()).toBe(true);
+    await settle();
+    expect(app.detail).toBe("t");
+  });
+
+  it("skips a removed server's detail when going back, and goes up when there is nowhere else", async () => {
+    const { app, api } = await started();
+    api.listServers.mockResolvedValue([server("s"), server("t")]);
+    await app.reload();
+    await app.openDetail("s");
+    await app.openDetail("t");
+    api.listServers.mockResolvedValue([server("t")]);
+    await app.reload();
+    expect(app.back()).toBe(true);
+    // "s" is gone: back to where the person was before it (the folders).
+    expect(app.place).toEqual({ view: "folders", detail: null, connection: null });
+    expect(app.back()).toBe(false);
+  });
+
+  it("lays the window out for its width", async () => {
+    const { app } = await started();
+    app.width = 760;
+    expect(app.layout).toEqual({ iconSidebar: true, rowMenus: true });
+    app.width = 1120;
+    expect(app.layout.rowMenus).toBe(false);
+  });
+});

@@ -125,6 +125,8 @@ export type Era = "legacy" | "modern";
 
 export type EraChoice = "auto" | "legacy" | "modern";
 
+export type SecretPlace = "keyring" | "file" | "notStored" | "fileUntilKeyring";
+
 export type ServerDraft = { name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
  * Run the server under a Landlock ruleset that holds it to its roots
@@ -134,9 +136,26 @@ enforceRoots: boolean,
 /**
  * The protocol era to speak, or `Auto` to probe.
  */
-era: EraChoice, };
+era: EraChoice, 
+/**
+ * The variables of `env` whose values are secrets: shown masked, kept
+ * out of the settings file (in the keyring), and approved by name, not
+ * value. Not given, it is every variable whose name looks secret (see
+ * [`looks_secret`]) or, for an edit, that was secret. A secret given an
+ * empty value keeps the value it has (the window never sees it).
+ */
+secretEnv?: Array<string>, };
 
-export type ServerSpec = { id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+export type ServerSpec = { id: ServerId, name: string, command: string, args: Array<string>, 
+/**
+ * The environment; a secret variable's value is here only when it is
+ * kept in the settings file, and is empty otherwise.
+ */
+env: { [key in string]: string }, 
+/**
+ * The secret variables of `env`, and where each value is kept.
+ */
+secrets: { [key in string]: SecretPlace }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
  * Run the server under a Landlock ruleset that holds it to its roots.
  */
@@ -144,7 +163,8 @@ enforceRoots: boolean,
 /**
  * The exact command line the person approved to run, if any. A server
  * whose command line differs from it (new, or edited) does not start
- * until the person approves the new one.
+ * until the person approves the new one. Secret variables are in it by
+ * name (`API_TOKEN=…`), so a new value needs no new approval.
  */
 approvedCommand: string | null, 
 /**
@@ -267,7 +287,28 @@ downloads: Download | null,
  * The restart scheduled after a failure, if one is: the server is
  * not failed for good, and the window says when it starts again.
  */
-retry: Retry | null, id: ServerId, name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
+retry: Retry | null, 
+/**
+ * Why some of its secrets are not in the keyring, in the keyring's
+ * words, while they wait for the person to choose where they go (see
+ * `SecretPlace`): in the settings file, or not stored.
+ */
+keyringProblem: string | null, 
+/**
+ * Its secrets whose values Rootgate does not have (not stored, and
+ * Rootgate has started again since): it cannot start until they are
+ * given again.
+ */
+missingSecrets: Array<string>, id: ServerId, name: string, command: string, args: Array<string>, 
+/**
+ * The environment; a secret variable's value is here only when it is
+ * kept in the settings file, and is empty otherwise.
+ */
+env: { [key in string]: string }, 
+/**
+ * The secret variables of `env`, and where each value is kept.
+ */
+secrets: { [key in string]: SecretPlace }, cwd: string | null, enabled: boolean, withdrawal: Withdrawal, 
 /**
  * Run the server under a Landlock ruleset that holds it to its roots.
  */
@@ -275,7 +316,8 @@ enforceRoots: boolean,
 /**
  * The exact command line the person approved to run, if any. A server
  * whose command line differs from it (new, or edited) does not start
- * until the person approves the new one.
+ * until the person approves the new one. Secret variables are in it by
+ * name (`API_TOKEN=…`), so a new value needs no new approval.
  */
 approvedCommand: string | null, 
 /**
@@ -325,7 +367,7 @@ export type Change = { "kind": "settings", revision: number, } | { "kind": "stat
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 
-export type AppKind = "claude-desktop" | "claude-code" | "cursor" | "vs-code" | "zed" | "goose";
+export type AppKind = "claude-desktop" | "claude-code" | "cursor" | "vscode" | "zed" | "goose";
 
 export type Format = "json" | "jsonc" | "yaml";
 
@@ -456,7 +498,7 @@ cliPath: string | null, };
 
 export type Notice = { message: string, };
 
-export type ErrorCode = "folder" | "notFound" | "invalid" | "needsApproval" | "stale" | "settings" | "server" | "picker" | "appConfig";
+export type ErrorCode = "folder" | "notFound" | "invalid" | "needsApproval" | "stale" | "settings" | "server" | "picker" | "appConfig" | "keyring" | "missingSecret";
 
 export type CommandError = { code: ErrorCode, message: string, };
 

@@ -18,6 +18,9 @@ import {
   splitForEllipsis,
   statusBadge,
   statusText,
+  describeDownload,
+  downloadRegistry,
+  splitPackage,
 } from "./format";
 
 describe("formatTime", () => {
@@ -365,5 +368,55 @@ describe("shellQuote", () => {
     expect(shellQuote("Example server")).toBe("'Example server'");
     expect(shellQuote("it's")).toBe("'it'\\''s'");
     expect(shellQuote("")).toBe("''");
+  });
+});
+
+describe("describeDownload", () => {
+  it("says what an npm runner downloads, from where, and that an unpinned one approves any next version", () => {
+    const d = describeDownload({ tool: "npx", package: "@scope/pkg", pinned: false });
+    expect(d.lead).toBe("This command downloads @scope/pkg from the npm registry each time it starts (npx).");
+    expect(d.pinned).toBe(false);
+    expect(d.status).toBe("Not pinned: approving it approves whatever version the registry serves next time.");
+    expect(d.pinAs).toBe("@scope/pkg@x.y.z");
+  });
+  it("says a pinned one covers that version only", () => {
+    const d = describeDownload({ tool: "npx", package: "@scope/pkg@2026.8.31", pinned: true });
+    expect(d.name).toBe("@scope/pkg");
+    expect(d.version).toBe("2026.8.31");
+    expect(d.status).toBe("Pinned to 2026.8.31: approving covers that version only.");
+    expect(d.pinAs).toBeNull();
+  });
+  it("names a range or a tag as not one version", () => {
+    expect(describeDownload({ tool: "bunx", package: "srv@latest", pinned: false }).status).toBe(
+      "Not pinned (“latest” is a range or a tag, not one version): approving it approves whatever version the registry serves next time.",
+    );
+  });
+  it("reads Python runners' spellings, from PyPI, and pins them with ==", () => {
+    const d = describeDownload({ tool: "uvx", package: "mcp-server-git", pinned: false });
+    expect(d.lead).toBe("This command downloads mcp-server-git from PyPI each time it starts (uvx).");
+    expect(d.pinAs).toBe("mcp-server-git==x.y.z");
+    expect(describeDownload({ tool: "pipx run", package: "srv==0.6", pinned: true }).status).toBe(
+      "Pinned to 0.6: approving covers that version only.",
+    );
+    expect(describeDownload({ tool: "uv tool run", package: "fetch>=1.0", pinned: false }).version).toBe(">=1.0");
+  });
+  it("knows every runner the core names, and says something for one it does not", () => {
+    for (const t of ["npx", "npm exec", "bunx", "pnpm dlx", "yarn dlx"]) expect(downloadRegistry(t).registry).toBe("the npm registry");
+    for (const t of ["uvx", "uv tool run", "pipx run"]) expect(downloadRegistry(t).registry).toBe("PyPI");
+    expect(downloadRegistry("deno run").registry).toBe("its package registry");
+  });
+});
+
+describe("splitPackage", () => {
+  it("splits an npm spec at the version's @, not the scope's", () => {
+    expect(splitPackage("@scope/name@1.2.3", false)).toEqual({ name: "@scope/name", version: "1.2.3" });
+    expect(splitPackage("@scope/name", false)).toEqual({ name: "@scope/name", version: "" });
+    expect(splitPackage("name@^1.2.0", false)).toEqual({ name: "name", version: "^1.2.0" });
+  });
+  it("splits a Python spec at its operator, keeping a range's operator", () => {
+    expect(splitPackage("srv==2.0", true)).toEqual({ name: "srv", version: "2.0" });
+    expect(splitPackage("srv@1.2.0", true)).toEqual({ name: "srv", version: "1.2.0" });
+    expect(splitPackage("srv[cli]~=1.4", true)).toEqual({ name: "srv[cli]", version: "~=1.4" });
+    expect(splitPackage("srv", true)).toEqual({ name: "srv", version: "" });
   });
 });

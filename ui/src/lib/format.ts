@@ -408,3 +408,72 @@ export function highlightParts(text: string, query: string): { text: string; mat
   if (from < text.length) parts.push({ text: text.slice(from), match: false });
   return parts;
 }
+
+/** Where a runner that downloads at start (see `Download`) gets its packages, in words. */
+export function downloadRegistry(tool: string): { registry: string; python: boolean } {
+  switch (tool) {
+    case "npx":
+    case "npm exec":
+    case "bunx":
+    case "pnpm dlx":
+    case "yarn dlx":
+      return { registry: "the npm registry", python: false };
+    case "uvx":
+    case "uv tool run":
+    case "pipx run":
+      return { registry: "PyPI", python: true };
+    default:
+      return { registry: "its package registry", python: false };
+  }
+}
+
+/**
+ * A package as a runner names it, split into its name and the version it
+ * asks for ("" when none): `@scope/pkg@1.2.3` → `@scope/pkg`, `1.2.3`;
+ * `pkg==2.0` → `pkg`, `2.0`; `pkg>=1.0` → `pkg`, `>=1.0` (a range).
+ */
+export function splitPackage(spec: string, python: boolean): { name: string; version: string } {
+  if (python) {
+    const m = /^([^=<>!~@\s]+?)\s*(===|==|~=|!=|>=|<=|>|<|@)\s*(.*)$/.exec(spec);
+    if (!m) return { name: spec, version: "" };
+    return { name: m[1], version: m[2] === "==" || m[2] === "===" || m[2] === "@" ? m[3] : `${m[2]}${m[3]}` };
+  }
+  const at = spec.indexOf("@", 1);
+  return at < 0 ? { name: spec, version: "" } : { name: spec.slice(0, at), version: spec.slice(at + 1) };
+}
+
+/**
+ * What the approval dialog says of a command that downloads code at start:
+ * what it downloads and from where (`lead`), and whether approving covers
+ * one version (`pinned`) or whatever the registry serves next time (then
+ * `pinAs`, the spelling that would pin it).
+ */
+export function describeDownload(d: { tool: string; package: string; pinned: boolean }): {
+  lead: string;
+  name: string;
+  version: string;
+  registry: string;
+  tool: string;
+  pinned: boolean;
+  status: string;
+  pinAs: string | null;
+} {
+  const { registry, python } = downloadRegistry(d.tool);
+  const { name, version } = splitPackage(d.package, python);
+  const lead = `This command downloads ${name} from ${registry} each time it starts (${d.tool}).`;
+  if (d.pinned) {
+    const status = `Pinned to ${version}: approving covers that version only.`;
+    return { lead, name, version, registry, tool: d.tool, pinned: true, status, pinAs: null };
+  }
+  const asked = version === "" ? "" : ` (“${version}” is a range or a tag, not one version)`;
+  return {
+    lead,
+    name,
+    version,
+    registry,
+    tool: d.tool,
+    pinned: false,
+    status: `Not pinned${asked}: approving it approves whatever version the registry serves next time.`,
+    pinAs: python ? `${name}==x.y.z` : `${name}@x.y.z`,
+  };
+}

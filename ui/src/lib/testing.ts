@@ -12,6 +12,7 @@ import type {
   Entry,
   EntryView,
   FileView,
+  FolderChoice,
   FolderDelivery,
   FolderView,
   ImportOutcome,
@@ -76,6 +77,9 @@ export function fakeBackend() {
     serverLog: vi.fn(async () => []),
     serverFolders: vi.fn(async (): Promise<FolderDelivery[]> => []),
     forgetFollowing: vi.fn(),
+    folderChoices: vi.fn(async (_id: string): Promise<FolderChoice[]> => []),
+    setServerFolders: vi.fn(async (id: string, _roots: string[]): Promise<ServerView> => server(id)),
+    stopRetrying: vi.fn(async (_id: string) => undefined),
     listConnections: vi.fn(async (): Promise<ConnectionView[]> => []),
     connectionTimeline: vi.fn(async (_id: string): Promise<Entry[]> => []),
     activity: vi.fn(async (): Promise<Entry[]> => []),
@@ -117,6 +121,7 @@ export function server(id: string, over: Partial<ServerView> = {}): ServerView {
     command: "/bin/srv",
     args: [],
     env: {},
+    secrets: {},
     cwd: null,
     enabled: true,
     withdrawal: "notify",
@@ -134,6 +139,8 @@ export function server(id: string, over: Partial<ServerView> = {}): ServerView {
     waitsFor: null,
     downloads: null,
     retry: null,
+    keyringProblem: null,
+    missingSecrets: [],
     ...over,
   };
 }
@@ -191,6 +198,21 @@ export function entry(seq: number, server = "s1"): Entry {
 /** Lets pending promise callbacks run. */
 export async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+}
+
+/** A kept folder as a server's checklist shows it: not granted, available, no warnings. */
+export function folderChoice(id: string, over: Partial<FolderChoice> = {}): FolderChoice {
+  return {
+    id,
+    name: `Folder ${id}`,
+    chosenPath: `/home/me/${id}`,
+    realPath: `/home/me/${id}`,
+    addedAtMs: 0,
+    granted: false,
+    available: true,
+    warnings: [],
+    ...over,
+  };
 }
 
 /** A server entry of an app's config, not imported, with nothing to ask. */
