@@ -26,7 +26,8 @@ export function ofKind(event: Event, kind: KindFilter): boolean {
         event.kind === "gaveUp" ||
         event.kind === "restartScheduled" ||
         (event.kind === "exited" && !event.expected) ||
-        (event.kind === "call" && event.outcome !== "ok")
+        (event.kind === "call" && event.outcome !== "ok") ||
+        (event.kind === "tried" && (event.outcome === "failed" || event.outcome === "toolError"))
       );
     case "folders":
       return (
@@ -53,7 +54,13 @@ export function ofKind(event: Event, kind: KindFilter): boolean {
         event.kind === "gaveUp"
       );
     case "requests":
-      return event.kind === "call" || event.kind === "requestRefused" || event.kind === "inputNotOffered";
+      // What AI apps asked through Rootgate, and what the person tried from a server's detail.
+      return (
+        event.kind === "call" ||
+        event.kind === "tried" ||
+        event.kind === "requestRefused" ||
+        event.kind === "inputNotOffered"
+      );
   }
 }
 
@@ -65,6 +72,10 @@ export function searchText(entry: Entry, serverName: string): string {
     for (const r of e.roots) parts.push(r.name, r.uri);
   }
   if (e.kind === "failed" || e.kind === "restartedToWithdraw" || e.kind === "stopping") parts.push(e.reason);
+  if (e.kind === "tried") {
+    parts.push(e.method, e.target, e.detail ?? "");
+    if (e.arguments !== null) parts.push(JSON.stringify(e.arguments));
+  }
   return parts.join("\n").toLowerCase();
 }
 

@@ -44,6 +44,8 @@ const CODES: readonly ErrorCode[] = [
   "server",
   "picker",
   "appConfig",
+  // A try from the window (call_tool, read_resource, get_prompt) the person cancelled.
+  "cancelled",
 ];
 
 /** Whatever a command rejected with, as a CommandError with plain words. */

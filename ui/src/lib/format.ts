@@ -150,12 +150,54 @@ export function describeEvent(event: Event): string {
       return sentence(`Restarted with its folders as arguments anew: ${event.reason}`);
     case "waitingForFolders":
       return sentence(`Not started yet: ${event.reason}`);
+    case "tried":
+      return describeTried(event);
     default: {
       // A kind this window does not know yet (newer backend): say its name.
       const unknown: never = event;
       return String((unknown as { kind?: unknown }).kind ?? "Something happened.");
     }
   }
+}
+
+/** How many times, in words: "once", "twice", "3 times". */
+export function times(n: number): string {
+  return n === 1 ? "once" : n === 2 ? "twice" : `${n} times`;
+}
+
+/**
+ * What the person tried from the window (a server's Tools, Resources or
+ * Prompts) and what it came to: "You called tool “read_text_file”: ok in
+ * 12 ms · asked for roots twice." The arguments are not in the sentence
+ * (the entry's detail lines have them): they can be long.
+ */
+function describeTried(e: Extract<Event, { kind: "tried" }>): string {
+  const what =
+    e.method === "tools/call"
+      ? `You called tool “${e.target}”`
+      : e.method === "resources/read"
+        ? `You read resource “${e.target}”`
+        : e.method === "prompts/get"
+          ? `You got prompt “${e.target}”`
+          : `You tried ${e.method} “${e.target}”`;
+  const took = formatDelay(e.durationMs);
+  const detail = e.detail?.trim() ? `: ${e.detail.trim()}` : "";
+  let outcome: string;
+  switch (e.outcome) {
+    case "ok":
+      outcome = `ok in ${took}`;
+      break;
+    case "toolError":
+      outcome = `the tool said it failed, after ${took}${detail}`;
+      break;
+    case "cancelled":
+      outcome = `cancelled after ${took}`;
+      break;
+    default:
+      outcome = `failed after ${took}${detail}`;
+  }
+  const roots = e.rootsAsked > 0 ? ` · asked for roots ${times(e.rootsAsked)}` : "";
+  return sentence(`${what}: ${outcome}${roots}`);
 }
 
 /**
@@ -284,6 +326,8 @@ export function eventTone(event: Event): Tone {
       return "warn";
     case "call":
       return event.outcome === "ok" ? "neutral" : "warn";
+    case "tried":
+      return event.outcome === "failed" ? "bad" : event.outcome === "toolError" ? "warn" : "neutral";
     case "restartedToWithdraw":
     case "restartedToEnforce":
     case "restartedForArguments":
