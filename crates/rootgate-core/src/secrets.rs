@@ -283,6 +283,10 @@ pub struct Secrets {
     /// Servers given a new value for a secret since this was last asked:
     /// a running one starts again to use it.
     rotated: Mutex<std::collections::HashSet<ServerId>>,
+    /// Secrets the person chose not to store: they wait for no choice any
+    /// more. Forgotten when Rootgate quits, so that after a restart (when
+    /// the value is asked for again) the person chooses again.
+    declined: Mutex<std::collections::HashSet<SecretKey>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -297,6 +301,7 @@ impl Secrets {
             held: Mutex::new(HashMap::new()),
             problems: Mutex::new(HashMap::new()),
             rotated: Mutex::new(std::collections::HashSet::new()),
+            declined: Mutex::new(std::collections::HashSet::new()),
         })
     }
 
@@ -316,9 +321,29 @@ impl Secrets {
         lock(&self.held).insert(key, value);
     }
 
-    /// Stops holding the value of `key` in memory.
+    /// Stops holding the value of `key` in memory (it is kept elsewhere
+    /// now, or gone), and forgets that the person chose not to store it.
     pub fn release(&self, key: &SecretKey) {
         lock(&self.held).remove(key);
+        lock(&self.declined).remove(key);
+    }
+
+    /// Notes that the person chose not to store the value of `key`: it no
+    /// longer waits for their choice (see [`Secrets::waiting`]).
+    pub fn decline(&self, key: SecretKey) {
+        lock(&self.declined).insert(key);
+    }
+
+    /// Whether some of `spec`'s secrets wait for the person to choose where
+    /// they go: not stored, when the person has not chosen that, or still
+    /// in the file where a Rootgate from before secrets wrote them.
+    pub fn waiting(&self, spec: &ServerSpec) -> bool {
+        let declined = lock(&self.declined);
+        spec.secrets.iter().any(|(name, place)| match place {
+            SecretPlace::FileUntilKeyring => true,
+            SecretPlace::NotStored => !declined.contains(&SecretKey::new(&spec.id, name)),
+            SecretPlace::Keyring | SecretPlace::File => false,
+        })
     }
 
     pub fn held(&self, key: &SecretKey) -> Option<String> {
@@ -336,14 +361,9 @@ impl Secrets {
     }
 
     /// Why some of `spec`'s secrets are not in the keyring, when some wait
-    /// for the person's choice (not stored, or still in the file as an
-    /// earlier Rootgate kept them).
+    /// for the person's choice (see [`Secrets::waiting`]).
     pub fn problem(&self, spec: &ServerSpec) -> Option<String> {
-        let waiting = spec
-            .secrets
-            .values()
-            .any(|p| matches!(p, SecretPlace::NotStored | SecretPlace::FileUntilKeyring));
-        waiting
+        self.waiting(spec)
             .then(|| lock(&self.problems).get(&spec.id).cloned())
             .flatten()
     }
@@ -364,6 +384,7 @@ impl Secrets {
         lock(&self.held).retain(|k, _| &k.server != server);
         lock(&self.problems).remove(server);
         lock(&self.rotated).remove(server);
+        lock(&self.declined).retain(|k| &k.server != server);
     }
 
     /// The secret variables of `spec` whose values this process does not
@@ -624,7 +645,20 @@ mod tests {
         let mut chosen = waiting.clone();
         chosen.secrets.insert("T".into(), SecretPlace::File);
         assert_eq!(secrets.problem(&chosen), None);
+        // Chosen not to be stored: it waits no more, until it is kept
+        // elsewhere (or Rootgate starts again, which forgets the choice).
+        let key = SecretKey::new(&waiting.id, "T");
+        secrets.decline(key.clone());
+        assert!(!secrets.waiting(&waiting));
+        assert_eq!(secrets.problem(&waiting), None);
+        secrets.release(&key);
+        assert_eq!(secrets.problem(&waiting).as_deref(), Some("no keyring"));
+        secrets.decline(key);
         secrets.forget_server(&waiting.id);
+        assert!(
+            secrets.waiting(&waiting),
+            "the choice is forgotten with the server"
+        );
         assert_eq!(secrets.problem(&waiting), None);
     }
 

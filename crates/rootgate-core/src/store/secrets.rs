@@ -138,10 +138,7 @@ impl Store {
     /// Remembers why `spec`'s secrets could not reach the keyring, or
     /// forgets it once none waits for the person's choice.
     fn note_problem(&self, spec: &ServerSpec, problem: Option<String>) {
-        let waiting = spec
-            .secrets
-            .values()
-            .any(|p| matches!(p, SecretPlace::NotStored | SecretPlace::FileUntilKeyring));
+        let waiting = self.secrets.waiting(spec);
         match problem {
             Some(problem) => self.secrets.set_problem(&spec.id, Some(problem)),
             None if !waiting => self.secrets.set_problem(&spec.id, None),
@@ -219,6 +216,8 @@ impl Store {
             SecretPlace::File | SecretPlace::FileUntilKeyring => SecretPlace::File,
             SecretPlace::NotStored => {
                 self.secrets.hold(key.clone(), value.clone());
+                // The person's choice: it waits for none any more.
+                self.secrets.decline(key.clone());
                 SecretPlace::NotStored
             }
         };
@@ -445,6 +444,16 @@ mod tests {
             matches!(&err, StoreError::Secret(e) if e.is_no_keyring()),
             "{err}"
         );
+        // Chosen not to be stored: it stays in memory only, and the window
+        // no longer asks where it goes.
+        let declined = fx
+            .store
+            .keep_secret(&spec.id, "API_TOKEN", SecretPlace::NotStored)
+            .unwrap();
+        assert_eq!(declined.secrets["API_TOKEN"], SecretPlace::NotStored);
+        assert_eq!(secrets.problem(&declined), None, "the person chose");
+        assert!(!file_text(&fx).contains(VALUE));
+        assert_eq!(fx.store.secret_value(&spec.id, "API_TOKEN").unwrap(), VALUE);
         let filed = fx
             .store
             .keep_secret(&spec.id, "API_TOKEN", SecretPlace::File)

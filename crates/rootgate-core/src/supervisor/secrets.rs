@@ -169,7 +169,16 @@ mod tests {
         // Given again, and kept in the settings file as the person chose.
         let mut draft = view.spec.to_draft();
         draft.env.insert("API_TOKEN".into(), VALUE.into());
-        sup.update_server(&id, draft).await.unwrap();
+        let given = sup.update_server(&id, draft).await.unwrap();
+        assert!(given.missing_secrets.is_empty());
+        assert_eq!(given.keyring_problem.as_deref(), Some("no keyring answers"));
+        // The person chooses not to store it: nothing waits for a choice.
+        let declined = sup
+            .keep_secret(&id, "API_TOKEN", SecretPlace::NotStored)
+            .await
+            .unwrap();
+        assert_eq!(declined.spec.secrets["API_TOKEN"], SecretPlace::NotStored);
+        assert_eq!(declined.keyring_problem, None);
         let kept = sup
             .keep_secret(&id, "API_TOKEN", SecretPlace::File)
             .await
