@@ -20,8 +20,10 @@ import type {
   FolderDelivery,
   FolderView,
   ImportOutcome,
+  JsonValue,
   LogLine,
   Notice,
+  Offers,
   Page,
   PlanView,
   RootId,
@@ -30,6 +32,7 @@ import type {
   ServerId,
   ServerTemplate,
   ServerView,
+  TryOutcome,
 } from "./bindings";
 
 export type { UnlistenFn };
@@ -122,6 +125,27 @@ export const api = {
   listConnections: () => call<ConnectionView[]>("list_connections"),
   /** What happened on one AI app's connection, oldest first. */
   connectionTimeline: (id: ConnectionId) => call<Entry[]>("connection_timeline", { id }),
+  // ----- what a running server offers, and trying it (issue #19) ------
+  // A tool's arguments, a resource's URI and a prompt's arguments are data
+  // for the server, passed through as they are: never paths Rootgate opens.
+  /** Its tools, resources, resource templates and prompts, each as the server sent it; "server" when it is not running. */
+  serverOffers: (id: ServerId) => call<Offers>("server_offers", { id }),
+  /**
+   * Calls a tool. `callNo` is the window's own number for the call (unique
+   * while the window lives): progress changes carry it, and cancelCall takes
+   * it. A result with isError is still an outcome; a cancelled call rejects
+   * with code "cancelled".
+   */
+  callTool: (id: ServerId, callNo: number, name: string, args: { [key: string]: JsonValue }) =>
+    call<TryOutcome>("call_tool", { id, call: callNo, name, arguments: args }),
+  /** Cancels a tool call under way: the server is told, and the call rejects with "cancelled". */
+  cancelCall: (callNo: number) => call<void>("cancel_call", { call: callNo }),
+  readResource: (id: ServerId, uri: string) => call<TryOutcome>("read_resource", { id, uri }),
+  /** Asks the server to say when the resource changes (resourceUpdated changes). */
+  subscribeResource: (id: ServerId, uri: string) => call<void>("subscribe_resource", { id, uri }),
+  unsubscribeResource: (id: ServerId, uri: string) => call<void>("unsubscribe_resource", { id, uri }),
+  getPrompt: (id: ServerId, name: string, args: { [key: string]: string }) =>
+    call<TryOutcome>("get_prompt", { id, name, arguments: args }),
   activity: () => call<Entry[]>("activity"),
   templates: () => call<ServerTemplate[]>("templates"),
   /** Says the window shows its content: the enabled servers start now. */

@@ -1,5 +1,6 @@
 // The window's state and everything a person can do in it. Components read
-// the fields and call the methods; this is the only caller of `api`. State
+// the fields and call the methods; this (with the offers state it holds,
+// offers.svelte.ts) is the only caller of `api`. State
 // changes arrive as events (no polling): a settings revision reloads the
 // lists, a status change updates one badge, log lines and timeline entries
 // are appended, an AI app's connection is put in place by its id.
@@ -36,6 +37,7 @@ import { layoutFor } from "./layout";
 import { appendNewer, mergeBySeq, prependOlder } from "./merge";
 import { afterPaint, markReady } from "./ready";
 import { gaveUpAttempts } from "./retry";
+import { OffersState } from "./offers.svelte";
 
 export type View = "folders" | "servers" | "activity" | "connections" | "apps";
 
@@ -283,10 +285,15 @@ export class AppState {
   private afterApproval: ConsentPrompt[] = [];
   private appsToken = 0;
 
+  /** What the open server offers and what the person tries from it (issue #19); its detail follows it. */
+  readonly offers: OffersState;
+
   constructor(
     private api: Api,
     private events: Events,
-  ) {}
+  ) {
+    this.offers = new OffersState(api);
+  }
 
   // ----- startup -------------------------------------------------------
 
@@ -430,6 +437,12 @@ export class AppState {
           this.statusEvents += 1;
           this.latestRetry.set(c.server, { n: this.statusEvents, retry: c.retry });
           retries.set(c.server, c.retry);
+          break;
+        case "callProgress":
+        case "offersChanged":
+        case "resourceUpdated":
+          // For the open server's Tools, Resources and Prompts.
+          this.offers.onChange(c);
           break;
       }
     }

@@ -16,9 +16,12 @@ import type {
   FolderDelivery,
   FolderView,
   ImportOutcome,
+  JsonValue,
+  Offers,
   Page,
   PlanView,
   ServerView,
+  TryOutcome,
 } from "./bindings";
 
 /** A server that holds what it is granted. */
@@ -82,6 +85,21 @@ export function fakeBackend() {
     stopRetrying: vi.fn(async (_id: string) => undefined),
     listConnections: vi.fn(async (): Promise<ConnectionView[]> => []),
     connectionTimeline: vi.fn(async (_id: string): Promise<Entry[]> => []),
+    serverOffers: vi.fn(async (_id: string): Promise<Offers> => offers()),
+    callTool: vi.fn(
+      async (_id: string, _call: number, _name: string, _args: { [key: string]: JsonValue }): Promise<TryOutcome> =>
+        outcome({ content: [{ type: "text", text: "ok" }] }),
+    ),
+    cancelCall: vi.fn(async (_call: number) => undefined),
+    readResource: vi.fn(
+      async (_id: string, uri: string): Promise<TryOutcome> => outcome({ contents: [{ uri, mimeType: "text/plain", text: "hello" }] }),
+    ),
+    subscribeResource: vi.fn(async (_id: string, _uri: string) => undefined),
+    unsubscribeResource: vi.fn(async (_id: string, _uri: string) => undefined),
+    getPrompt: vi.fn(
+      async (_id: string, _name: string, _args: { [key: string]: string }): Promise<TryOutcome> =>
+        outcome({ messages: [{ role: "user", content: { type: "text", text: "Hi" } }] }),
+    ),
     activity: vi.fn(async (): Promise<Entry[]> => []),
     templates: vi.fn(async () => []),
     windowShown: vi.fn(async () => undefined),
@@ -193,6 +211,26 @@ export function connection(id: string, over: Partial<ConnectionView> = {}): Conn
 
 export function entry(seq: number, server = "s1"): Entry {
   return { seq, atMs: 1_700_000_000_000 + seq, server, event: { kind: "spawned", pid: seq } };
+}
+
+/** What a server offers: each kind offered with these items (none given: offered, empty). */
+export function offers(
+  over: { tools?: JsonValue[] | null; resources?: JsonValue[] | null; templates?: JsonValue[] | null; prompts?: JsonValue[] | null } = {},
+): Offers {
+  // null: the server does not offer that kind.
+  const list = (items: JsonValue[] | null | undefined) =>
+    items === null ? { offered: false, items: [], error: null } : { offered: true, items: items ?? [], error: null };
+  return {
+    tools: list(over.tools),
+    resources: list(over.resources),
+    templates: list(over.templates === undefined && over.resources === null ? null : over.templates),
+    prompts: list(over.prompts),
+  };
+}
+
+/** A try's outcome: the server's result, 12 ms, no roots asked. */
+export function outcome(result: JsonValue, over: Partial<TryOutcome> = {}): TryOutcome {
+  return { result, durationMs: 12, rootsAsked: 0, ...over };
 }
 
 /** Lets pending promise callbacks run. */
