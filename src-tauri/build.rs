@@ -43,6 +43,13 @@ const COMMANDS: &[&str] = &[
     "set_server_folders",
     "reveal_secret",
     "keep_secret",
+    "server_offers",
+    "call_tool",
+    "cancel_call",
+    "read_resource",
+    "subscribe_resource",
+    "unsubscribe_resource",
+    "get_prompt",
 ];
 
 fn main() {

@@ -19,12 +19,14 @@ use rootgate_core::secrets::SecretPlace;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
+use rootgate_core::session::offers::{Offers, TryOutcome};
 use rootgate_core::supervisor::{
     ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PromptId, ServerView,
     Supervisor,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
+use serde_json::{Map, Value};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use tracing::instrument;
 
@@ -334,4 +336,67 @@ pub fn apply_plan(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
 pub fn drop_plan(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
     sup.drop_plan(id.0);
     Ok(())
+}
+
+/// Everything a running server offers: tools, resources, templates, prompts.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn server_offers(sup: Sup<'_>, id: Arg<ServerId>) -> Result<Offers> {
+    Ok(sup.offers(&id.0).await?)
+}
+
+/// Calls a tool as call number `call` (the window's own numbering, for its
+/// progress and `cancel_call`). The arguments are data for the server, not
+/// folders for Rootgate, and are not traced: they may hold secrets.
+#[tauri::command]
+#[instrument(skip_all, fields(call = call.0, name = %name.0), err)]
+pub async fn call_tool(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    call: Arg<u32>,
+    name: Arg<String>,
+    arguments: Arg<Map<String, Value>>,
+) -> Result<TryOutcome> {
+    Ok(sup.call_tool(&id.0, call.0, &name.0, arguments.0).await?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn cancel_call(sup: Sup<'_>, call: Arg<u32>) -> Result<()> {
+    sup.cancel_call(call.0);
+    Ok(())
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn read_resource(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    uri: Arg<String>,
+) -> Result<TryOutcome> {
+    Ok(sup.read_resource(&id.0, &uri.0).await?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn subscribe_resource(sup: Sup<'_>, id: Arg<ServerId>, uri: Arg<String>) -> Result<()> {
+    Ok(sup.follow_resource(&id.0, &uri.0, true).await?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn unsubscribe_resource(sup: Sup<'_>, id: Arg<ServerId>, uri: Arg<String>) -> Result<()> {
+    Ok(sup.follow_resource(&id.0, &uri.0, false).await?)
+}
+
+/// Gets a prompt; its arguments are not traced, as a tool's are not.
+#[tauri::command]
+#[instrument(skip_all, fields(name = %name.0), err)]
+pub async fn get_prompt(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    name: Arg<String>,
+    arguments: Arg<BTreeMap<String, String>>,
+) -> Result<TryOutcome> {
+    Ok(sup.get_prompt(&id.0, &name.0, arguments.0).await?)
 }

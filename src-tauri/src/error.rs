@@ -13,6 +13,7 @@ use rootgate_core::apps::import::ImportError;
 use rootgate_core::apps::route::RouteError;
 use rootgate_core::folders::FolderError;
 use rootgate_core::secrets::SecretError;
+use rootgate_core::session::SessionError;
 use rootgate_core::store::StoreError;
 use rootgate_core::supervisor::SupervisorError;
 use serde::de::{Deserializer, Visitor};
@@ -51,6 +52,8 @@ pub enum ErrorCode {
     /// A secret's value is not there (not stored, and Rootgate has started
     /// again since; or removed from the keyring): it must be given again.
     MissingSecret,
+    /// The person cancelled what they had asked for (a tool call).
+    Cancelled,
 }
 
 /// The code of a secret's failure.
@@ -116,6 +119,7 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::UnknownPrompt => ErrorCode::NotFound,
             SupervisorError::FolderMoved { .. } => ErrorCode::Stale,
             SupervisorError::NeedsApproval { .. } => ErrorCode::NeedsApproval,
+            SupervisorError::Session(SessionError::Cancelled) => ErrorCode::Cancelled,
             SupervisorError::Session(_) => ErrorCode::Server,
             SupervisorError::Apps(e) => apps_code(e),
             SupervisorError::UnknownPlan => ErrorCode::Stale,

@@ -320,6 +320,13 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::set_server_folders,
             commands::reveal_secret,
             commands::keep_secret,
+            commands::server_offers,
+            commands::call_tool,
+            commands::cancel_call,
+            commands::read_resource,
+            commands::subscribe_resource,
+            commands::unsubscribe_resource,
+            commands::get_prompt,
         ])
 }
 

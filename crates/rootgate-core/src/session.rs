@@ -25,6 +25,7 @@ mod connection;
 pub mod delivery;
 pub mod era;
 pub mod notify;
+pub mod offers;
 pub mod process;
 pub mod protocol;
 pub mod rounds;
@@ -35,7 +36,6 @@ pub mod wire;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use rmcp::service::{Peer, RoleClient};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -46,7 +46,7 @@ use crate::consent::SharedRoots;
 use crate::ids::ServerId;
 use crate::secrets::Secrets;
 use crate::servers::{Era, ServerSpec};
-use crate::timeline::{Event, Timeline};
+use crate::timeline::Timeline;
 use actor::Actor;
 pub use delivery::{Delivery, DeliveryState, Following};
 use notify::NotifyTiming;
@@ -163,6 +163,8 @@ pub enum SessionError {
     TooManyRounds(usize),
     #[error("the server answered {0} with a kind of result Rootgate does not handle")]
     UnexpectedResult(String),
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// What the handle asks of the actor.
@@ -186,6 +188,8 @@ pub struct Session {
     delivery: watch::Receiver<Delivery>,
     stderr: Arc<StderrLog>,
     messages: broadcast::Sender<ServerMessage>,
+    /// Progress, lists changed and resources updated (see `offers`).
+    notices: broadcast::Sender<offers::Notice>,
     config: SessionConfig,
     timeline: Arc<Timeline>,
     /// The server's shared list, for the roots a modern server asks for
@@ -250,6 +254,7 @@ impl Session {
         let (delivery_tx, delivery) = watch::channel(Delivery::default());
         let stderr = Arc::new(StderrLog::default());
         let messages = broadcast::Sender::new(SERVER_MESSAGE_BUFFER);
+        let notices = broadcast::Sender::new(offers::NOTICE_BUFFER);
         let actor = Actor {
             server: server.clone(),
             commands: rx,
@@ -261,6 +266,7 @@ impl Session {
             timeline: Arc::clone(&timeline),
             stderr: Arc::clone(&stderr),
             messages: messages.clone(),
+            notices: notices.clone(),
             config,
             relay,
             secrets,
@@ -273,6 +279,7 @@ impl Session {
             delivery,
             stderr,
             messages,
+            notices,
             config,
             timeline,
             roots,
@@ -371,81 +378,6 @@ impl Session {
         let (tx, rx) = oneshot::channel();
         self.commands.send(Command::Peer(tx)).ok()?;
         rx.await.ok().flatten()
-    }
-
-    /// Calls a tool on the running server and returns its result as JSON,
-    /// within the session's request timeout. A modern server's input rounds
-    /// for roots are answered from consent as it is at each round (see
-    /// `rounds`), and each lands in the timeline.
-    pub async fn call_tool(
-        &self,
-        name: &str,
-        arguments: serde_json::Map<String, serde_json::Value>,
-    ) -> Result<serde_json::Value, SessionError> {
-        let peer = self.peer().await.ok_or(SessionError::NotRunning)?;
-        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        let timeout = self.config.request_timeout;
-        let request = format!("tools/call `{name}`");
-        let rounds = async {
-            for _ in 0..rounds::MAX_ROUNDS {
-                match peer.call_tool_once(params.clone()).await? {
-                    CallToolResponse::Complete(result) => return Ok(serde_json::to_value(result)?),
-                    CallToolResponse::InputRequired(asked) => {
-                        let requests = asked.input_requests.unwrap_or_default();
-                        params.input_responses = self.answer_round(&requests, name, &request)?;
-                        params.request_state = asked.request_state;
-                    }
-                    _ => return Err(SessionError::UnexpectedResult(request.clone())),
-                }
-            }
-            Err(SessionError::TooManyRounds(rounds::MAX_ROUNDS))
-        };
-        tokio::time::timeout(timeout, rounds)
-            .await
-            .map_err(|_| SessionError::Timeout(timeout))?
-    }
-
-    /// Answers one input round of `request` from the list as it is now, and
-    /// records it.
-    fn answer_round(
-        &self,
-        requests: &rmcp::model::InputRequests,
-        target: &str,
-        request: &str,
-    ) -> Result<Option<rmcp::model::InputResponses>, SessionError> {
-        let now = self.roots.borrow().clone();
-        match rounds::answer(requests, &now) {
-            rounds::Round::Answered { responses, given } => {
-                for (key, roots) in given {
-                    self.timeline.record(
-                        &self.server,
-                        Event::RootsAskedInRound {
-                            method: "tools/call".into(),
-                            target: Some(target.to_owned()),
-                            key,
-                            generation: now.generation(),
-                            roots,
-                        },
-                    );
-                }
-                Ok((!responses.is_empty()).then_some(responses))
-            }
-            rounds::Round::NotOffered { key, method } => {
-                self.timeline.record(
-                    &self.server,
-                    Event::InputNotOffered {
-                        method: "tools/call".into(),
-                        target: Some(target.to_owned()),
-                        key,
-                        asked: method.clone(),
-                    },
-                );
-                Err(SessionError::NotOffered {
-                    request: request.to_owned(),
-                    asked: method,
-                })
-            }
-        }
     }
 }
 

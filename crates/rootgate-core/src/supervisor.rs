@@ -38,6 +38,7 @@ use crate::ids::{ConnectionId, RootId, ServerId};
 use crate::roots::Root;
 use crate::servers::{ServerDraft, ServerSpec};
 use crate::session::delivery::{DeliverySummary, FolderDelivery};
+use crate::session::offers::OfferKind;
 use crate::session::{Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status};
 use crate::settings::{Recovery, SettingsFile};
 use crate::store::{Store, StoreError};
@@ -45,6 +46,7 @@ use crate::timeline::{Entry, Page, Timeline};
 
 mod apps;
 mod kept_timeline;
+mod offers;
 mod prompts;
 mod restarts;
 mod secrets;
@@ -210,6 +212,17 @@ pub enum Change {
         server: ServerId,
         retry: Option<Retry>,
     },
+    /// A call the window made reported progress.
+    CallProgress {
+        call: u32,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    /// A server said one of its lists changed: ask for it again.
+    OffersChanged { server: ServerId, offer: OfferKind },
+    /// A resource the window follows changed.
+    ResourceUpdated { server: ServerId, uri: String },
 }
 
 /// Everything Rootgate is doing, behind the app's commands.
@@ -238,6 +251,8 @@ pub struct Supervisor {
     awaiting_approval: Mutex<std::collections::HashSet<ServerId>>,
     /// The newest timeline entry saved for the next launch.
     timeline_saved: Mutex<Option<u64>>,
+    /// The window's calls in flight, by the number it gave each, to cancel.
+    calls: Mutex<HashMap<u32, tokio_util::sync::CancellationToken>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -294,6 +309,7 @@ impl Supervisor {
             plans: Mutex::new(apps::OpenPlans::default()),
             awaiting_approval: Mutex::new(std::collections::HashSet::new()),
             timeline_saved: Mutex::new(None),
+            calls: Mutex::new(HashMap::new()),
         });
         let servers: Vec<ServerId> = supervisor
             .store
@@ -386,6 +402,7 @@ impl Supervisor {
         let mut status = session.subscribe_status();
         let mut delivery = session.subscribe_delivery();
         let mut log = session.stderr().subscribe();
+        let mut notices = session.subscribe_notices();
         let changes = self.changes.clone();
         let server = spec.id.clone();
         let me = self.me.clone();
@@ -411,6 +428,15 @@ impl Supervisor {
                     }
                     line = log.recv() => match line {
                         Ok(line) => { let _ = changes.send(Change::Log { server: server.clone(), line }); }
+                        Err(broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(broadcast::error::RecvError::Closed) => break,
+                    },
+                    notice = notices.recv() => match notice {
+                        Ok(notice) => {
+                            if let Some(change) = offers::change_of(&server, notice) {
+                                let _ = changes.send(change);
+                            }
+                        }
                         Err(broadcast::error::RecvError::Lagged(_)) => {}
                         Err(broadcast::error::RecvError::Closed) => break,
                     },

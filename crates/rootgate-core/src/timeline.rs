@@ -61,6 +61,21 @@ pub enum Event {
         #[cfg_attr(feature = "ts", ts(as = "Vec<SharedRoot>"))]
         roots: Arc<[SharedRoot]>,
     },
+    /// The person tried something from the window (or a test did): a tool
+    /// called, a resource read, a prompt got, with its arguments (those
+    /// whose names look secret masked), how long it took, how it ended
+    /// (`detail` says why, for an error) and how often the server asked for
+    /// roots meanwhile.
+    Tried {
+        method: String,
+        target: String,
+        #[cfg_attr(feature = "ts", ts(type = "JsonValue | null"))]
+        arguments: Option<serde_json::Value>,
+        duration_ms: u64,
+        outcome: crate::session::offers::TryResult,
+        detail: Option<String>,
+        roots_asked: u32,
+    },
     /// A modern-era server asked for `asked` (input request `key`) while
     /// handling `method` on `target`; Rootgate does not offer it, and the
     /// request ended with an error that says so.

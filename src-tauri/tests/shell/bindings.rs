@@ -92,6 +92,11 @@ fn declarations() -> String {
         ErrorCode::decl(&cfg),
         CommandError::decl(&cfg),
         <serde_json::Value as TS>::decl(&cfg),
+        rootgate_core::session::offers::OfferKind::decl(&cfg),
+        rootgate_core::session::offers::OfferList::decl(&cfg),
+        rootgate_core::session::offers::Offers::decl(&cfg),
+        rootgate_core::session::offers::TryOutcome::decl(&cfg),
+        rootgate_core::session::offers::TryResult::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust types by src-tauri/tests/shell/bindings.rs; do not edit.\n\

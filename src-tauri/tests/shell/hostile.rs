@@ -55,6 +55,7 @@ const CODES: &[&str] = &[
     "appConfig",
     "keyring",
     "missingSecret",
+    "cancelled",
 ];
 
 /// Where a secret may be kept, as the webview names it.
@@ -86,6 +87,8 @@ enum Kind {
     StrMap,
     /// Where a secret is kept (`keyring`, `file`, …).
     Place,
+    /// Any JSON object: a tool's arguments, data for the server.
+    Object,
 }
 
 /// The apps' ids, as the webview names them.
@@ -119,6 +122,7 @@ impl Kind {
                 .as_object()
                 .is_some_and(|o| o.values().all(Value::is_string)),
             Kind::Place => v.as_str().is_some_and(|s| PLACES.contains(&s)),
+            Kind::Object => v.is_object(),
         }
     }
 }
@@ -1008,6 +1012,69 @@ fn commands(h: &Harness) -> Vec<Command> {
                     .map(|_| ())
                     .map_err(|e| e.to_string())
             },
+        },
+        // The seeded server is not running, so nothing may be tried on it:
+        // every success of these is a wrong one.
+        Command {
+            name: "server_offers",
+            args: vec![("id", Kind::Str)],
+            bases: vec![json!({"id": "srv-0000000000000000"}), json!({"id": server})],
+            on_success: never,
+        },
+        Command {
+            name: "call_tool",
+            args: vec![
+                ("id", Kind::Str),
+                ("call", Kind::U64),
+                ("name", Kind::Str),
+                ("arguments", Kind::Object),
+            ],
+            bases: vec![
+                json!({"id": "srv-0000000000000000", "call": 1, "name": "read_text_file", "arguments": {"path": "/etc/shadow"}}),
+                json!({"id": server, "call": 2, "name": "read_text_file", "arguments": {}}),
+            ],
+            on_success: never,
+        },
+        Command {
+            name: "cancel_call",
+            args: vec![("call", Kind::U64)],
+            bases: vec![json!({"call": 1})],
+            // Cancelling a call that is not running does nothing.
+            on_success: |_, _, out| {
+                if out.is_null() {
+                    Ok(())
+                } else {
+                    Err(format!("returned {}", short(out, 300)))
+                }
+            },
+        },
+        Command {
+            name: "read_resource",
+            args: vec![("id", Kind::Str), ("uri", Kind::Str)],
+            bases: vec![json!({"id": server, "uri": "file:///etc/shadow"})],
+            on_success: never,
+        },
+        Command {
+            name: "subscribe_resource",
+            args: vec![("id", Kind::Str), ("uri", Kind::Str)],
+            bases: vec![json!({"id": server, "uri": "file:///etc/shadow"})],
+            on_success: never,
+        },
+        Command {
+            name: "unsubscribe_resource",
+            args: vec![("id", Kind::Str), ("uri", Kind::Str)],
+            bases: vec![json!({"id": server, "uri": "file:///etc/shadow"})],
+            on_success: never,
+        },
+        Command {
+            name: "get_prompt",
+            args: vec![
+                ("id", Kind::Str),
+                ("name", Kind::Str),
+                ("arguments", Kind::StrMap),
+            ],
+            bases: vec![json!({"id": server, "name": "p", "arguments": {"path": "/root"}})],
+            on_success: never,
         },
         Command {
             name: "server_log",

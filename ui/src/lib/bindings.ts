@@ -345,7 +345,7 @@ gaveUp?: boolean, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 
-export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "eraFound", era: Era, how: string, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "rootsAskedInRound", method: string, target: string | null, key: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "inputNotOffered", method: string, target: string | null, key: string, asked: string, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "restartedForArguments", reason: string, } | { "kind": "waitingForFolders", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "call", method: string, target: string | null, durationMs: number, outcome: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
+export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "eraFound", era: Era, how: string, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "rootsAskedInRound", method: string, target: string | null, key: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "tried", method: string, target: string, arguments: JsonValue | null, durationMs: number, outcome: TryResult, detail: string | null, rootsAsked: number, } | { "kind": "inputNotOffered", method: string, target: string | null, key: string, asked: string, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "restartedForArguments", reason: string, } | { "kind": "waitingForFolders", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "call", method: string, target: string | null, durationMs: number, outcome: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
 
 export type Entry = { 
 /**
@@ -363,7 +363,7 @@ entries: Array<Entry>,
  */
 older: number, };
 
-export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "retry", server: ServerId, retry: Retry | null, };
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 
@@ -498,8 +498,41 @@ cliPath: string | null, };
 
 export type Notice = { message: string, };
 
-export type ErrorCode = "folder" | "notFound" | "invalid" | "needsApproval" | "stale" | "settings" | "server" | "picker" | "appConfig" | "keyring" | "missingSecret";
+export type ErrorCode = "folder" | "notFound" | "invalid" | "needsApproval" | "stale" | "settings" | "server" | "picker" | "appConfig" | "keyring" | "missingSecret" | "cancelled";
 
 export type CommandError = { code: ErrorCode, message: string, };
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+export type OfferKind = "tools" | "resources" | "templates" | "prompts";
+
+export type OfferList = { 
+/**
+ * Whether the server declared the capability (`tools`, `resources`,
+ * `prompts`).
+ */
+offered: boolean, 
+/**
+ * Every page of the list, each item exactly as the server sent it.
+ */
+items: Array<JsonValue>, 
+/**
+ * Why listing failed, in plain words.
+ */
+error: string | null, };
+
+export type Offers = { tools: OfferList, resources: OfferList, templates: OfferList, prompts: OfferList, };
+
+export type TryOutcome = { 
+/**
+ * The result exactly as the server sent it: a `CallToolResult`,
+ * `ReadResourceResult` or `GetPromptResult`.
+ */
+result: JsonValue, durationMs: number, 
+/**
+ * How many times the server asked for its roots while handling it
+ * (a modern server's input rounds).
+ */
+rootsAsked: number, };
+
+export type TryResult = "ok" | "toolError" | "failed" | "cancelled";

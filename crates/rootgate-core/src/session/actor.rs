@@ -45,6 +45,8 @@ pub(super) struct Actor {
     pub(super) timeline: Arc<Timeline>,
     pub(super) stderr: Arc<StderrLog>,
     pub(super) messages: broadcast::Sender<ServerMessage>,
+    /// Where the handler passes progress and list changes (see `offers`).
+    pub(super) notices: broadcast::Sender<super::offers::Notice>,
     pub(super) config: SessionConfig,
     /// Set for a bridge's session: the AI app's relay, which makes the
     /// handshake and carries everything but roots.

@@ -5,7 +5,9 @@
 //!
 //! This is the one module that touches rmcp's roots and logging API, which
 //! rmcp marks deprecated because the 2026-07-28 revision deprecates both
-//! (SEP-2577).
+//! (SEP-2577), and its legacy `resources/subscribe` (`follow_resource`).
+//! The handler also passes progress, lists changed and resources updated on
+//! to whoever tries the server (`offers`).
 //! The handler's protocol version is pinned to 2025-11-25 for the legacy
 //! era, not left to rmcp's default, and set to 2026-07-28 with `roots: {}`
 //! for a modern server (`RootsClient::modern`); which one a server gets is
@@ -32,16 +34,18 @@ use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationCreateRequestMethod, ErrorCode, ErrorData, Implementation, JsonRpcError,
     JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, LoggingLevel, LoggingMessageNotificationParam,
-    NumberOrString, ProtocolVersion, RequestId, RootsCapabilities, ServerJsonRpcMessage,
-    ServerRequest,
+    NumberOrString, ProgressNotificationParam, ProtocolVersion, RequestId,
+    ResourceUpdatedNotificationParam, RootsCapabilities, ServerJsonRpcMessage, ServerRequest,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch};
 
 use super::era;
+use super::offers::{Notice, OfferKind};
 use super::wire::{Frame, HandlerEvent, LineQueue, QUEUE_FRAMES, ServerMessage, Wire};
 use crate::consent::SharedRoots;
 
@@ -76,6 +80,9 @@ impl From<LoggingMessageNotificationParam> for ServerMessage {
 pub struct RootsClient {
     roots: watch::Receiver<SharedRoots>,
     events: mpsc::UnboundedSender<HandlerEvent>,
+    /// Progress, lists changed and resources updated, for whoever tries the
+    /// server (see `offers`); not the actor's business, so not `events`.
+    notices: broadcast::Sender<Notice>,
     info: ClientConfig,
 }
 
@@ -96,8 +103,20 @@ impl RootsClient {
         RootsClient {
             roots,
             events,
+            notices: broadcast::Sender::new(1),
             info,
         }
+    }
+
+    /// The handler, passing the server's notices to `notices`.
+    pub fn with_notices(mut self, notices: broadcast::Sender<Notice>) -> Self {
+        self.notices = notices;
+        self
+    }
+
+    fn notice(&self, notice: Notice) {
+        // Nobody trying the server is the usual case.
+        let _ = self.notices.send(notice);
     }
 
     /// The handler for a modern-era server: the revision's roots capability
@@ -193,6 +212,50 @@ impl ClientHandler for RootsClient {
         // Passed on through the same channel as the answers, so a message a
         // server sends after receiving an answer reaches the actor after it.
         let _ = self.events.send(HandlerEvent::Message(params.into()));
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.notice(Notice::Progress(params));
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.notice(Notice::ListChanged(OfferKind::Tools));
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.notice(Notice::ListChanged(OfferKind::Resources));
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.notice(Notice::ListChanged(OfferKind::Prompts));
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.notice(Notice::ResourceUpdated { uri: params.uri });
+    }
+}
+
+/// Asks a server to tell when a resource changes (`resources/subscribe`) or
+/// to stop (`resources/unsubscribe`). rmcp marks both deprecated, as the
+/// 2026-07-28 revision replaces them with listen streams; servers of the
+/// earlier revisions, most of them, know only these.
+pub async fn follow_resource(
+    peer: &Peer<RoleClient>,
+    uri: &str,
+    follow: bool,
+) -> Result<(), rmcp::service::ServiceError> {
+    if follow {
+        peer.subscribe(SubscribeRequestParams::new(uri)).await
+    } else {
+        peer.unsubscribe(UnsubscribeRequestParams::new(uri)).await
     }
 }
 

@@ -183,7 +183,8 @@ impl Actor {
         stdout: DrainOnDrop,
         stdin: ChildStdin,
     ) -> Result<Answered, Ending> {
-        let handler = RootsClient::new(self.roots.clone(), conn.events_tx.clone());
+        let handler = RootsClient::new(self.roots.clone(), conn.events_tx.clone())
+            .with_notices(self.notices.clone());
         // `roots/list` is answered, and answers reported as they are
         // written, by this transport's wire (see `wire`).
         let (mut transport, wire) = handler.transport(stdout, stdin);
