@@ -722,7 +722,10 @@ impl Supervisor {
             session.status(),
             Status::Stopped { .. } | Status::Failed { .. }
         );
-        let process_changed = before.command_line() != spec.command_line()
+        // A secret given a new value: the running process has the old one.
+        let rotated = self.store.secrets().take_rotated(id);
+        let process_changed = rotated
+            || before.command_line() != spec.command_line()
             || before.cwd != spec.cwd
             || before.withdrawal != spec.withdrawal
             || before.enforce_roots != spec.enforce_roots
