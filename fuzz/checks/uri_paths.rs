@@ -420,10 +420,16 @@ fn check_warnings(world: &World, folder: &folders::CheckedFolder) {
         world.existing.iter().map(PathBuf::as_path),
     );
     let has = |want: &dyn Fn(&Warning) -> bool| warnings.iter().any(want);
+    // A link followed is pointed out; a path written with `.` or `..`
+    // that leads where it says is not a link.
     assert_eq!(
         has(&|w| matches!(w, Warning::Symlink { .. })),
-        folder.is_redirected(),
+        folder.through_link(),
         "{real:?}: {warnings:?}"
+    );
+    assert!(
+        !folder.through_link() || folder.is_redirected(),
+        "{real:?}: a link followed changes the path"
     );
     assert!(
         !has(&|w| matches!(w, Warning::FilesystemRoot)),

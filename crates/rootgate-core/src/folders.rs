@@ -22,27 +22,42 @@ use thiserror::Error;
 /// each needs a different fix from the person.
 #[derive(Debug, Error)]
 pub enum FolderError {
-    #[error("\"{0}\" is not an absolute path; choose the folder with the folder picker")]
+    #[error(
+        "\"{}\" is not an absolute path; choose the folder with the folder picker",
+        shown(.0)
+    )]
     Relative(PathBuf),
     #[error("the path contains a NUL byte, which no real folder name can hold")]
     NulByte,
-    #[error("\"{0}\" does not exist (was it moved, renamed or on a disk that is not mounted?)")]
+    #[error(
+        "\"{}\" does not exist (was it moved, renamed or on a disk that is not mounted?)",
+        shown(.0)
+    )]
     Missing(PathBuf),
-    #[error("\"{0}\" is a file, not a folder; choose the folder that contains it")]
+    #[error(
+        "\"{}\" is a file, not a folder; choose the folder that contains it",
+        shown(.0)
+    )]
     NotADirectory(PathBuf),
-    #[error("\"{path}\" cannot be read by you ({source}); check its permissions")]
+    #[error(
+        "\"{}\" cannot be read by you ({source}); check its permissions",
+        shown(.path)
+    )]
     Unreadable {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
-    #[error("\"{path}\" leads to a symlink loop or a path too long to resolve ({source})")]
+    #[error(
+        "\"{}\" leads to a symlink loop or a path too long to resolve ({source})",
+        shown(.path)
+    )]
     Unresolvable {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
-    #[error("\"{path}\" could not be checked: {source}")]
+    #[error("\"{}\" could not be checked: {source}", shown(.path))]
     Io {
         path: PathBuf,
         #[source]
@@ -72,6 +87,13 @@ impl CheckedFolder {
     /// `..` segment, led somewhere else).
     pub fn is_redirected(&self) -> bool {
         self.chosen != self.real
+    }
+
+    /// True when a link on the chosen path led somewhere else than the path
+    /// says: the chosen path, with `.` and `..` taken as written, is not the
+    /// real one. A path merely written with `..` or a trailing slash is not.
+    pub fn through_link(&self) -> bool {
+        lexical(&self.chosen) != self.real
     }
 
     /// The name a root gets unless the person gives another: the last
@@ -183,29 +205,31 @@ impl Warning {
             Warning::HomeFolder => {
                 "This is your entire home folder, including documents, keys and settings.".into()
             }
-            Warning::InsideSecrets { secret } => {
-                format!("This folder is inside \"{secret}\", which holds secrets.")
-            }
+            Warning::InsideSecrets { secret } => format!(
+                "This folder is inside \"{}\", which holds secrets.",
+                crate::names::written_out(secret)
+            ),
             Warning::HoldsSecrets { names } => format!(
                 "This folder holds secrets a server could read: {}.",
-                names.join(", ")
+                crate::names::written_out(&names.join(", "))
             ),
             Warning::Symlink { chosen, real } => format!(
                 "\"{}\" is a link; the folder shared is \"{}\".",
-                chosen.display(),
-                real.display()
+                shown(chosen),
+                shown(real)
             ),
             Warning::NestedIn { root } => format!(
                 "This folder is already inside the shared folder \"{}\".",
-                root.display()
+                shown(root)
             ),
             Warning::Contains { root } => format!(
                 "This folder contains the shared folder \"{}\".",
-                root.display()
+                shown(root)
             ),
             Warning::EdgeCharacters { name } => format!(
-                "\"{name}\" starts or ends with a space or a quote; some servers (the npm \
-                 filesystem server among them) drop those and will not find this folder."
+                "\"{}\" starts or ends with a space or a quote; some servers (the npm \
+                 filesystem server among them) drop those and will not find this folder.",
+                crate::names::written_out(name)
             ),
             Warning::HiddenCharacters { shown } => format!(
                 "A name on this path holds invisible characters, so the path may not be what it \
@@ -213,6 +237,29 @@ impl Warning {
             ),
         }
     }
+}
+
+/// `path` with `.` dropped and each `..` taking away the name before it,
+/// without asking the filesystem: where the path says it leads if no link
+/// is on it.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A path as a message shows it: invisible and reordering characters
+/// written out (`<U+202E>`), so the words cannot be turned around.
+fn shown(path: &Path) -> String {
+    crate::names::written_out(&path.display().to_string())
 }
 
 /// Names that mark a folder as holding secrets, when found directly inside
@@ -276,12 +323,23 @@ pub fn warnings<'a>(
             name: name.into_owned(),
         });
     }
-    if let Some(name) = names().find(|text| text.chars().any(crate::names::is_hidden)) {
+    // The chosen path's names too: a link with such a name leads to a
+    // plainly named folder, and the link's name is the one shown.
+    let chosen_names = folder.chosen().components().filter_map(|c| match c {
+        Component::Normal(name) => Some(name.to_string_lossy()),
+        _ => None,
+    });
+    if let Some(name) = chosen_names
+        .chain(names())
+        .find(|text| text.chars().any(crate::names::is_hidden))
+    {
         out.push(Warning::HiddenCharacters {
             shown: crate::names::written_out(&name),
         });
     }
-    if folder.is_redirected() {
+    // A path written with `.`, `..` or a trailing slash that leads where it
+    // says is no link; only a path that resolves elsewhere is.
+    if folder.through_link() {
         out.push(Warning::Symlink {
             chosen: folder.chosen().to_path_buf(),
             real: real.to_path_buf(),
@@ -469,6 +527,70 @@ mod tests {
         assert!(
             !w.iter()
                 .any(|w| matches!(w, Warning::HiddenCharacters { .. })),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn a_link_with_a_hidden_character_is_pointed_out_and_messages_write_it_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        let sly = dir.path().join("report\u{202E}fdp.exe");
+        symlink(&plain, &sly).unwrap();
+        let checked = check(&sly).unwrap();
+        let w = warnings(&checked, None, []);
+        assert!(
+            w.contains(&Warning::HiddenCharacters {
+                shown: "report<U+202E>fdp.exe".into()
+            }),
+            "the link's name is the one shown, so it is checked too: {w:?}"
+        );
+        let link = w
+            .iter()
+            .find(|w| matches!(w, Warning::Symlink { .. }))
+            .expect("a link");
+        assert!(
+            link.message().contains("report<U+202E>fdp.exe"),
+            "{}",
+            link.message()
+        );
+        assert!(!link.message().contains('\u{202E}'));
+        let nested = Warning::NestedIn {
+            root: dir.path().join("x\u{202E}y"),
+        };
+        assert!(nested.message().contains("x<U+202E>y"));
+        assert!(!nested.message().contains('\u{202E}'));
+    }
+
+    #[test]
+    fn a_path_written_with_dots_is_no_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::fs::create_dir_all(a.join("b")).unwrap();
+        let real = std::fs::canonicalize(&a).unwrap();
+        for written in [
+            real.join("b/.."),
+            real.join("./b/../."),
+            real.join("b").join(".."),
+        ] {
+            let checked = check(&written).unwrap();
+            assert_eq!(checked.real(), real);
+            let w = warnings(&checked, None, []);
+            assert!(
+                !w.iter().any(|w| matches!(w, Warning::Symlink { .. })),
+                "{written:?}: {w:?}"
+            );
+        }
+        // Through a link and back out with `..`, the path leads elsewhere
+        // than it says: that is pointed out.
+        let link = dir.path().join("hop");
+        symlink(a.join("b"), &link).unwrap();
+        let checked = check(&link.join("..")).unwrap();
+        assert_eq!(checked.real(), real);
+        let w = warnings(&checked, None, []);
+        assert!(
+            w.iter().any(|w| matches!(w, Warning::Symlink { .. })),
             "{w:?}"
         );
     }

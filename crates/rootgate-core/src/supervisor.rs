@@ -72,7 +72,9 @@ pub enum SupervisorError {
     #[error("this consent prompt is no longer open; choose the folder again")]
     UnknownPrompt,
     #[error(
-        "the folder now leads to \"{now}\", not \"{shown}\" as when you chose it; choose it again"
+        "the folder now leads to \"{}\", not \"{}\" as when you chose it; choose it again",
+        crate::names::written_out(&now.display().to_string()),
+        crate::names::written_out(&shown.display().to_string())
     )]
     FolderMoved { shown: PathBuf, now: PathBuf },
     #[error("the command `{command_line}` has not been approved to run yet")]

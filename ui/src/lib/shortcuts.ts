@@ -115,7 +115,7 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     title: "In a server's or a connection's detail",
     items: [
       { keys: [["Esc"]], what: "Back to the list" },
-      { keys: [["←"], ["→"], ["Home"], ["End"]], what: "Switch between Timeline and Log (on the tabs)" },
+      { keys: [["←"], ["→"], ["Home"], ["End"]], what: "Switch between Timeline and Log, Tools, Resources and Prompts (on the tabs)" },
     ],
   },
   {
