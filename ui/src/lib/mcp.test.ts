@@ -7,6 +7,7 @@ import type { JsonValue } from "./bindings";
 import {
   base64Bytes,
   base64Size,
+  blobText,
   claims,
   destructiveClaim,
   downloadName,
@@ -275,11 +276,20 @@ describe("bytes", () => {
     expect(mediaType("audio/mpeg", "audio")).toBe("audio/mpeg");
   });
 
-  it("names a download after the resource, safely", () => {
-    expect(downloadName("demo://resource/dynamic/blob/1")).toBe("1");
-    expect(downloadName("file:///home/me/My%20File.gz?x=1")).toBe("My File.gz");
+  it("names a download after the resource, safely, with an extension for its type", () => {
+    expect(downloadName("demo://resource/dynamic/blob/1")).toBe("blob-1");
+    expect(downloadName("demo://resource/dynamic/blob/1", "text/plain")).toBe("blob-1.txt");
+    expect(downloadName("file:///home/me/My%20File.gz?x=1", "application/gzip")).toBe("My File.gz");
+    expect(downloadName("demo://resource/session/README.md.gz", "application/gzip")).toBe("README.md.gz");
     expect(downloadName("demo://a/..")).toBe("resource");
     expect(downloadName("demo://a/b:c*d")).toBe("b_c_d");
-    expect(downloadName("demo://")).toBe("resource");
+    expect(downloadName("demo://", "application/octet-stream")).toBe("resource.bin");
+  });
+
+  it("reads bytes of a text type as text, when they are UTF-8", () => {
+    expect(blobText("UmVzb3VyY2UgMQ==", "text/plain")).toBe("Resource 1");
+    expect(blobText("UmVzb3VyY2UgMQ==", "application/octet-stream")).toBe(null);
+    expect(blobText("/w==", "text/plain")).toBe(null);
+    expect(blobText("e30=", "application/json; charset=utf-8")).toBe("{}");
   });
 });

@@ -383,22 +383,63 @@ export function mediaType(mime: string, family: "image" | "audio"): string | nul
   return m;
 }
 
+/** Extensions for the types a download is most often of, when its name has none. */
+const EXTENSIONS: Record<string, string> = {
+  "text/plain": ".txt",
+  "text/markdown": ".md",
+  "text/html": ".html",
+  "text/csv": ".csv",
+  "application/json": ".json",
+  "application/gzip": ".gz",
+  "application/zip": ".zip",
+  "application/pdf": ".pdf",
+  "application/octet-stream": ".bin",
+  "image/png": ".png",
+  "image/jpeg": ".jpg",
+  "image/gif": ".gif",
+  "image/webp": ".webp",
+  "audio/wav": ".wav",
+  "audio/mpeg": ".mp3",
+};
+
 /**
- * A file name for saving a resource: the last part of its URI (or its
- * name), without characters file systems or a download refuse.
+ * A file name for saving a resource: the last part of its URI (with the
+ * part before it when the last is a bare number: "blob-1"), an extension
+ * for its type when it has none, without characters file systems or a
+ * download refuse.
  */
-export function downloadName(uri: string, fallback = "resource"): string {
-  let last = uri
+export function downloadName(uri: string, mimeType?: string, fallback = "resource"): string {
+  const parts = uri
     .replace(/^[a-z][a-z0-9+.-]*:\/*/i, "")
     .replace(/[?#].*$/, "")
-    .replace(/\/+$/, "");
-  last = last.slice(last.lastIndexOf("/") + 1);
-  try {
-    last = decodeURIComponent(last);
-  } catch {
-    // kept as it is
-  }
+    .split("/")
+    .filter((p) => p !== "");
+  const decode = (p: string) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  };
+  let last = decode(parts.at(-1) ?? "");
+  if (/^\d+$/.test(last) && parts.length > 1) last = `${decode(parts[parts.length - 2])}-${last}`;
   // eslint-disable-next-line no-control-regex
-  const clean = last.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, "_").replace(/^\.+/, "").trim();
-  return clean === "" ? fallback : clean.slice(0, 120);
+  let clean = last.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, "_").replace(/^\.+/, "").trim();
+  if (clean === "") clean = fallback;
+  clean = clean.slice(0, 120);
+  const ext = mimeType ? EXTENSIONS[mimeType.split(";")[0].trim().toLowerCase()] : undefined;
+  return ext && !/\.[A-Za-z0-9]{1,8}$/.test(clean) ? `${clean}${ext}` : clean;
+}
+
+/** Bytes as text when their type says text and they decode as UTF-8; null otherwise. */
+export function blobText(b64: string, mimeType: string | undefined): string | null {
+  const m = (mimeType ?? "").split(";")[0].trim().toLowerCase();
+  if (!(m.startsWith("text/") || m === "application/json" || m.endsWith("+json") || m.endsWith("+xml"))) return null;
+  const bytes = base64Bytes(b64);
+  if (!bytes) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }

@@ -70,6 +70,15 @@ describe("a schema as a form", () => {
     expect(f[1].description).toBe("If provided, returns only the last N lines of the file");
   });
 
+  it("puts required fields first, each group in the schema's order", () => {
+    const f = fields({
+      type: "object",
+      properties: { head: { type: "number" }, path: { type: "string" }, tail: { type: "number" }, mode: { type: "string" } },
+      required: ["path", "mode"],
+    });
+    expect(f.map((x) => x.key)).toEqual(["path", "mode", "head", "tail"]);
+  });
+
   it("(real) no properties at all is a form of no fields", () => {
     expect(fields({ type: "object", properties: {}, $schema: "http://json-schema.org/draft-07/schema#" })).toEqual([]);
     expect(fields({ type: "object" })).toEqual([]);
@@ -229,15 +238,16 @@ describe("values to arguments", () => {
       x: { kind: "text", text: "12abc", isNull: false },
       name: { kind: "text", text: "A", isNull: false },
     };
+    // Required fields first (path, mode), then the others in the schema's order.
     expect(toArguments(f, values).errors).toEqual([
       { id: "/path", message: "Fill in “path”: it is required." },
+      { id: "/mode", message: "Choose “mode”: it is required." },
       { id: "/n", message: "“n” must be a whole number." },
       { id: "/x", message: "“x” must be a number, such as 42 or 0.5." },
       { id: "/name", message: "“name” needs at least 2 characters." },
-      { id: "/mode", message: "Choose “mode”: it is required." },
     ]);
     values.n = { kind: "text", text: "11", isNull: false };
-    expect(toArguments(f, values).errors[1]).toEqual({ id: "/n", message: "“n” must be 10 or less." });
+    expect(toArguments(f, values).errors[2]).toEqual({ id: "/n", message: "“n” must be 10 or less." });
   });
 
   it("reads lists of objects, naming the item that is wrong", () => {

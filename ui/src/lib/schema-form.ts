@@ -260,7 +260,11 @@ class Builder {
     for (const r of required) {
       if (!keys.includes(r)) throw new Refusal(`${named(id)} requires “${r}”, which it does not describe`);
     }
-    return keys.map((k) => this.field(props[k], k, `${id}/${k}`, required.includes(k), depth + 1));
+    // Required fields come first, each group in the schema's order: what
+    // must be filled in is at the top (and the backend's JSON keeps keys
+    // sorted, not in the server's order, so "path" would follow "head").
+    const ordered = [...keys.filter((k) => required.includes(k)), ...keys.filter((k) => !required.includes(k))];
+    return ordered.map((k) => this.field(props[k], k, `${id}/${k}`, required.includes(k), depth + 1));
   }
 }
 
