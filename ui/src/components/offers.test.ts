@@ -217,6 +217,56 @@ describe("calling a tool", () => {
     expect(text(q("call-outcome"))).toBe("Answered in 12 ms. It asked for roots twice while handling the call.");
   });
 
+  it("from a form with a list of objects, an enum and an optional boolean", async () => {
+    const tool = {
+      name: "edit_file",
+      inputSchema: {
+        type: "object",
+        properties: {
+          dryRun: { default: false, type: "boolean" },
+          edits: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: { newText: { type: "string" }, oldText: { type: "string" } },
+              required: ["oldText", "newText"],
+            },
+          },
+          mode: { type: "string", enum: ["exact", "fuzzy"] },
+          path: { type: "string" },
+          verbose: { type: "boolean" },
+        },
+        required: ["path", "edits"],
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false },
+    };
+    const { api } = await openRunning((b) => b.api.serverOffers.mockResolvedValue(offers({ tools: [tool] })));
+    await showTab("tools");
+    await pick("edit_file");
+    // Required first (edits and path), then the rest, each in the schema's order.
+    expect(all("schema-field").map((f) => f.dataset.field)).toEqual(["/edits", "/path", "/dryRun", "/mode", "/verbose"]);
+    typeInto(arg("/path") as HTMLInputElement, "a.txt");
+    await press("tool-arg-add");
+    typeInto(arg("/edits/0/oldText") as HTMLInputElement, "foo");
+    typeInto(arg("/edits/0/newText") as HTMLInputElement, "bar");
+    const mode = arg("/mode") as HTMLSelectElement;
+    expect([...mode.options].map((o) => o.textContent)).toEqual(["Not sent", "exact", "fuzzy"]);
+    mode.selectedIndex = 2;
+    mode.dispatchEvent(new Event("change", { bubbles: true }));
+    const verbose = arg("/verbose") as HTMLSelectElement;
+    verbose.selectedIndex = 2;
+    verbose.dispatchEvent(new Event("change", { bubbles: true }));
+    flushSync();
+    await press("tool-call");
+    expect(api.callTool).toHaveBeenCalledWith("s1", expect.any(Number), "edit_file", {
+      path: "a.txt",
+      edits: [{ oldText: "foo", newText: "bar" }],
+      dryRun: false,
+      mode: "fuzzy",
+      verbose: false,
+    });
+  });
+
   it("refuses to send what the form finds wrong, saying so by the field", async () => {
     const { api } = await openRunning();
     await showTab("tools");
