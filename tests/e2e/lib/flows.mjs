@@ -83,24 +83,28 @@ export async function waitServerState(app, name, state, { timeout = TIMEOUT.serv
 }
 
 /**
- * Opens the server form (Add server), fills it in and saves it. `args` and
- * `env` are typed one per line, as the form asks. Returns the new row's
+ * Opens the server form (Add server), fills it in and saves it. `args` are
+ * typed one per line, as the form asks; each variable of `env` in a row of
+ * its own (Add variable). Secret is left as the form ticks it by the name,
+ * unless `secret` lists the names that are secret. Returns the new row's
  * server id.
  */
-export async function addServer(app, { name, command, args = [], env = {}, cwd = '', enabled = true, withdrawal, era }) {
+export async function addServer(app, { name, command, args = [], env = {}, secret, cwd = '', enabled = true, withdrawal, era }) {
   await showView(app, 'servers');
   await app.click('add-server');
   const form = await app.visible('server-form');
   await app.type('server-name', name, { within: form });
   await app.type('server-command', command, { within: form });
   await app.type('server-args', args.join('\n'), { within: form });
-  await app.type(
-    'server-env',
-    Object.entries(env)
-      .map(([k, v]) => `${k}=${v}`)
-      .join('\n'),
-    { within: form },
-  );
+  for (const [i, [k, v]] of Object.entries(env).entries()) {
+    await app.click('env-add', { within: form });
+    await app.type(`env-name-${i}`, k, { within: form });
+    if (secret) {
+      const box = await app.visible(`env-secret-${i}`, { within: form });
+      if ((await box.isSelected()) !== secret.includes(k)) await box.click();
+    }
+    await app.type(`env-value-${i}`, v, { within: form });
+  }
   await app.type('server-cwd', cwd, { within: form });
   const box = await app.visible('server-enabled', { within: form });
   if ((await box.isSelected()) !== enabled) await box.click();

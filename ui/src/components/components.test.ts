@@ -173,7 +173,7 @@ describe("the window", () => {
     expect(q("consent-dialog")).toBeNull();
   });
 
-  it("shows a form error for an environment line without '='", async () => {
+  it("shows a form error for an environment variable with a space in its name", async () => {
     const { app, api } = await startApp();
     app.show("servers");
     flushSync();
@@ -186,11 +186,13 @@ describe("the window", () => {
     };
     set("server-name", "Mine");
     set("server-command", "mine");
-    set("server-env", "TOKEN");
+    q("env-add")?.click();
+    flushSync();
+    set("env-name-0", "MY TOKEN");
     flushSync();
     (q("server-form") as HTMLFormElement).requestSubmit();
     flushSync();
-    expect(q("server-form-error")?.textContent).toContain("KEY=VALUE");
+    expect(q("server-form-error")?.textContent).toContain("cannot contain spaces");
     expect(api.addServer).not.toHaveBeenCalled();
   });
 
@@ -1417,9 +1419,11 @@ describe("everyday use", () => {
     flushSync();
     q("add-server")?.click();
     flushSync();
-    const env = q("server-env") as HTMLTextAreaElement;
-    env.value = "TOKEN";
-    env.dispatchEvent(new Event("input", { bubbles: true }));
+    q("env-add")?.click();
+    flushSync();
+    const value = q("env-value-0") as HTMLInputElement;
+    value.value = "a value, no name";
+    value.dispatchEvent(new Event("input", { bubbles: true }));
     flushSync();
     (q("server-form") as HTMLFormElement).requestSubmit();
     await settle();
@@ -1439,8 +1443,7 @@ describe("everyday use", () => {
     const command = q("server-command") as HTMLInputElement;
     command.value = "nope";
     command.dispatchEvent(new Event("input", { bubbles: true }));
-    env.value = "";
-    env.dispatchEvent(new Event("input", { bubbles: true }));
+    (q("env-remove-0") as HTMLButtonElement).click();
     api.addServer.mockRejectedValue({ code: "invalid", message: "the command cannot be found: nope" });
     flushSync();
     (q("server-form") as HTMLFormElement).requestSubmit();

@@ -28,6 +28,7 @@ import type {
   PlanView,
   RootId,
   Scope,
+  SecretPlace,
   ServerDraft,
   ServerId,
   ServerTemplate,
@@ -47,9 +48,21 @@ const CODES: readonly ErrorCode[] = [
   "server",
   "picker",
   "appConfig",
+  "keyring",
+  "missingSecret",
   // A try from the window (call_tool, read_resource, get_prompt) the person cancelled.
   "cancelled",
 ];
+
+/**
+ * What the person can do about a failure of these kinds, after the
+ * backend's words (which name the variable, never its value).
+ */
+const NEXT_STEP: Partial<Record<ErrorCode, string>> = {
+  keyring:
+    "Rootgate keeps secrets in your desktop's keyring (GNOME Keyring, KWallet): start or unlock it, then try again.",
+  missingSecret: "Edit the server and type its value: nothing else changes, and it stays approved.",
+};
 
 /** Whatever a command rejected with, as a CommandError with plain words. */
 export function toCommandError(e: unknown): CommandError {
@@ -65,9 +78,12 @@ export function toCommandError(e: unknown): CommandError {
 
 /** A message fit to show: the first letter capitalised, a full stop at the end. */
 export function plainMessage(e: unknown): string {
-  const m = toCommandError(e).message.trim();
+  const { code, message } = toCommandError(e);
+  const m = message.trim();
   const capital = m.charAt(0).toUpperCase() + m.slice(1);
-  return /[.!?)]$/.test(capital) ? capital : `${capital}.`;
+  const sentence = /[.!?)]$/.test(capital) ? capital : `${capital}.`;
+  const next = NEXT_STEP[code];
+  return next ? `${sentence} ${next}` : sentence;
 }
 
 export function isCode(e: unknown, code: ErrorCode): boolean {
@@ -121,6 +137,18 @@ export const api = {
   stopRetrying: (id: ServerId) => call<void>("stop_retrying", { id }),
   /** Forgets that the server was seen not to follow changes. */
   forgetFollowing: (id: ServerId) => call<ServerView>("forget_following", { id }),
+  /**
+   * The value of the server's secret variable `name`, which the person
+   * asked to see: shown for a while, never logged, toasted or kept.
+   */
+  revealSecret: (id: ServerId, name: string) => call<string>("reveal_secret", { id, name }),
+  /**
+   * Keeps the secret where the person chose when no keyring took it:
+   * "file" (the settings file, 0600), "notStored" (memory only, asked for
+   * again after a restart), or "keyring" (tried again).
+   */
+  keepSecret: (id: ServerId, name: string, place: SecretPlace) =>
+    call<ServerView>("keep_secret", { id, name, place }),
   /** Every AI app's connection through `rootgate connect`, live ones first. */
   listConnections: () => call<ConnectionView[]>("list_connections"),
   /** What happened on one AI app's connection, oldest first. */

@@ -26,18 +26,20 @@ import type {
   RootId,
   ServerDraft,
   ServerId,
+  SecretPlace,
   ServerTemplate,
   ServerView,
   Status,
 } from "./bindings";
 import { isCode, plainMessage, type Api, type Events, type UnlistenFn } from "./api";
 import { importValues, sentence, writtenMessage } from "./apps";
-import { draftToForm, emptyForm, uniqueName, type ServerForm } from "./draft";
+import { draftToForm, emptyForm, uniqueName, withSecretValue, type ServerForm } from "./draft";
 import { layoutFor } from "./layout";
 import { appendNewer, mergeBySeq, prependOlder } from "./merge";
 import { afterPaint, markReady } from "./ready";
 import { gaveUpAttempts } from "./retry";
 import { OffersState } from "./offers.svelte";
+import { keptWords } from "./secrets";
 
 export type View = "folders" | "servers" | "activity" | "connections" | "apps";
 
@@ -835,7 +837,7 @@ export class AppState {
   }
 
   openEditForm(server: ServerView): void {
-    this.form = { id: server.id, initial: draftToForm(server) };
+    this.form = { id: server.id, initial: draftToForm(server, server.missingSecrets) };
   }
 
   closeForm(): void {
@@ -1003,6 +1005,59 @@ export class AppState {
       this.upsertServer(await this.api.forgetFollowing(server.id));
     } catch (e) {
       this.notify(plainMessage(e));
+    }
+  }
+
+  // ----- a server's secrets ------------------------------------------------
+
+  /**
+   * The value of a secret the person asked to see, or null (said in a
+   * toast, which names the variable only). The value goes to the caller
+   * alone: never into state, a toast or the console.
+   */
+  async revealSecret(server: ServerView, name: string): Promise<string | null> {
+    try {
+      return await this.api.revealSecret(server.id, name);
+    } catch (e) {
+      this.notify(plainMessage(e));
+      return null;
+    }
+  }
+
+  /**
+   * Keeps the secrets `names` where the person chose, when no keyring took
+   * them: the settings file, not stored (memory only), or the keyring again.
+   * Says where they are in a toast; returns whether every one was kept.
+   */
+  async keepSecrets(server: ServerView, names: readonly string[], place: SecretPlace): Promise<boolean> {
+    let kept: string[] = [];
+    try {
+      for (const name of names) {
+        this.upsertServer(await this.api.keepSecret(server.id, name, place));
+        kept = [...kept, name];
+      }
+    } catch (e) {
+      this.notify(plainMessage(e));
+      return false;
+    } finally {
+      if (kept.length > 0) this.notify(keptWords(kept, place), "info");
+    }
+    return true;
+  }
+
+  /**
+   * Gives a secret Rootgate does not have (not stored, and Rootgate started
+   * again since) its value: saved as an edit of the server that changes
+   * nothing else, so its approval holds. Returns what went wrong, or null.
+   */
+  async giveSecret(server: ServerView, name: string, value: string): Promise<string | null> {
+    try {
+      const saved = this.upsertServer(await this.api.updateServer(server.id, withSecretValue(server, name, value)));
+      const place = saved.secrets[name];
+      if (place) this.notify(keptWords([name], place), "info");
+      return null;
+    } catch (e) {
+      return plainMessage(e);
     }
   }
 

@@ -1,5 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { draftToForm, emptyForm, formToDraft, parseArgs, parseEnv, uniqueName } from "./draft";
+import type { ServerSpec } from "./bindings";
+import {
+  draftToForm,
+  emptyForm,
+  envProblem,
+  envRow,
+  envRowsOf,
+  formToDraft,
+  keepsValue,
+  parseArgs,
+  parseEnv,
+  pastedRows,
+  pasteInto,
+  renamed,
+  rowsToEnv,
+  uniqueName,
+  unmasksValue,
+} from "./draft";
 
 describe("parseArgs", () => {
   it("takes one argument per line and ignores blank lines", () => {
@@ -56,7 +73,7 @@ describe("parseEnv", () => {
 });
 
 describe("formToDraft", () => {
-  const base = { ...emptyForm(), name: " Files ", command: " npx ", args: "-y\npkg", env: "A=1" };
+  const base = { ...emptyForm(), name: " Files ", command: " npx ", args: "-y\npkg", env: [envRow("A", "1")] };
 
   it("builds a draft", () => {
     expect(formToDraft(base)).toEqual({
@@ -71,6 +88,7 @@ describe("formToDraft", () => {
         withdrawal: "notify",
         enforceRoots: false,
         era: "auto",
+        secretEnv: [],
       },
     });
   });
@@ -93,7 +111,7 @@ describe("formToDraft", () => {
     });
   });
   it("passes on an environment error", () => {
-    const r = formToDraft({ ...base, env: "oops" });
+    const r = formToDraft({ ...base, env: [envRow("MY VAR", "x")] });
     expect(r.ok).toBe(false);
   });
   it("round-trips through draftToForm", () => {
@@ -107,8 +125,101 @@ describe("formToDraft", () => {
       withdrawal: "restart" as const,
       enforceRoots: true,
       era: "modern" as const,
+      secretEnv: ["API_KEY"],
     };
-    expect(formToDraft(draftToForm(draft))).toEqual({ ok: true, value: draft });
+    expect(formToDraft(draftToForm({ ...draft, env: { ...draft.env, API_KEY: "sk-1" } }))).toEqual({
+      ok: true,
+      value: { ...draft, env: { K: "v=w", API_KEY: "sk-1" } },
+    });
+  });
+});
+
+describe("the environment's rows", () => {
+  it("marks a variable secret by default when its name looks secret, until the person chooses", () => {
+    let row = envRow();
+    expect(row.secret).toBe(false);
+    row = renamed(row, "API_TOK");
+    expect(row.secret).toBe(false);
+    row = renamed(row, "API_TOKEN");
+    expect(row.secret).toBe(true);
+    // The person unticks it: typing on in the name no longer ticks it.
+    row = { ...row, secret: false, chosen: true };
+    expect(renamed(row, "API_TOKEN_2").secret).toBe(false);
+  });
+
+  it("sends the secret names as secretEnv, and leaves empty rows out", () => {
+    const rows = [envRow("API_TOKEN", "sk-1"), envRow("", ""), envRow(" DEBUG ", "1"), envRow("PLAIN_KEY", "k", { secret: false, chosen: true })];
+    expect(rowsToEnv(rows)).toEqual({ env: { API_TOKEN: "sk-1", DEBUG: "1", PLAIN_KEY: "k" }, secretEnv: ["API_TOKEN"] });
+  });
+
+  it("says what is wrong with the first wrong row, and where", () => {
+    expect(envProblem([envRow("A", "1"), envRow("", "x")])).toEqual({
+      index: 1,
+      part: "name",
+      message: "Environment variable 2 has a value but no name. Give it one, or remove it.",
+    });
+    expect(envProblem([envRow("A=1", "")])?.message).toMatch(/cannot contain “=”/);
+    expect(envProblem([envRow("MY VAR", "")])?.message).toMatch(/cannot contain spaces/);
+    expect(envProblem([envRow("1ST", "")])?.message).toMatch(/cannot start with a digit/);
+    expect(envProblem([envRow("A", "1"), envRow("B", "2"), envRow("A", "3")])?.message).toMatch(/variables 1 and 3/);
+    expect(envProblem([envRow(), envRow("EMPTY", "")])).toBeNull();
+  });
+
+  const saved: ServerSpec = {
+    id: "s1",
+    name: "GitHub",
+    command: "gh-mcp",
+    args: [],
+    env: { API_TOKEN: "", DEBUG: "1", OLD_KEY: "" },
+    secrets: { API_TOKEN: "keyring", OLD_KEY: "notStored" },
+    cwd: null,
+    enabled: true,
+    withdrawal: "notify",
+    enforceRoots: false,
+    approvedCommand: null,
+    ignoresListChanged: false,
+    era: "auto",
+    seenEra: null,
+  };
+
+  it("shows a saved server's secrets as kept, with no value, and keeps them when left empty", () => {
+    const rows = envRowsOf(saved, ["OLD_KEY"]);
+    expect(rows.map((r) => [r.name, r.value, r.secret, r.kept])).toEqual([
+      ["API_TOKEN", "", true, { name: "API_TOKEN", place: "keyring", missing: false }],
+      ["DEBUG", "1", false, null],
+      ["OLD_KEY", "", true, { name: "OLD_KEY", place: "notStored", missing: true }],
+    ]);
+    expect(rows.every((r) => r.chosen)).toBe(true);
+    expect(keepsValue(rows[0])).toBe(true);
+    expect(keepsValue({ ...rows[0], value: "sk-new" })).toBe(false);
+    expect(keepsValue(renamed(rows[0], "API_TOKEN2"))).toBe(false);
+    expect(unmasksValue({ ...rows[0], secret: false })).toBe(true);
+    // The edit sends the secret with an empty value: the backend keeps it.
+    const draft = formToDraft(draftToForm(saved, ["OLD_KEY"]));
+    expect(draft.ok && draft.value.env).toEqual({ API_TOKEN: "", DEBUG: "1", OLD_KEY: "" });
+    expect(draft.ok && draft.value.secretEnv).toEqual(["API_TOKEN", "OLD_KEY"]);
+  });
+
+  it("leaves a template's secrets to the names unless it names them", () => {
+    const template = { ...saved, env: { GITHUB_TOKEN: "", LOG: "x" } } as Partial<ServerSpec>;
+    delete template.secrets;
+    const rows = envRowsOf(template as never);
+    expect(rows.map((r) => [r.name, r.secret, r.chosen])).toEqual([
+      ["GITHUB_TOKEN", true, false],
+      ["LOG", false, false],
+    ]);
+  });
+
+  it("turns KEY=VALUE lines pasted into a name into rows", () => {
+    expect(pastedRows("API_TOKEN")).toBeNull();
+    expect(pastedRows("no equals\nA=1")).toBeNull();
+    const pasted = pastedRows("API_TOKEN=sk-1=2\n\nDEBUG=1\n")!;
+    expect(pasted.map((r) => [r.name, r.value, r.secret])).toEqual([
+      ["API_TOKEN", "sk-1=2", true],
+      ["DEBUG", "1", false],
+    ]);
+    const rows = [envRow("A", "1"), envRow(), envRow("B", "2")];
+    expect(pasteInto(rows, 1, pasted).map((r) => r.name)).toEqual(["A", "API_TOKEN", "DEBUG", "B"]);
   });
 });
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { activityExport, exportFileName, filterEntries, isFiltered, ofKind, type ActivityFilter } from "./activity";
 import type { Entry, Event } from "./bindings";
-import { emptyForm } from "./draft";
+import { emptyForm, envRow } from "./draft";
 import { COMPACT_BELOW, layoutFor, mainAction, MIN_WINDOW } from "./layout";
 import { formatSeconds, gaveUpAttempts, gaveUpText, isRetrying, nextTickIn, retryLabel, secondsLeft, waitsForYou } from "./retry";
 import { editingOf, keyAction, keysText, SHORTCUTS, VIEW_KEYS, type KeyLike } from "./shortcuts";
@@ -234,10 +234,10 @@ describe("the keyboard shortcuts", () => {
 
 describe("the server form's checks", () => {
   it("finds every mistake at once, each at its field, the first in the order shown", () => {
-    const form = { ...emptyForm(), env: "NO_EQUALS", cwd: "relative/dir" };
+    const form = { ...emptyForm(), env: [envRow("", "a value")], cwd: "relative/dir" };
     const errors = formErrors(form);
     expect(Object.keys(errors).sort()).toEqual(["command", "cwd", "env", "name"]);
-    expect(errors.env).toMatch(/line 1 .*KEY=VALUE/);
+    expect(errors.env).toMatch(/variable 1 has a value but no name/);
     expect(firstInvalid(errors)).toBe("name");
     expect(firstInvalid(formErrors({ ...form, name: "x" }))).toBe("command");
     expect(formErrors({ ...emptyForm(), name: "x", command: "node", cwd: "/srv" })).toEqual({});

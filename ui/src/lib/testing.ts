@@ -80,6 +80,8 @@ export function fakeBackend() {
     serverLog: vi.fn(async () => []),
     serverFolders: vi.fn(async (): Promise<FolderDelivery[]> => []),
     forgetFollowing: vi.fn(),
+    revealSecret: vi.fn(async (_id: string, _name: string): Promise<string> => "sk-revealed"),
+    keepSecret: vi.fn(async (id: string, _name: string, _place: string): Promise<ServerView> => server(id)),
     folderChoices: vi.fn(async (_id: string): Promise<FolderChoice[]> => []),
     setServerFolders: vi.fn(async (id: string, _roots: string[]): Promise<ServerView> => server(id)),
     stopRetrying: vi.fn(async (_id: string) => undefined),

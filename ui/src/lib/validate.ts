@@ -3,7 +3,7 @@
 // the field it is about. The form shows each under its field and focuses
 // the first one wrong, in FIELD_ORDER.
 
-import { parseEnv, type ServerForm } from "./draft";
+import { envProblem, type ServerForm } from "./draft";
 
 export type FormField = "name" | "command" | "args" | "env" | "cwd";
 
@@ -17,8 +17,8 @@ export function formErrors(form: ServerForm): FieldErrors {
   const errors: FieldErrors = {};
   if (form.name.trim() === "") errors.name = "Give the server a name.";
   if (form.command.trim() === "") errors.command = "Enter the command that starts the server.";
-  const env = parseEnv(form.env);
-  if (!env.ok) errors.env = env.error;
+  const env = envProblem(form.env);
+  if (env) errors.env = env.message;
   const cwd = form.cwd.trim();
   if (cwd !== "" && !cwd.startsWith("/")) {
     errors.cwd = "Write the working directory as an absolute path, starting with “/”.";
