@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
     GetPromptRequest, GetPromptRequestParams, InputRequests, InputResponses,
-    ProgressNotificationParam, ReadResourceRequest, ReadResourceRequestParams, ServerResult,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequest, ReadResourceRequestParams,
+    ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde::{Deserialize, Serialize};
@@ -431,12 +432,19 @@ impl Session {
         tokio::pin!(answer);
         loop {
             tokio::select! {
-                answer = &mut answer => return answer.map_err(|e| timeout_or(e, within)),
+                answer = &mut answer => {
+                    // Progress the server sent just before its answer may
+                    // still be on its way through rmcp's handler; what has
+                    // arrived is passed on, in order, before the answer.
+                    tokio::task::yield_now().await;
+                    while let Ok(notice) = notices.try_recv() {
+                        forward(notice, &token, watch);
+                    }
+                    return answer.map_err(|e| timeout_or(e, within));
+                }
                 notice = notices.recv() => {
-                    if let (Ok(Notice::Progress(p)), Some(to)) = (notice, &watch.progress)
-                        && p.progress_token == token
-                    {
-                        let _ = to.send(progress_of(p));
+                    if let Ok(notice) = notice {
+                        forward(notice, &token, watch);
                     }
                 }
                 () = watch.cancel.cancelled() => {
@@ -526,6 +534,15 @@ fn timeout_or(e: ServiceError, within: Duration) -> SessionError {
     match e {
         ServiceError::Timeout { .. } => SessionError::Timeout(within),
         other => SessionError::from(other),
+    }
+}
+
+/// Passes a notice on to the watch when it is progress of this request.
+fn forward(notice: Notice, token: &ProgressToken, watch: &Watch) {
+    if let (Notice::Progress(p), Some(to)) = (notice, &watch.progress)
+        && p.progress_token == *token
+    {
+        let _ = to.send(progress_of(p));
     }
 }
 
