@@ -18,6 +18,9 @@ Tools:
 - `client_capabilities`: the capabilities the call declared, as JSON.
 - `protocol`: the protocol version the call came in, so a test can tell
   the era it was served in (a dual-era SDK server answers both).
+- `add_tool`: adds a tool of the given name and tells the clients that
+  listen (`subscriptions/listen`) that the tool list changed.
+- `touch`: tells the clients that listen for a resource that it changed.
 
 Run it with the interpreter of `tests/peers/.venv`; Rootgate's tests do.
 """
@@ -127,6 +130,25 @@ def client_capabilities(ctx: Context) -> str:
 def protocol(ctx: Context) -> str:
     """The protocol version of this call."""
     return str(ctx.protocol_version)
+
+
+@server.tool()
+async def add_tool(ctx: Context, name: str) -> str:
+    """Adds a tool named `name` and says the tool list changed."""
+
+    def added() -> str:
+        return name
+
+    server.add_tool(added, name=name, description=f"Added by add_tool: {name}")
+    await ctx.notify_tools_changed()
+    return name
+
+
+@server.tool()
+async def touch(ctx: Context, uri: str) -> str:
+    """Says the resource at `uri` changed, to the clients that listen for it."""
+    await ctx.notify_resource_updated(uri)
+    return uri
 
 
 def _uris(answer: object) -> list[str]:

@@ -24,6 +24,7 @@ mod actor;
 mod connection;
 pub mod delivery;
 pub mod era;
+pub mod listen;
 pub mod notify;
 pub mod offers;
 pub mod process;
@@ -190,6 +191,9 @@ pub struct Session {
     messages: broadcast::Sender<ServerMessage>,
     /// Progress, lists changed and resources updated (see `offers`).
     notices: broadcast::Sender<offers::Notice>,
+    /// A modern server's resources followed, each on a listen stream of its
+    /// own (see `listen`), by URI.
+    followed: Arc<std::sync::Mutex<std::collections::HashMap<String, listen::Listening>>>,
     config: SessionConfig,
     timeline: Arc<Timeline>,
     /// The server's shared list, for the roots a modern server asks for
@@ -280,6 +284,7 @@ impl Session {
             stderr,
             messages,
             notices,
+            followed: Arc::default(),
             config,
             timeline,
             roots,

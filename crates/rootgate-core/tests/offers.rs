@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use harness::*;
 use rootgate_core::session::offers::{Notice, OfferKind, Offers, TryResult, Watch};
-use rootgate_core::session::{Session, SessionError};
+use rootgate_core::session::{Session, SessionError, Status};
 use rootgate_core::timeline::Event;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -475,5 +475,77 @@ async fn a_large_server_is_listed_whole_and_a_long_result_comes_intact() {
     let text = tool_text(&long.result);
     assert_eq!(text.len(), 3_000_000);
     assert!(text.starts_with("0123456789abcdefghijklmnopqrstuvwxyz"));
+    session.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_server_says_on_its_listen_streams_what_changed() {
+    let h = Harness::new();
+    let (_, session) = h.server_from(rootgate_core::servers::ServerDraft {
+        name: "modern".into(),
+        command: python().to_str().unwrap().into(),
+        args: vec![py_modern_server().to_str().unwrap().into()],
+        enabled: true,
+        ..Default::default()
+    });
+    let Status::Running(info) = running(&session).await else {
+        unreachable!("running")
+    };
+    assert_eq!(info.era, rootgate_core::servers::Era::Modern);
+    let notices = session.subscribe_notices();
+    // The lists' stream opens as the server starts; the first change may
+    // race it, so a new tool is added until the change is heard.
+    let mut n = 0;
+    let heard = eventually("the tool list's change on the listen stream", || {
+        n += 1;
+        let name = format!("added_{n}");
+        let session = session.clone();
+        let mut notices = notices.resubscribe();
+        async move {
+            session
+                .try_tool("add_tool", args(json!({ "name": name })), Watch::default())
+                .await
+                .map_err(|e| e.to_string())?;
+            match tokio::time::timeout(Duration::from_secs(2), async {
+                loop {
+                    if let Ok(Notice::ListChanged(OfferKind::Tools)) = notices.recv().await {
+                        return;
+                    }
+                }
+            })
+            .await
+            {
+                Ok(()) => Ok(name),
+                Err(_) => Err("no change heard".to_owned()),
+            }
+        }
+    })
+    .await;
+    let offers = offers_of(&session).await;
+    assert!(names(&offers.tools.items).contains(&heard.as_str()));
+
+    let uri = "file:///followed/note.txt";
+    session.follow_resource(uri, true).await.unwrap();
+    let updated = eventually("the followed resource's update", || {
+        let session = session.clone();
+        let mut notices = notices.resubscribe();
+        async move {
+            session
+                .try_tool("touch", args(json!({ "uri": uri })), Watch::default())
+                .await
+                .map_err(|e| e.to_string())?;
+            tokio::time::timeout(Duration::from_secs(2), async {
+                loop {
+                    if let Ok(Notice::ResourceUpdated { uri }) = notices.recv().await {
+                        return uri;
+                    }
+                }
+            })
+            .await
+            .map_err(|_| "no update heard".to_owned())
+        }
+    })
+    .await;
+    assert_eq!(updated, uri);
     session.shutdown().await;
 }

@@ -36,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Session, SessionError, Status, rounds};
 use crate::secrets::looks_secret;
+use crate::servers::Era;
 use crate::timeline::Event;
 
 /// The kinds of things a server offers.
@@ -337,8 +338,22 @@ impl Session {
 
     /// Asks the server to say when a resource changes
     /// (`resources/subscribe`), or to stop (`resources/unsubscribe`).
+    /// A modern server is followed on a listen stream instead, which the
+    /// revision has in place of both.
     pub async fn follow_resource(&self, uri: &str, follow: bool) -> Result<(), SessionError> {
+        let modern = matches!(self.status(), Status::Running(info) if info.era == Era::Modern);
         let peer = self.peer().await.ok_or(SessionError::NotRunning)?;
+        if modern {
+            let mut followed = self.followed.lock().unwrap_or_else(|p| p.into_inner());
+            if follow {
+                let listening = super::listen::resource(peer, uri, self.notices.clone());
+                followed.insert(uri.to_owned(), listening);
+            } else {
+                // Dropped, its stream ends.
+                followed.remove(uri);
+            }
+            return Ok(());
+        }
         let within = self.config.request_timeout;
         tokio::time::timeout(within, super::protocol::follow_resource(&peer, uri, follow))
             .await

@@ -168,6 +168,11 @@ impl Actor {
         };
         let enforced = enforced.as_ref();
         let peer = link.peer();
+        // Its list changes come only on a listen stream of its own, open
+        // while it runs (see `listen`).
+        let _lists = peer
+            .clone()
+            .map(|p| super::listen::lists(p, self.notices.clone()));
         self.publish_delivery(DeliveryState::PerRequest, None);
         loop {
             tokio::select! {
