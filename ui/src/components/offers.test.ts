@@ -399,6 +399,35 @@ describe("calling a tool", () => {
     expect(q("call-error")).toBeNull();
   });
 
+  it("keeps what was typed when another tab or tool is opened and back", async () => {
+    await openRunning((b) =>
+      b.api.serverOffers.mockResolvedValue(
+        offers({
+          tools: [READ_TEXT_FILE, LONG_RUNNING],
+          templates: [{ name: "T", uriTemplate: "demo://t/{id}" }],
+          prompts: [{ name: "p", arguments: [{ name: "city" }] }],
+        }),
+      ),
+    );
+    await showTab("tools");
+    await pick("read_text_file");
+    typeInto(arg("/path") as HTMLInputElement, "/home/me/typed.txt");
+    await pick("trigger-long-running-operation");
+    await showTab("resources");
+    await pick("demo://t/{id}");
+    typeInto(document.querySelector('[data-testid="template-var"]') as HTMLInputElement, "7");
+    await showTab("prompts");
+    await pick("p");
+    typeInto(document.querySelector('[data-testid="prompt-arg"]') as HTMLInputElement, "Oslo");
+    await showTab("tools");
+    await pick("read_text_file");
+    expect((arg("/path") as HTMLInputElement).value).toBe("/home/me/typed.txt");
+    await showTab("resources");
+    expect(text(q("template-uri"))).toBe("demo://t/7");
+    await showTab("prompts");
+    expect((document.querySelector('[data-testid="prompt-arg"]') as HTMLInputElement).value).toBe("Oslo");
+  });
+
   it("keeps each tool's last answer when another is opened and back", async () => {
     await openRunning();
     await showTab("tools");

@@ -78,6 +78,13 @@ export class OffersState {
   /** Resources the server said changed, with when (ms). */
   updated = $state.raw<ReadonlyMap<string, number>>(new Map());
 
+  /**
+   * What the person typed for each item (a form's values, a template's
+   * variables), kept while its server is open, so leaving a tab or an item
+   * and coming back finds them as left. Not state: each draft is a
+   * component's own $state object, which stays reactive wherever it is held.
+   */
+  private drafts = new Map<string, unknown>();
   private token = 0;
   private fetching = false;
   private again = false;
@@ -109,6 +116,7 @@ export class OffersState {
       this.runs = noRuns();
       this.subscribed = new Set();
       this.updated = new Map();
+      this.drafts.clear();
     }
     const now = running && server !== null;
     if (now === this.running) return;
@@ -180,6 +188,16 @@ export class OffersState {
       default:
         break;
     }
+  }
+
+  /** The draft kept for an item, if any (see `drafts`). */
+  draft<T>(key: string): T | undefined {
+    return this.drafts.get(key) as T | undefined;
+  }
+
+  /** Keeps an item's draft: the component's $state object itself. */
+  keepDraft(key: string, draft: unknown): void {
+    this.drafts.set(key, draft);
   }
 
   select(tab: OfferTab, key: string | null): void {
