@@ -9,7 +9,7 @@
 // so); a resource is read, a template filled and read (bytes offered as a
 // download), a prompt got with an argument from its form. Screenshots of
 // the three views (Tools with a result, Resources with a read, Prompts with
-// a got prompt), and of Tools in the smallest window in the dark theme.
+// a got prompt), and of the three in the smallest window in the dark theme.
 //
 // Not tested here: what the core's tests cover against the same servers
 // (every kind listed, every schema type, images, structured content,
@@ -236,6 +236,7 @@ describe('what servers offer, tried from the window: tools, resources, prompts',
       entries.some((t) => /You called tool “read_text_file”: the tool said it failed, after .*Access denied/.test(t)),
       entries.join(' | '),
     );
+    await app.screenshot('offers-timeline');
   });
 
   step('the everything server’s long call shows its progress and is cancelled', async () => {
@@ -330,6 +331,15 @@ describe('what servers offer, tried from the window: tools, resources, prompts',
     await callAndWait(app);
     assert.ok(await app.isShown('content-image'), 'the image is shown');
     await app.screenshot('offers-tools-image-dark');
+    // The other two views keep what was read and got.
+    await showOffers(app, 'resources');
+    await app.visible('resource-blob-text');
+    await panelInView(app);
+    await app.screenshot('offers-resources-small-dark');
+    await showOffers(app, 'prompts');
+    await app.visible('prompt-message');
+    await panelInView(app);
+    await app.screenshot('offers-prompts-small-dark');
     await darkTheme(app, false);
   });
 });
