@@ -116,6 +116,8 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     items: [
       { keys: [["Esc"]], what: "Back to the list" },
       { keys: [["←"], ["→"], ["Home"], ["End"]], what: "Switch between Timeline and Log, Tools, Resources and Prompts (on the tabs)" },
+      { keys: [["↑"], ["↓"], ["Home"], ["End"]], what: "Move through the Tools, Resources or Prompts listed" },
+      { keys: [["Ctrl", "Enter"]], what: "Call the tool, from anywhere in its form" },
     ],
   },
   {
