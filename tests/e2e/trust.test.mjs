@@ -20,15 +20,27 @@
 // - A server run under Landlock (where the kernel has it) is marked
 //   kernel-enforced in the consent prompt, the note says which servers are
 //   held in, and ticking it while it runs says sharing restarts it.
+// - A server added through the form with API_TOKEN (Secret ticked by its
+//   name, typed masked): the approval shows `API_TOKEN=…` and says it
+//   covers the name, not the value; the row and the detail show it masked,
+//   and the detail's Reveal shows the value, then hides it; the settings
+//   file holds no value, the desktop's keyring (the run's own GNOME Keyring,
+//   found with `secret-tool`) does, and the process gets it; a new value
+//   typed in the form replaces it there with no new approval, and the
+//   server runs again with it. No value is ever in the page but where it
+//   was revealed, nor in the timeline.
 //
 // Screenshots: trust-consent-hidden, trust-folder-row, trust-consent-home,
 // trust-confirm-home, trust-approval-download, trust-approval-changed,
-// trust-consent-enforced; of the hidden-character prompt, the folder row,
-// the changed approval and the enforced prompt also a -dark one (the window
+// trust-consent-enforced, trust-form-secret, trust-approval-secret,
+// trust-secret-row, trust-secret-revealed, trust-form-secret-kept; of the
+// hidden-character prompt, the folder row, the changed approval, the
+// enforced prompt and the secret's form, approval and detail also a -dark one (the window
 // in its dark theme: the rules app.css gives a dark desktop, applied for the
 // picture).
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,11 +52,13 @@ import {
   addServer,
   approveAndStart,
   folderRow,
+  openDetail,
   queuePick,
   serverRow,
   share,
   showView,
   tickExactly,
+  timeline,
   waitServerState,
 } from './lib/flows.mjs';
 import { step } from './lib/steps.mjs';
@@ -60,6 +74,33 @@ function reports(file) {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l).roots);
+}
+
+/** The value of a variable in a process's environment, or undefined. */
+function environValue(pid, name) {
+  try {
+    const line = fs
+      .readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .find((l) => l.startsWith(`${name}=`));
+    return line?.slice(name.length + 1);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the desktop's keyring holds for a server's variable (`secret-tool lookup`), or null. */
+function inKeyring(serverId, name) {
+  try {
+    return execFileSync('secret-tool', ['lookup', 'service', 'rootgate', 'username', `${serverId}/${name}`], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+  } catch (e) {
+    // secret-tool exits 1, printing nothing, when there is no such item.
+    if (e.status === 1 && !e.stderr?.length) return null;
+    throw e;
+  }
 }
 
 /**
@@ -340,5 +381,137 @@ describe('names that could mislead are written out; commands that changed or dow
     await shots(app, 'trust-consent-enforced');
     await app.click('consent-cancel');
     await app.gone('consent-dialog');
+  });
+
+  step('a secret is kept in the keyring, shown masked, revealed on request, and approved by its name', async () => {
+    assert.ok(process.env.DBUS_SESSION_BUS_ADDRESS, "the test shares the keyring daemon's bus (scripts/with-keyring.sh)");
+    const SECRET = `sk-e2e-${process.pid}-${Date.now().toString(36)}`;
+    const ROTATED = `${SECRET}-rotated`;
+    const keyedReport = path.join(base, 'keyed-report.jsonl');
+    const KEYED = {
+      name: 'Keyed',
+      command: PY.command,
+      args: [path.join(env.repo, 'tests/servers/py_roots_server.py'), '--report', keyedReport],
+    };
+    const line = `API_TOKEN=… DEBUG=1 ${commandLine(KEYED.command, KEYED.args)}`;
+    const pageHas = (value) => app.driver.executeScript((v) => document.body.textContent.includes(v), value);
+
+    // The form: Secret is ticked by the name, the value typed masked.
+    await showView(app, 'servers');
+    await app.click('add-server');
+    const form = await app.visible('server-form');
+    await app.type('server-name', KEYED.name, { within: form });
+    await app.type('server-command', KEYED.command, { within: form });
+    await app.type('server-args', KEYED.args.join('\n'), { within: form });
+    const enabled = await app.visible('server-enabled', { within: form });
+    if (await enabled.isSelected()) await enabled.click();
+    const era = await app.visible('server-era', { within: form });
+    await app.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', era);
+    await era.findElement({ css: 'option[value="legacy"]' }).click();
+    for (const [i, [k, v]] of [
+      ['API_TOKEN', SECRET],
+      ['DEBUG', '1'],
+    ].entries()) {
+      await app.click('env-add', { within: form });
+      await app.type(`env-name-${i}`, k, { within: form });
+      await app.type(`env-value-${i}`, v, { within: form });
+    }
+    assert.equal(await (await app.visible('env-secret-0')).isSelected(), true, 'API_TOKEN is secret by its name');
+    assert.equal(await (await app.visible('env-secret-1')).isSelected(), false, 'DEBUG is not');
+    assert.equal(await (await app.visible('env-value-0')).getAttribute('type'), 'password');
+    assert.equal(await (await app.visible('env-value-1')).getAttribute('type'), 'text');
+    const envField = await app.visible('server-env', { within: form });
+    await app.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', envField);
+    await new Promise((r) => setTimeout(r, 300));
+    await shots(app, 'trust-form-secret');
+    assert.equal(await pageHas(SECRET), false, 'the typed value is in no text of the page (only in the masked field)');
+    await app.click('server-save');
+    await app.gone('server-form');
+    const id = await (await serverRow(app, KEYED.name)).getAttribute('data-server-id');
+
+    // The approval names the secret, and says it covers the name.
+    const dialog = await app.visible('approval-dialog', { message: 'the approval dialog after adding the server' });
+    assert.equal(await app.text('approval-command', { within: dialog }), line);
+    assert.equal(
+      await app.text('approval-secrets', { within: dialog }),
+      "Its secret API_TOKEN=… is shown by name. Approving covers the variable's name, not its value, so a new value (a rotated key) needs no new approval.",
+    );
+    await shots(app, 'trust-approval-secret');
+    await app.click('approval-approve', { within: dialog });
+    await app.gone('approval-dialog');
+    await waitUntil(() => app.isPresent('folder-checklist'), { timeout: 3_000 }).catch(() => {});
+    if (await app.isPresent('folder-checklist')) {
+      await app.click('checklist-cancel');
+      await app.gone('folder-checklist');
+    }
+    await waitServerState(app, KEYED.name, 'running');
+
+    // The keyring has the value, the settings file only its name and place,
+    // and the process got it.
+    assert.equal(inKeyring(id, 'API_TOKEN'), SECRET, 'secret-tool finds the value in the keyring');
+    const settings = fs.readFileSync(env.settingsFile, 'utf8');
+    assert.equal(settings.includes(SECRET), false, 'the settings file holds no value');
+    const saved = JSON.parse(settings).servers.find((s) => s.id === id);
+    assert.deepEqual(saved.env, { API_TOKEN: '', DEBUG: '1' });
+    assert.deepEqual(saved.secrets, { API_TOKEN: 'keyring' });
+    const running = () => app.children().find((pid) => (cmdline(pid) ?? '').includes(keyedReport));
+    const first = await waitUntil(running, { timeout: TIMEOUT.server, message: 'the Keyed server process' });
+    assert.equal(environValue(first, 'API_TOKEN'), SECRET, 'the server process gets the value');
+
+    // The row shows it masked.
+    const row = await serverRow(app, KEYED.name);
+    assert.equal(await app.text('server-command-line', { within: row }), line);
+    assert.equal(await pageHas(SECRET), false, 'the list shows no value');
+    await app.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', row);
+    await app.screenshot('trust-secret-row');
+
+    // The detail: masked, revealed on request, hidden again.
+    await openDetail(app, KEYED.name);
+    const assignments = () =>
+      app.driver.executeScript(() =>
+        [...document.querySelectorAll('[data-testid="env-assignment"]')].map((e) => e.textContent.trim()),
+      );
+    assert.deepEqual(await assignments(), ['API_TOKEN=…', 'DEBUG=1']);
+    assert.equal(await app.text('env-place'), 'in the keyring');
+    await app.click('env-reveal');
+    await waitUntil(async () => (await assignments())[0] === `API_TOKEN=${SECRET}`, {
+      message: 'the revealed value in the detail',
+    });
+    assert.equal(await app.text('env-reveal'), 'Hide');
+    await shots(app, 'trust-secret-revealed');
+    await app.click('env-reveal');
+    await waitUntil(async () => (await assignments())[0] === 'API_TOKEN=…', { message: 'the value hidden again' });
+    assert.equal(await pageHas(SECRET), false, 'hidden, the value is nowhere in the page');
+    const entries = await timeline(app, { details: false });
+    assert.ok(entries.length > 0, 'the timeline has entries');
+    assert.equal(JSON.stringify(entries).includes(SECRET), false, 'the timeline never holds the value');
+
+    // A new value typed in the form replaces it, with no new approval: the
+    // running server starts again with it.
+    await app.click('server-edit');
+    const edit = await app.visible('server-form');
+    const value = await app.visible('env-value-0', { within: edit });
+    assert.equal(await value.getAttribute('value'), '', 'the form is never sent the value');
+    assert.equal(await value.getAttribute('placeholder'), 'Kept in the keyring: leave empty to keep it');
+    await app.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', value);
+    await shots(app, 'trust-form-secret-kept');
+    await app.type('env-value-0', ROTATED, { within: edit });
+    assert.match(await app.text('env-note-0'), /needs no new approval/);
+    await app.click('server-save');
+    await app.gone('server-form');
+    await waitUntil(() => inKeyring(id, 'API_TOKEN') === ROTATED, { message: 'the rotated value in the keyring' });
+    const second = await waitUntil(
+      () => {
+        const pid = running();
+        return pid && pid !== first && environValue(pid, 'API_TOKEN') === ROTATED ? pid : null;
+      },
+      { timeout: TIMEOUT.server, message: 'the server to run again with the new value' },
+    );
+    assert.ok(second);
+    assert.equal(await app.isPresent('approval-dialog'), false, 'a new value needs no new approval');
+    assert.equal(fs.readFileSync(env.settingsFile, 'utf8').includes(ROTATED), false);
+    await showView(app, 'servers');
+    await waitServerState(app, KEYED.name, 'running');
+    assert.equal(await app.isPresent('needs-approval', await serverRow(app, KEYED.name)), false, 'still approved');
   });
 });
