@@ -6,6 +6,10 @@
 // dialog must then show that folder's real path; it is cancelled. A
 // whole-screen capture shows the GTK dialog.
 //
+// Then it opens the dialog again and presses only Return: the dialog must
+// have opened beside the folder chosen last (GTK's own default is
+// "Recent").
+//
 // Not tested here: choosing several folders, the dialog's Cancel button,
 // anything after the consent dialog (the other files use the test-only
 // picker for that), and other desktops' portals (only GTK under Xvfb, no
@@ -66,5 +70,25 @@ describe('the real GTK folder dialog', () => {
     await app.click('consent-cancel');
     await app.gone('consent-dialog');
     await waitUntil(async () => (await folderRows(app)).length === 0, { message: 'no folder kept after Cancel' });
+  });
+
+  it('the dialog opens again beside the folder chosen last, not on "Recent"', async () => {
+    await app.click('add-folder');
+    const ids = await xdotool('search', '--sync', '--onlyvisible', '--name', '^Choose folders to share$');
+    const win = ids.split('\n')[0];
+    await xdotool('windowfocus', '--sync', win);
+    await screenshotScreen('gtk-folder-dialog-again');
+    // Nothing typed, nothing navigated: Return takes the folder the dialog
+    // opened in, or the one row in it. Both are where the last folder was;
+    // "Recent" or the home folder would give neither.
+    await xdotool('key', 'Return');
+    await app.visible('consent-dialog', { timeout: 20_000, message: 'the consent dialog after Return' });
+    const got = await app.text('consent-real-path');
+    assert.ok(
+      [fs.realpathSync(base), fs.realpathSync(folder)].includes(got),
+      `the dialog opened beside ${base}, and Return gave ${got}`,
+    );
+    await app.click('consent-cancel');
+    await app.gone('consent-dialog');
   });
 });
