@@ -95,7 +95,7 @@ export function rowsToEnv(rows: readonly EnvRow[]): { env: Record<string, string
  */
 export function envRowsOf(draft: ServerDraft | ServerSpec, missing: readonly string[] = []): EnvRow[] {
   const saved = "secrets" in draft ? draft.secrets : null;
-  const named = "secretEnv" in draft && draft.secretEnv !== undefined ? new Set(draft.secretEnv) : null;
+  const named = "secretEnv" in draft && draft.secretEnv != null ? new Set(draft.secretEnv) : null;
   return Object.entries(draft.env).map(([name, value]) => {
     if (saved) {
       const place = saved[name];
