@@ -83,12 +83,13 @@ pub fn templates(example_command: &str, example_args: &[&str]) -> Vec<ServerTemp
             id: "python-uvx".into(),
             title: "Python server (uvx)".into(),
             description: "A server published on PyPI, started with uv's uvx. Replace the \
-                          package name with the server you want. Needs uv."
+                          package name and version with the server you want; with an exact \
+                          version, approving it approves that version only. Needs uv."
                 .into(),
             draft: ServerDraft {
                 name: "Python server".into(),
                 command: "uvx".into(),
-                args: vec!["your-mcp-server".into()],
+                args: vec!["your-mcp-server==1.0.0".into()],
                 enabled: true,
                 ..Default::default()
             },
@@ -114,5 +115,24 @@ mod tests {
             names.push(spec.name);
         }
         assert_eq!(names.len(), 4);
+    }
+
+    #[test]
+    fn every_template_that_downloads_code_pins_its_version() {
+        let mut downloading = 0;
+        for t in templates("/opt/rootgate", &["--example-server"]) {
+            if let Some(download) = crate::downloads::of(&t.draft.command, &t.draft.args) {
+                downloading += 1;
+                assert!(
+                    download.pinned,
+                    "{}: {} {} is not pinned, so approving it would approve every later version",
+                    t.id, download.tool, download.package
+                );
+            }
+        }
+        assert!(
+            downloading >= 2,
+            "the npm and uvx templates download at start"
+        );
     }
 }

@@ -251,3 +251,40 @@ async fn a_pending_retry_shows_on_the_server_and_stop_retrying_makes_it_wait_acr
     assert!(!sup.server(&id).unwrap().spec.gave_up);
     sup.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_gave_up_by_itself_waits_for_the_person_at_the_next_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let id = approved(&sup, crasher(true));
+    sup.start(&id).unwrap();
+    wait_timeline(sup.timeline(), &id, 0, |e| {
+        matches!(e, Event::GaveUp { attempts: 3 })
+    })
+    .await;
+    assert!(sup.server(&id).unwrap().spec.gave_up, "giving up is kept");
+    let mut control = crasher(true);
+    control.name = "control".into();
+    let control = approved(&sup, control);
+    sup.shutdown().await;
+    drop(sup);
+
+    // Launched again, the enabled control is started and fails; the server
+    // that gave up is left stopped, not tried five more times.
+    let sup = open(&dir);
+    let from = sup.timeline().all().last().map_or(0, |e| e.seq + 1);
+    sup.start_enabled();
+    wait_timeline(sup.timeline(), &control, from, |e| {
+        matches!(e, Event::GaveUp { .. })
+    })
+    .await;
+    assert_eq!(
+        count(&sup, &id, from, |e| matches!(e, Event::Starting { .. })),
+        0
+    );
+    assert!(matches!(
+        sup.server(&id).unwrap().status,
+        Status::Stopped { .. }
+    ));
+    sup.shutdown().await;
+}

@@ -84,6 +84,36 @@ async fn a_prompt_shares_exactly_the_ticked_servers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_says_which_servers_are_enforced_and_which_a_share_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = open(&dir);
+    let plain = sup.add_server(fixture_draft("plain")).unwrap();
+    let enforced = sup
+        .add_server(ServerDraft {
+            enforce_roots: true,
+            ..fixture_draft("enforced")
+        })
+        .unwrap();
+    let by_argument = sup
+        .add_server(ServerDraft {
+            args: vec!["--name".into(), "${folders}".into()],
+            ..fixture_draft("by argument")
+        })
+        .unwrap();
+    let prompt = sup.prompt_for_path(&make_folder(&dir, "project")).unwrap();
+    let flags = |id: &rootgate_core::ids::ServerId| {
+        let s = prompt.servers.iter().find(|s| &s.id == id).unwrap();
+        (s.enforced, s.restarts)
+    };
+    // Held by the kernel to its folders, a server is restarted to take a
+    // new one; one given its folders as arguments, too; the plain one is
+    // told without a restart.
+    assert_eq!(flags(&plain.spec.id), (false, false));
+    assert_eq!(flags(&enforced.spec.id), (true, true));
+    assert_eq!(flags(&by_argument.spec.id), (false, true));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_prompt_keeps_and_shares_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
