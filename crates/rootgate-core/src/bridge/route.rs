@@ -140,8 +140,9 @@ struct Pending {
     target: Option<String>,
     started: Instant,
     /// For a modern server's calls: what is needed to send it again with
-    /// the answers to the input it asks for.
-    retry: Option<modern::Retry>,
+    /// the answers to the input it asks for. Boxed: it holds the whole
+    /// request, and a pending call is moved around as an error value.
+    retry: Option<Box<modern::Retry>>,
 }
 
 impl Pending {

@@ -158,7 +158,7 @@ impl Router {
             method: method.to_owned(),
             target: target_of(method, raw.as_deref()),
             started: now,
-            retry,
+            retry: retry.map(Box::new),
         };
         let ours = self.send_for_app(pending);
         vec![Out::Server(request_line(
@@ -264,7 +264,7 @@ impl Router {
         }
         let round = Round {
             pending,
-            retry,
+            retry: *retry,
             request_state: parsed
                 .get("requestState")
                 .and_then(Value::as_str)
@@ -399,7 +399,7 @@ impl Router {
         };
         let method = round.pending.method.clone();
         let mut pending = round.pending;
-        pending.retry = Some(round.retry);
+        pending.retry = Some(Box::new(round.retry));
         let ours = self.send_for_app(pending);
         let raw = RawValue::from_string(Value::Object(params).to_string()).ok();
         Out::Server(request_line(&ours.to_string(), &method, raw.as_deref()))
