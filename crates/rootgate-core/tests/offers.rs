@@ -549,3 +549,46 @@ async fn a_modern_server_says_on_its_listen_streams_what_changed() {
     assert_eq!(updated, uri);
     session.shutdown().await;
 }
+
+/// A legacy server in a few lines of Python that offers resources but does
+/// not know `resources/templates/list`, as some hand-written servers do.
+const NO_TEMPLATES_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m or "method" not in m:
+        continue
+    method, i = m["method"], m["id"]
+    if method == "initialize":
+        r = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"resources": {}},
+                        "serverInfo": {"name": "no-templates", "version": "0"}}}
+    elif method == "resources/list":
+        r = {"result": {"resources": [{"uri": "mem://one", "name": "one"}]}}
+    else:
+        r = {"error": {"code": -32601, "message": "Method not found: " + method}}
+    print(json.dumps({"jsonrpc": "2.0", "id": i, **r}), flush=True)
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_templates_has_an_empty_list_not_a_failure() {
+    let h = Harness::new();
+    let (_, session) = h.server_from(rootgate_core::servers::ServerDraft {
+        name: "no templates".into(),
+        command: python().to_str().unwrap().into(),
+        args: vec!["-c".into(), NO_TEMPLATES_SERVER.into()],
+        enabled: true,
+        era: rootgate_core::servers::EraChoice::Legacy,
+        ..Default::default()
+    });
+    running(&session).await;
+    let offers = offers_of(&session).await;
+    assert_eq!(offers.resources.items.len(), 1);
+    assert!(offers.templates.offered);
+    assert!(offers.templates.items.is_empty());
+    assert_eq!(
+        offers.templates.error, None,
+        "method not found is no failure"
+    );
+    assert!(!offers.tools.offered && !offers.prompts.offered);
+    session.shutdown().await;
+}

@@ -23,7 +23,7 @@
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, ErrorCode,
     GetPromptRequest, GetPromptRequestParams, InputRequests, InputResponses,
     ProgressNotificationParam, ProgressToken, ReadResourceRequest, ReadResourceRequestParams,
     ServerResult,
@@ -242,32 +242,22 @@ impl Session {
         let (tools, resources, templates, prompts) = tokio::join!(
             listed(declared("tools"), within, peer.list_all_tools()),
             listed(declared("resources"), within, peer.list_all_resources()),
-            listed(
-                declared("resources"),
-                within,
-                peer.list_all_resource_templates()
-            ),
+            // A server with resources but no templates may not know the
+            // method at all; that is an empty list, not a failure.
+            listed(declared("resources"), within, async {
+                match peer.list_all_resource_templates().await {
+                    Err(ServiceError::McpError(e)) if e.code == ErrorCode::METHOD_NOT_FOUND => {
+                        Ok(Vec::new())
+                    }
+                    other => other,
+                }
+            }),
             listed(declared("prompts"), within, peer.list_all_prompts()),
         );
         Ok(Offers {
             tools,
             resources,
-            // A server with resources but no templates may not know the
-            // method at all; that is an empty list, not a failure.
-            templates: match templates {
-                OfferList {
-                    error: Some(e),
-                    offered,
-                    ..
-                } if e.contains("-32601") || e.to_lowercase().contains("method not found") => {
-                    OfferList {
-                        offered,
-                        items: Vec::new(),
-                        error: None,
-                    }
-                }
-                other => other,
-            },
+            templates,
             prompts,
         })
     }
