@@ -433,8 +433,7 @@ impl Session {
         let options = PeerRequestOptions::with_timeout(within).reset_timeout_on_progress();
         let handle = peer.send_request_with_option(request, options).await?;
         let (id, token) = (handle.id.clone(), handle.progress_token.clone());
-        let answer = handle.await_response();
-        tokio::pin!(answer);
+        let mut answer = Box::pin(handle.await_response());
         loop {
             tokio::select! {
                 answer = &mut answer => {
@@ -456,6 +455,13 @@ impl Session {
                     let reason = "cancelled by the person in Rootgate".to_owned();
                     let params = CancelledNotificationParam::new(Some(id), Some(reason));
                     let _ = peer.notify_cancelled(params).await;
+                    // The request is left to end on its own (an answer the
+                    // server sends anyway, its timeout, or the connection
+                    // closing), so that rmcp forgets it as it does every
+                    // request: dropped here, its entries would stay.
+                    tokio::spawn(async move {
+                        let _ = answer.await;
+                    });
                     return Err(SessionError::Cancelled);
                 }
             }
