@@ -215,6 +215,13 @@ say "running ${#files[@]} test file(s) under Xvfb, with a keyring daemon of thei
 # desktop's own bus is there, the run's stays private, and a bridge would
 # look in the desktop's keyring.
 user_bus=/run/user/$(id -u)/bus
+# A socket left by a run that was killed answers nothing; it is not a
+# desktop's bus, and is cleared.
+if [ -S "$user_bus" ] && ! DBUS_SESSION_BUS_ADDRESS=unix:path=$user_bus dbus-send --session \
+  --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.GetId \
+  >/dev/null 2>&1; then
+  rm -f "$user_bus"
+fi
 if [ ! -e "$user_bus" ] && mkdir -p -m 700 "$(dirname "$user_bus")" 2>/dev/null; then
   export ROOTGATE_KEYRING_ADDRESS=unix:path=$user_bus
 fi
