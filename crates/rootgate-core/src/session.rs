@@ -191,6 +191,8 @@ pub struct Session {
     messages: broadcast::Sender<ServerMessage>,
     /// Progress, lists changed and resources updated (see `offers`).
     notices: broadcast::Sender<offers::Notice>,
+    /// How many `roots/list` the server has been answered (the actor counts).
+    answered: Arc<std::sync::atomic::AtomicU64>,
     /// A modern server's resources followed, each on a listen stream of its
     /// own (see `listen`), by URI.
     followed: Arc<std::sync::Mutex<std::collections::HashMap<String, listen::Listening>>>,
@@ -259,6 +261,7 @@ impl Session {
         let stderr = Arc::new(StderrLog::default());
         let messages = broadcast::Sender::new(SERVER_MESSAGE_BUFFER);
         let notices = broadcast::Sender::new(offers::NOTICE_BUFFER);
+        let answered = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let actor = Actor {
             server: server.clone(),
             commands: rx,
@@ -271,6 +274,7 @@ impl Session {
             stderr: Arc::clone(&stderr),
             messages: messages.clone(),
             notices: notices.clone(),
+            answered: Arc::clone(&answered),
             config,
             relay,
             secrets,
@@ -284,6 +288,7 @@ impl Session {
             stderr,
             messages,
             notices,
+            answered,
             followed: Arc::default(),
             config,
             timeline,

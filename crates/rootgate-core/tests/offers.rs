@@ -592,3 +592,31 @@ async fn a_server_without_templates_has_an_empty_list_not_a_failure() {
     assert!(!offers.tools.offered && !offers.prompts.offered);
     session.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_server_asking_roots_list_during_a_call_is_counted_too() {
+    let h = Harness::new();
+    let (root, _) = h.folder("project");
+    let (spec, session) = h.server_from(rootgate_core::servers::ServerDraft {
+        name: "python".into(),
+        command: python().to_str().unwrap().into(),
+        args: vec![py_roots_server().to_str().unwrap().into()],
+        enabled: true,
+        era: rootgate_core::servers::EraChoice::Legacy,
+        ..Default::default()
+    });
+    h.store.grant(&spec.id, &root).unwrap();
+    running(&session).await;
+    // `get_roots` asks `roots/list` while it runs; `cached_roots` does not.
+    let asked = session
+        .try_tool("get_roots", no_args(), Watch::default())
+        .await
+        .unwrap();
+    assert_eq!(asked.roots_asked, 1, "{}", asked.result);
+    let cached = session
+        .try_tool("cached_roots", no_args(), Watch::default())
+        .await
+        .unwrap();
+    assert_eq!(cached.roots_asked, 0, "{}", cached.result);
+    session.shutdown().await;
+}

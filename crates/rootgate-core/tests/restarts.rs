@@ -262,7 +262,15 @@ async fn a_server_that_gave_up_by_itself_waits_for_the_person_at_the_next_launch
         matches!(e, Event::GaveUp { attempts: 3 })
     })
     .await;
-    assert!(sup.server(&id).unwrap().spec.gave_up, "giving up is kept");
+    // The giving up is saved just after it is recorded.
+    eventually("giving up to be kept in the settings", || async {
+        if sup.server(&id).map_err(|e| e.to_string())?.spec.gave_up {
+            Ok(())
+        } else {
+            Err("not kept yet".to_owned())
+        }
+    })
+    .await;
     let mut control = crasher(true);
     control.name = "control".into();
     let control = approved(&sup, control);

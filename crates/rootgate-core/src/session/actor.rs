@@ -45,6 +45,9 @@ pub(super) struct Actor {
     pub(super) timeline: Arc<Timeline>,
     pub(super) stderr: Arc<StderrLog>,
     pub(super) messages: broadcast::Sender<ServerMessage>,
+    /// How many `roots/list` the server has been answered, across its
+    /// lives: a try counts those answered while it ran (see `offers`).
+    pub(super) answered: Arc<std::sync::atomic::AtomicU64>,
     /// Where the handler passes progress and list changes (see `offers`).
     pub(super) notices: broadcast::Sender<super::offers::Notice>,
     pub(super) config: SessionConfig,

@@ -94,8 +94,9 @@ pub struct TryOutcome {
     /// `ReadResourceResult` or `GetPromptResult`.
     pub result: Value,
     pub duration_ms: u64,
-    /// How many times the server asked for its roots while handling it
-    /// (a modern server's input rounds).
+    /// How many times the server asked for its roots while handling it: a
+    /// modern server's input rounds, and the `roots/list` a legacy server
+    /// was answered meanwhile.
     pub roots_asked: u32,
 }
 
@@ -354,8 +355,13 @@ impl Session {
     /// One try from start to end, recorded whatever its outcome.
     async fn attempt(&self, ask: Ask, watch: Watch) -> Result<TryOutcome, SessionError> {
         let started = Instant::now();
+        let answered = || self.answered.load(std::sync::atomic::Ordering::Relaxed);
+        let before = answered();
         let mut roots_asked = 0;
         let outcome = self.rounds(&ask, &watch, &mut roots_asked).await;
+        // A legacy server asks `roots/list` on its own while it handles a
+        // call (the Python SDK's tools do); those answers count too.
+        roots_asked += u32::try_from(answered().saturating_sub(before)).unwrap_or(u32::MAX);
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let (result, detail) = match &outcome {
             Ok(value) if value.get("isError").and_then(Value::as_bool) == Some(true) => {

@@ -27,6 +27,8 @@
 )]
 
 use std::io;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
@@ -83,6 +85,8 @@ pub struct RootsClient {
     /// Progress, lists changed and resources updated, for whoever tries the
     /// server (see `offers`); not the actor's business, so not `events`.
     notices: broadcast::Sender<Notice>,
+    /// How many `roots/list` the wire has answered (see `wire::Writer`).
+    answered: Arc<AtomicU64>,
     info: ClientConfig,
 }
 
@@ -104,8 +108,16 @@ impl RootsClient {
             roots,
             events,
             notices: broadcast::Sender::new(1),
+            answered: Arc::default(),
             info,
         }
+    }
+
+    /// The handler, its wire counting the `roots/list` it answers in
+    /// `answered`.
+    pub fn counting_answers(mut self, answered: Arc<AtomicU64>) -> Self {
+        self.answered = answered;
+        self
     }
 
     /// The handler, passing the server's notices to `notices`.
@@ -156,7 +168,13 @@ impl RootsClient {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let wire = Wire::start(write, self.roots.clone(), self.events.clone(), frames);
+        let wire = Wire::start(
+            write,
+            self.roots.clone(),
+            self.events.clone(),
+            Arc::clone(&self.answered),
+            frames,
+        );
         let transport = RootsTransport {
             inner: AsyncRwTransport::new_client(read, wire.line_queue()),
             client: self.clone(),

@@ -136,6 +136,9 @@ pub struct Writer<W> {
     out: W,
     roots: watch::Receiver<SharedRoots>,
     events: mpsc::UnboundedSender<HandlerEvent>,
+    /// How many `roots/list` answers were written, counted before each is:
+    /// a call that the server answers after asking has it counted already.
+    answered: Arc<std::sync::atomic::AtomicU64>,
     /// The last list's answer, encoded once: a server may ask many times
     /// between changes, and 10,000 roots take about 1 ms to encode.
     prepared: Option<Prepared>,
@@ -221,6 +224,8 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
             Frame::Roots { id } => {
                 let snapshot = self.roots.borrow().clone();
                 let result = self.result(&snapshot);
+                self.answered
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 // The actor may already be gone during shutdown; nothing to report then.
                 let _ = self.events.send(HandlerEvent::Answered {
                     request_id: display_id(&id),
@@ -304,6 +309,7 @@ impl Wire {
         out: W,
         roots: watch::Receiver<SharedRoots>,
         events: mpsc::UnboundedSender<HandlerEvent>,
+        answered: Arc<std::sync::atomic::AtomicU64>,
         frames: usize,
     ) -> Wire
     where
@@ -316,6 +322,7 @@ impl Wire {
                 out,
                 roots,
                 events,
+                answered,
                 prepared: None,
             }
             .run(queue, closed.clone()),
@@ -438,6 +445,7 @@ mod tests {
             },
             roots,
             events: events_tx,
+            answered: Arc::default(),
             prepared: None,
         };
         while let Ok(frame) = queue.try_recv() {
@@ -540,6 +548,7 @@ mod tests {
             out: client_end,
             roots: watch::channel(SharedRoots::empty()).1,
             events: events_tx,
+            answered: Arc::default(),
             prepared: None,
         };
         let task = tokio::spawn(writer.run(queue, closed.clone()));

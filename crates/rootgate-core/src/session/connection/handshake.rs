@@ -184,7 +184,8 @@ impl Actor {
         stdin: ChildStdin,
     ) -> Result<Answered, Ending> {
         let handler = RootsClient::new(self.roots.clone(), conn.events_tx.clone())
-            .with_notices(self.notices.clone());
+            .with_notices(self.notices.clone())
+            .counting_answers(std::sync::Arc::clone(&self.answered));
         // `roots/list` is answered, and answers reported as they are
         // written, by this transport's wire (see `wire`).
         let (mut transport, wire) = handler.transport(stdout, stdin);
@@ -277,6 +278,7 @@ impl Actor {
             stdin,
             self.roots.clone(),
             conn.events_tx.clone(),
+            std::sync::Arc::clone(&self.answered),
             QUEUE_FRAMES,
         );
         let mut stdout = stdout;
