@@ -530,8 +530,9 @@ export type TryOutcome = {
  */
 result: JsonValue, durationMs: number, 
 /**
- * How many times the server asked for its roots while handling it
- * (a modern server's input rounds).
+ * How many times the server asked for its roots while handling it: a
+ * modern server's input rounds, and the `roots/list` a legacy server
+ * was answered meanwhile.
  */
 rootsAsked: number, };
 
