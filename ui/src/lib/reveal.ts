@@ -12,3 +12,16 @@ export function revealInPane(el: HTMLElement | null | undefined): void {
   if (offset >= 0 && offset <= pane.clientHeight * 0.6) return;
   pane.scrollTop += offset - pane.clientHeight * 0.25;
 }
+
+/**
+ * A Svelte action for a try's outcome box: brings it into view in its pane
+ * each time `key` (the try's id and state) changes to something, so that a
+ * try that starts or ends shows below its form. `null`: nothing tried yet.
+ */
+export function revealWhen(node: HTMLElement, key: string | null) {
+  const reveal = (k: string | null) => {
+    if (k !== null) requestAnimationFrame(() => revealInPane(node));
+  };
+  reveal(key);
+  return { update: reveal };
+}
