@@ -292,7 +292,8 @@ pub fn list_apps(sup: Sup<'_>) -> Result<Vec<AppView>> {
 
 /// Imports one server of an AI app's config file (named by the app and the
 /// file's position, never by a path). `values` fill what the app would
-/// have (`${input:…}` and the like); they are not logged.
+/// have (`${input:…}` and the like); they are not logged. `existing` is
+/// the server the person chose to use instead of a new one.
 #[tauri::command]
 #[instrument(skip(sup, values), err)]
 pub fn import_app_server(
@@ -302,8 +303,16 @@ pub fn import_app_server(
     scope: Arg<Scope>,
     key: Arg<String>,
     values: Arg<BTreeMap<String, String>>,
+    existing: Arg<Option<ServerId>>,
 ) -> Result<ImportOutcome> {
-    Ok(sup.import_app_server(app.0, file.0, &scope.0, &key.0, &values.0)?)
+    Ok(sup.import_app_server(
+        app.0,
+        file.0,
+        &scope.0,
+        &key.0,
+        &values.0,
+        existing.0.as_ref(),
+    )?)
 }
 
 /// Plans routing an app's file through Rootgate; the `rootgate` written

@@ -34,6 +34,8 @@ pub(crate) struct Opts {
     pub(crate) dry_run: bool,
     pub(crate) config: Option<PathBuf>,
     pub(crate) set: BTreeMap<String, String>,
+    /// `--into NAME`: the existing server the person chose for the entry.
+    pub(crate) into: Option<String>,
 }
 
 /// Reads `args`; `takes` lists the options the command accepts.
@@ -55,7 +57,20 @@ pub(crate) fn opts(args: &[String], takes: &[&str], wants_app: bool) -> Result<O
                     .rsplit_once('=')
                     .filter(|(t, _)| !t.is_empty())
                     .ok_or("--set needs TOKEN=VALUE")?;
-                o.set.insert(token.to_owned(), value.to_owned());
+                // `TOKEN=-` reads the value from standard input, so a
+                // secret need not be on the command line (where other
+                // users' `ps` and the shell's history see it).
+                let value = match value {
+                    "-" => read_value(token)?,
+                    value => value.to_owned(),
+                };
+                o.set.insert(token.to_owned(), value);
+            }
+            "--into" if takes_it("--into") => {
+                let name = it
+                    .next()
+                    .ok_or("--into needs the name of a server in Rootgate")?;
+                o.into = Some(name.clone());
             }
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
             word if wants_app && o.app.is_none() => {
@@ -76,6 +91,40 @@ pub(crate) fn opts(args: &[String], takes: &[&str], wants_app: bool) -> Result<O
         );
     }
     Ok(o)
+}
+
+/// One line of standard input, the value of `token`. On a terminal the
+/// person is asked for it and it is not echoed.
+fn read_value(token: &str) -> Result<String, String> {
+    use std::io::BufRead;
+    let stdin = std::io::stdin();
+    let terminal = stdin.is_terminal();
+    let echo = |on: bool| {
+        // `stty` acts on the terminal it is given as standard input.
+        let _ = std::process::Command::new("stty")
+            .arg(if on { "echo" } else { "-echo" })
+            .stdin(std::process::Stdio::inherit())
+            .status();
+    };
+    if terminal {
+        eprint!("Value of {token} (not shown): ");
+        echo(false);
+    }
+    let mut line = String::new();
+    let read = stdin.lock().read_line(&mut line);
+    if terminal {
+        echo(true);
+        eprintln!();
+    }
+    read.map_err(|e| format!("cannot read the value of {token} from standard input: {e}"))?;
+    let value = line.strip_suffix('\n').unwrap_or(&line);
+    let value = value.strip_suffix('\r').unwrap_or(value);
+    if value.is_empty() {
+        return Err(format!(
+            "no value of {token} on standard input (--set {token}=- reads one line)"
+        ));
+    }
+    Ok(value.to_owned())
 }
 
 pub(crate) fn usage(message: &str, help: &str) -> ExitCode {
@@ -124,13 +173,20 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
 
 /// `rootgate import`.
 pub fn import(args: &[String]) -> ExitCode {
-    let o = match opts(args, &["--config", "--set"], true) {
+    let o = match opts(args, &["--config", "--set", "--into"], true) {
         Ok(o) => o,
         Err(e) => return usage(&e, crate::help::IMPORT),
     };
     let Some(app) = o.app else {
         return usage("name the app", crate::help::IMPORT);
     };
+    if o.into.is_some() && o.names.len() != 1 {
+        return usage(
+            "--into names the server for one entry: name exactly one, \
+             e.g. rootgate import vscode notes --into files",
+            crate::help::IMPORT,
+        );
+    }
     let (settings, places) = match settings().and_then(|s| Ok((s, places()?))) {
         Ok(both) => both,
         Err(e) => return fail(e),
@@ -144,6 +200,13 @@ pub fn import(args: &[String]) -> ExitCode {
         Err(e) => return fail(e),
     };
     let ledger = Ledger::beside(settings.path());
+    let existing = match (&o.into, o.names.first()) {
+        (Some(name), Some(key)) => match catalog::server_named(&store, key, name) {
+            Ok(id) => Some(id),
+            Err(e) => return fail(e),
+        },
+        _ => None,
+    };
     let mut wanted: Vec<String> = o.names.clone();
     let mut status = ExitCode::SUCCESS;
     let mut folders = Vec::new();
@@ -173,24 +236,21 @@ pub fn import(args: &[String]) -> ExitCode {
                 &entry.scope,
                 &entry.key,
                 &values,
+                existing.as_ref(),
             ) {
                 Ok(done) => {
                     any = true;
-                    if done.existed {
-                        println!(
-                            "`{}` runs the same command as {}, already in Rootgate; it is that server now.",
-                            entry.key, done.server.name
-                        );
-                    } else {
-                        println!(
-                            "Imported `{}` as {}: it waits for your approval in the Rootgate window.",
-                            entry.key, done.server.name
-                        );
+                    let next = "it waits for your approval in the Rootgate window";
+                    for line in catalog::joined_lines(&entry.key, &done, next) {
+                        println!("{line}");
                     }
                     println!("  {}", done.server.masked_command_line());
                     say_unstored(&store, &done.server);
                     for kept in &done.kept_paths {
-                        println!("  {kept} is not a folder on this machine; kept as it is");
+                        println!(
+                            "  {} is not a folder on this machine; kept as it is",
+                            shown_path(kept)
+                        );
                     }
                     folders.extend(done.folders);
                 }
@@ -198,7 +258,9 @@ pub fn import(args: &[String]) -> ExitCode {
                     println!("`{key}` is already in Rootgate as {name}; nothing to do.");
                 }
                 Err(AppsError::Import(e @ ImportError::Missing { .. })) => {
-                    eprintln!("rootgate: {e}; pass it with --set TOKEN=VALUE");
+                    eprintln!(
+                        "rootgate: {e}; pass it with --set TOKEN=VALUE, or --set TOKEN=- to type it"
+                    );
                     status = ExitCode::from(NEEDS_VALUE);
                 }
                 Err(AppsError::Import(e @ ImportError::AlreadyRouted { .. })) => {
@@ -214,7 +276,11 @@ pub fn import(args: &[String]) -> ExitCode {
     if !folders.is_empty() {
         let list: Vec<String> = folders
             .iter()
-            .map(|f| rootgate_core::servers::shell_quote(&f.display().to_string()))
+            .map(|f| {
+                shown_path(&rootgate_core::servers::shell_quote(
+                    &f.display().to_string(),
+                ))
+            })
             .collect();
         println!(
             "Its folders are not shared yet. To be asked about them, open the window with them:\n  rootgate {}",
@@ -268,6 +334,7 @@ fn import_through_window(window: &Path, app: AppKind, o: &Opts, places: &Places)
                 file: file.path.clone(),
                 keys: o.names.clone(),
                 values: o.set.clone(),
+                existing: o.into.clone(),
             },
         };
         let mut line = serde_json::to_vec(&request).unwrap_or_default();
@@ -309,8 +376,8 @@ pub fn route(args: &[String]) -> ExitCode {
         Ok(both) => both,
         Err(e) => return fail(e),
     };
-    let servers = match Store::open_read_only(settings.clone()) {
-        Ok((store, _)) => store.snapshot().servers,
+    let snapshot = match Store::open_read_only(settings.clone()) {
+        Ok((store, _)) => store.snapshot(),
         Err(e) => return fail(e),
     };
     let ledger = Ledger::beside(settings.path());
@@ -327,16 +394,23 @@ pub fn route(args: &[String]) -> ExitCode {
     };
     let mut status = ExitCode::SUCCESS;
     let mut routed_any = false;
+    let mut routed_before = false;
+    let mut left: Vec<String> = Vec::new();
     for file in files(app, &o.config, &places) {
         if !file.path.exists() {
             continue;
         }
-        let names = catalog::server_names(&file, &places, &known, &servers);
+        let names = catalog::server_names(&file, &places, &known, &snapshot);
         let planned = route::plan_route(
             app,
             &file.path,
             &o.names,
-            |scope, key| names.get(&(scope.clone(), key.to_owned())).cloned(),
+            |scope, key| {
+                names
+                    .get(&(scope.clone(), key.to_owned()))
+                    .cloned()
+                    .unwrap_or_else(|| Err("it is not imported into Rootgate yet".into()))
+            },
             &target,
         );
         match planned {
@@ -352,11 +426,23 @@ pub fn route(args: &[String]) -> ExitCode {
                     );
                 }
             }
-            Err(route::RouteError::Nothing { .. }) if o.config.is_none() => {}
+            Err(e @ route::RouteError::AlreadyRouted { .. }) => {
+                routed_before = true;
+                println!("{e}; nothing to do.");
+            }
+            Err(route::RouteError::Nothing { reason, .. }) if o.config.is_none() => {
+                left.push(format!(
+                    "{}: {reason}",
+                    shown_path(&file.path.display().to_string())
+                ));
+            }
             Err(e) => status = fail(e),
         }
     }
-    if !routed_any && status == ExitCode::SUCCESS {
+    if !routed_any && !routed_before && status == ExitCode::SUCCESS {
+        for why in &left {
+            eprintln!("  {why}");
+        }
         return fail(format!(
             "nothing to route in {}: import its servers first (`rootgate import {}`)",
             app.title(),
@@ -410,6 +496,13 @@ pub fn unroute(args: &[String]) -> ExitCode {
     status
 }
 
+/// A path or argument as the terminal shows it: invisible and reordering
+/// characters written out (`<U+202E>`), as the window shows them, so a
+/// name cannot turn the line around.
+pub(crate) fn shown_path(text: &str) -> String {
+    rootgate_core::names::written_out(text)
+}
+
 fn show_and_write(
     plan: &Plan,
     ledger: &Ledger,
@@ -425,12 +518,15 @@ fn show_and_write(
         return Ok(());
     }
     write(plan, ledger)?;
-    println!("Wrote {}.", plan.file.display());
+    println!("Wrote {}.", shown_path(&plan.file.display().to_string()));
     if std::io::stdout().is_terminal()
         && let Ok(data) = ledger.load()
         && let Some(record) = data.routes.iter().find(|r| r.file == plan.file)
     {
-        println!("The original is kept at {}.", record.backup.display());
+        println!(
+            "The original is kept at {}.",
+            shown_path(&record.backup.display().to_string())
+        );
     }
     Ok(())
 }

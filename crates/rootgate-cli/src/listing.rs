@@ -9,7 +9,7 @@ use rootgate_core::apps::catalog::{self, AppView};
 use rootgate_core::apps::route::Ledger;
 use rootgate_core::store::Store;
 
-use crate::apps_cmd::{fail, opts, places, print_json, settings, usage};
+use crate::apps_cmd::{fail, opts, places, print_json, settings, shown_path, usage};
 
 /// `rootgate apps`.
 pub fn apps(args: &[String]) -> ExitCode {
@@ -21,14 +21,14 @@ pub fn apps(args: &[String]) -> ExitCode {
         Ok(both) => both,
         Err(e) => return fail(e),
     };
-    let servers = Store::open_read_only(settings.clone())
-        .map(|(store, _)| store.snapshot().servers)
+    let snapshot = Store::open_read_only(settings.clone())
+        .map(|(store, _)| store.snapshot())
         .unwrap_or_default();
     let ledger = match Ledger::beside(settings.path()).load() {
         Ok(ledger) => ledger,
         Err(e) => return fail(e),
     };
-    let found = catalog::survey(&places, &ledger, &servers);
+    let found = catalog::survey(&places, &ledger, &snapshot);
     if o.json {
         return print_json(&found);
     }
@@ -70,15 +70,45 @@ fn print_app(app: &AppView) {
                 (None, None, false) => "not imported".to_owned(),
             };
             println!("    {}  [{state}]", entry.key);
-            println!("      {}", entry.command_line);
-            if entry.imported_as.is_none() && entry.routed_to.is_none() {
-                for folder in &entry.folders {
-                    println!("      would offer to share {}", folder.display());
-                }
-                for need in entry.needs.iter().filter(|n| n.required) {
-                    println!("      needs {} ({})", need.token, need.hint);
-                }
+            println!("      {}", shown_path(&entry.command_line));
+            if let Some(link) = &entry.doubtful_link {
+                println!(
+                    "      its link to {} is not trusted: {}",
+                    link.server.name, link.reason
+                );
             }
+            if entry.imported_as.is_none() && entry.routed_to.is_none() {
+                print_offers(app.app.id(), entry);
+            }
+        }
+    }
+}
+
+/// What importing `entry` would do: the folders it offers, the values it
+/// asks for, and the servers it is or could be.
+fn print_offers(app: &str, entry: &rootgate_core::apps::catalog::EntryView) {
+    for folder in &entry.folders {
+        println!(
+            "      would offer to share {}",
+            shown_path(&folder.display().to_string())
+        );
+    }
+    for need in entry.needs.iter().filter(|n| n.required) {
+        println!("      needs {} ({})", need.token, need.hint);
+    }
+    if let Some(same) = &entry.same_as {
+        println!(
+            "      runs exactly what {} runs: importing it links it there",
+            same.name
+        );
+    }
+    for candidate in &entry.candidates {
+        println!(
+            "      could use {} instead (`rootgate import {app} {} --into {}`), which differs:",
+            candidate.server.name, entry.key, candidate.server.name
+        );
+        for difference in &candidate.differences {
+            println!("        {difference}");
         }
     }
 }

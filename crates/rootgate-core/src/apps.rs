@@ -8,8 +8,10 @@
 //! its files on Linux; `json` and `goose` read them into [`ParsedConfig`]
 //! and edit them in place, keeping every other key, comment and the file's
 //! formatting; `import` turns an entry into a server draft and folder
-//! offers; `route` plans a rewrite (with its diff), writes it atomically
-//! beside a backup, and undoes it byte for byte.
+//! offers; `identity` says whether two entries are one server and `link`
+//! where an entry stands with Rootgate's servers; `route`
+//! plans a rewrite (with its diff), writes it atomically beside a backup,
+//! and undoes it byte for byte.
 //!
 //! This module never approves a command or shares a folder: an imported
 //! server is a draft the person still approves, and the folders found in
@@ -19,8 +21,10 @@
 
 pub mod catalog;
 pub mod goose;
+pub mod identity;
 pub mod import;
 pub mod json;
+pub mod link;
 pub mod locate;
 pub mod route;
 

@@ -88,6 +88,10 @@ pub struct ImportRequest {
     pub file: PathBuf,
     pub keys: Vec<String>,
     pub values: std::collections::BTreeMap<String, String>,
+    /// The server the person chose to import the one entry of `keys` into
+    /// (`--into NAME`), instead of a server of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing: Option<String>,
 }
 
 /// The window's answer to an [`ImportRequest`]: a line per server, in words

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rootgate_core::apps::catalog::{self, AppView, EntryView};
+use rootgate_core::apps::catalog::{self, AppView, EntryView, Joined};
 use rootgate_core::apps::locate::{self, Places};
 use rootgate_core::apps::route::Ledger;
 use rootgate_core::apps::{AppKind, Scope};
@@ -69,11 +69,7 @@ fn home() -> Home {
 }
 
 fn survey(h: &Home) -> Vec<AppView> {
-    catalog::survey(
-        &h.places,
-        &h.ledger.load().unwrap(),
-        &h.store.snapshot().servers,
-    )
+    catalog::survey(&h.places, &h.ledger.load().unwrap(), &h.store.snapshot())
 }
 
 fn entry<'a>(apps: &'a [AppView], app: AppKind, key: &str) -> &'a EntryView {
@@ -142,6 +138,7 @@ fn importing_twice_adds_one_server_and_a_missing_value_adds_none() {
             &Scope::Global,
             key,
             values,
+            None,
         )
     };
     let done = import("filesystem", &BTreeMap::new()).unwrap();
@@ -168,8 +165,19 @@ fn importing_twice_adds_one_server_and_a_missing_value_adds_none() {
     let listed = entry(&apps, AppKind::ClaudeDesktop, "filesystem");
     assert_eq!(listed.imported_as.as_ref().unwrap().name, "filesystem");
 
-    // Zed runs the same filesystem server: it becomes that server, and the
-    // folder in Zed's arguments is offered to it.
+    // Zed runs the filesystem server too, on another folder: another
+    // server, never Claude Desktop's with its folders. Before the import
+    // the listing names Claude Desktop's as a server the person could
+    // choose instead, and says how it differs.
+    let zed_listed = survey(&h);
+    let zed_entry = entry(&zed_listed, AppKind::Zed, "filesystem");
+    assert!(zed_entry.imported_as.is_none() && zed_entry.same_as.is_none());
+    assert_eq!(zed_entry.candidates.len(), 1, "{:?}", zed_entry.candidates);
+    let differs = zed_entry.candidates[0].differences.join("\n");
+    assert!(
+        differs.contains(&h.places.home.join("code").display().to_string()),
+        "{differs}"
+    );
     let zed = catalog::file_of(AppKind::Zed, 0, &h.places).unwrap();
     let zed_import = |key: &str| {
         catalog::import_entry(
@@ -180,44 +188,50 @@ fn importing_twice_adds_one_server_and_a_missing_value_adds_none() {
             &Scope::Global,
             key,
             &BTreeMap::new(),
+            None,
         )
     };
-    let same = zed_import("filesystem").unwrap();
-    assert!(same.existed);
-    assert_eq!(same.server.id, done.server.id);
-    assert_eq!(same.folders, [h.places.home.join("code")]);
+    let own = zed_import("filesystem").unwrap();
+    assert_eq!(own.joined, Joined::New);
+    assert_ne!(own.server.id, done.server.id);
+    assert_eq!(own.server.name, "filesystem-2");
+    assert_eq!(own.folders, [h.places.home.join("code")]);
     assert!(
         zed_import("filesystem")
             .unwrap_err()
             .to_string()
             .contains("already in Rootgate")
     );
-    let before_vscode = h.store.snapshot().servers.len();
 
+    // VS Code's github runs the same docker command as Claude Desktop's,
+    // but its token is one VS Code asks for: nothing is proven, so it is
+    // not the same server until the person gives the value.
     let vscode = catalog::file_of(AppKind::VsCode, 0, &h.places).unwrap();
-    // VS Code's github runs the same docker command as Claude Desktop's: the
-    // same server, whatever fills its token.
-    let github_again = catalog::import_entry(
-        &h.store,
-        &h.ledger,
-        &h.places,
-        &vscode,
-        &Scope::Global,
-        "github",
-        &BTreeMap::new(),
-    )
-    .unwrap();
-    assert!(github_again.existed);
-    let missing = catalog::import_entry(
-        &h.store,
-        &h.ledger,
-        &h.places,
-        &vscode,
-        &Scope::Global,
-        "workspace-files",
-        &BTreeMap::new(),
-    )
-    .unwrap_err();
+    let listed = survey(&h);
+    let github_entry = entry(&listed, AppKind::VsCode, "github");
+    assert!(github_entry.imported_as.is_none() && github_entry.same_as.is_none());
+    let vscode_import = |key: &str, values: &BTreeMap<String, String>| {
+        catalog::import_entry(
+            &h.store,
+            &h.ledger,
+            &h.places,
+            &vscode,
+            &Scope::Global,
+            key,
+            values,
+            None,
+        )
+    };
+    let before_vscode = h.store.snapshot().servers.len();
+    let missing = vscode_import("github", &BTreeMap::new()).unwrap_err();
+    assert!(missing.to_string().contains("${input:token}"), "{missing}");
+    assert_eq!(h.store.snapshot().servers.len(), before_vscode);
+    // Given the same token, it runs exactly what Claude Desktop's runs.
+    let same_token = BTreeMap::from([("${input:token}".to_owned(), SECRETS[0].to_owned())]);
+    let github_again = vscode_import("github", &same_token).unwrap();
+    assert_eq!(github_again.joined, Joined::Same);
+    assert_eq!(github_again.server.id, github.server.id);
+    let missing = vscode_import("workspace-files", &BTreeMap::new()).unwrap_err();
     assert!(
         missing.to_string().contains("${workspaceFolder}"),
         "{missing}"

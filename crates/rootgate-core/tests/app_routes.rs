@@ -31,7 +31,11 @@ fn plan(file: &Path) -> route::Plan {
         AppKind::ClaudeDesktop,
         file,
         &[],
-        |_, key| (key == "files").then(|| "files".to_owned()),
+        |_, key| {
+            (key == "files")
+                .then(|| "files".to_owned())
+                .ok_or_else(|| "not imported".to_owned())
+        },
         &target(),
     )
     .unwrap()
@@ -110,7 +114,11 @@ fn routing_twice_keeps_the_first_backup_so_undo_goes_back_before_rootgate() {
         AppKind::ClaudeDesktop,
         &file,
         &[],
-        |_, key| (key == "other").then(|| "other".to_owned()),
+        |_, key| {
+            (key == "other")
+                .then(|| "other".to_owned())
+                .ok_or_else(|| "not imported".to_owned())
+        },
         &target(),
     )
     .unwrap();

@@ -5,9 +5,11 @@
 //! Also the import itself, on a [`Store`], so that the window and the
 //! `rootgate` command share one path: an entry becomes a server that is not
 //! enabled and not approved, recorded in the [`Ledger`] so a second import
-//! finds it. The window then asks for approval and consent; the command
-//! points at the window. Nothing here shares a folder or approves a
-//! command.
+//! finds it. It joins a server already in Rootgate only when it runs
+//! exactly what that server runs (`identity`), or when the person chose
+//! that server, seeing how the two differ (`link`). The window then asks
+//! for approval and consent; the command points at the window. Nothing
+//! here shares a folder or approves a command.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,12 +17,16 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use thiserror::Error;
 
+use super::identity;
 use super::import::{self, ImportError, ImportPlan, Need};
+pub use super::link::{Candidate, DoubtfulLink, ImportedAs, server_names};
+use super::link::{is_this, standing};
 use super::locate::{self, Places};
 use super::route::{ImportRecord, Ledger, LedgerData, RouteError};
 use super::{AppKind, ConfigFile, Format, ParsedConfig, Scope, Transport, parse};
 use crate::ids::{ServerId, now_ms};
 use crate::servers::{ServerSpec, shell_quote};
+use crate::settings::Settings;
 use crate::store::{Store, StoreError};
 
 /// An app found on this machine.
@@ -66,8 +72,19 @@ pub struct EntryView {
     pub enabled: bool,
     /// `NAME` when the entry runs `rootgate connect NAME`.
     pub routed_to: Option<String>,
-    /// The Rootgate server it was imported as.
+    /// The Rootgate server it was imported as, when that link holds.
     pub imported_as: Option<ImportedAs>,
+    /// A link in Rootgate's record that is not trusted, and why: the entry
+    /// changed since it was imported, or an earlier Rootgate made the link
+    /// without comparing the entries. Routing leaves such an entry alone.
+    pub doubtful_link: Option<DoubtfulLink>,
+    /// A server that runs exactly what this entry runs (command, arguments,
+    /// folders, environment, working folder): importing it links it there.
+    pub same_as: Option<ImportedAs>,
+    /// Servers the person may choose to use instead of adding a new one:
+    /// those running the same program with the same arguments, and the one
+    /// a doubtful link names, each with how it differs.
+    pub candidates: Vec<Candidate>,
     /// What importing it would offer and ask.
     pub folders: Vec<PathBuf>,
     pub needs: Vec<Need>,
@@ -78,12 +95,17 @@ pub struct EntryView {
     pub not_importable: Option<String>,
 }
 
+/// How an imported entry joined Rootgate.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ImportedAs {
-    pub id: ServerId,
-    pub name: String,
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Joined {
+    /// As a server of its own, added now.
+    New,
+    /// As a server that runs exactly what it runs.
+    Same,
+    /// As a server the person chose, which differs from it thus.
+    Chosen { differences: Vec<String> },
 }
 
 /// Why an app action could not be done.
@@ -101,6 +123,8 @@ pub enum AppsError {
     NoEntry { file: String, key: String },
     #[error("`{key}` is already in Rootgate as `{name}`")]
     AlreadyImported { key: String, name: String },
+    #[error("there is no server `{name}` in Rootgate to use for `{key}`")]
+    NoServer { key: String, name: String },
     #[error(
         "the `rootgate` command is not beside {program}, so an app could not run it; \
          install Rootgate from its package (scripts/package.sh --install)"
@@ -134,7 +158,7 @@ pub fn file_of(app: AppKind, index: u32, places: &Places) -> Result<ConfigFile, 
 }
 
 /// Every app installed here, with its files and servers.
-pub fn survey(places: &Places, ledger: &LedgerData, servers: &[ServerSpec]) -> Vec<AppView> {
+pub fn survey(places: &Places, ledger: &LedgerData, settings: &Settings) -> Vec<AppView> {
     AppKind::ALL
         .iter()
         .filter(|app| locate::installed(**app, places))
@@ -144,7 +168,7 @@ pub fn survey(places: &Places, ledger: &LedgerData, servers: &[ServerSpec]) -> V
             files: files_of(app, places)
                 .into_iter()
                 .enumerate()
-                .map(|(i, file)| file_view(i as u32, &file, places, ledger, servers))
+                .map(|(i, file)| file_view(i as u32, &file, places, ledger, settings))
                 .collect(),
         })
         .collect()
@@ -161,12 +185,12 @@ pub fn read(file: &ConfigFile) -> Result<(bool, ParsedConfig), String> {
     }
 }
 
-fn file_view(
+pub(super) fn file_view(
     index: u32,
     file: &ConfigFile,
     places: &Places,
     ledger: &LedgerData,
-    servers: &[ServerSpec],
+    settings: &Settings,
 ) -> FileView {
     let (exists, parsed, problem) = match read(file) {
         Ok((exists, parsed)) => (exists, parsed, None),
@@ -183,7 +207,7 @@ fn file_view(
                 &parsed.inputs,
                 Some(&places.home),
             );
-            entry_view(file, entry, planned, ledger, servers)
+            entry_view(file, entry, planned, ledger, settings)
         })
         .collect();
     FileView {
@@ -202,7 +226,7 @@ fn entry_view(
     entry: &super::RawEntry,
     planned: Result<ImportPlan, ImportError>,
     ledger: &LedgerData,
-    servers: &[ServerSpec],
+    settings: &Settings,
 ) -> EntryView {
     let (command_line, env_names, remote, routed_to) = match &entry.transport {
         Transport::Stdio {
@@ -220,13 +244,13 @@ fn entry_view(
         }
         Transport::Remote { url } => (url.clone(), Vec::new(), true, None),
     };
-    let imported_as = imported_as(
+    let standing = standing(
         file,
         &entry.scope,
         &entry.key,
         planned.as_ref().ok(),
         ledger,
-        servers,
+        settings,
     );
     let (folders, needs, kept_paths, import_command_line, not_importable) = match planned {
         Ok(plan) => {
@@ -257,7 +281,10 @@ fn entry_view(
         remote,
         enabled: entry.enabled,
         routed_to,
-        imported_as,
+        imported_as: standing.imported_as,
+        doubtful_link: standing.doubtful_link,
+        same_as: standing.same_as,
+        candidates: standing.candidates,
         folders,
         needs,
         kept_paths,
@@ -266,63 +293,26 @@ fn entry_view(
     }
 }
 
-/// The Rootgate server an entry was imported as: by the ledger's record,
-/// or, for a server added by hand, by the same command and arguments.
-fn imported_as(
-    file: &ConfigFile,
-    scope: &Scope,
-    key: &str,
-    plan: Option<&ImportPlan>,
-    ledger: &LedgerData,
-    servers: &[ServerSpec],
-) -> Option<ImportedAs> {
-    let recorded = ledger
-        .imports
-        .iter()
-        .filter(|r| r.app == file.app && r.file == file.path && &r.scope == scope && r.key == key)
-        .find_map(|r| servers.iter().find(|s| s.id == r.server));
-    let same = || {
-        let plan = plan?;
-        servers
-            .iter()
-            .find(|s| s.command == plan.draft.command && s.args == plan.draft.args)
-    };
-    recorded.or_else(same).map(|s| ImportedAs {
-        id: s.id.clone(),
-        name: s.name.clone(),
-    })
-}
-
-/// The Rootgate server name for each entry of `file` that was imported, for
-/// `route::plan_route`.
-pub fn server_names(
-    file: &ConfigFile,
-    places: &Places,
-    ledger: &LedgerData,
-    servers: &[ServerSpec],
-) -> BTreeMap<(Scope, String), String> {
-    let view = file_view(0, file, places, ledger, servers);
-    view.servers
-        .into_iter()
-        .filter_map(|e| Some(((e.scope, e.key), e.imported_as?.name)))
-        .collect()
-}
-
-/// What an import did: the server added (not enabled, not approved) and the
-/// folders to offer for sharing with it.
+/// What an import did: the server added (not enabled, not approved), or
+/// the one the entry now maps to, and the folders to offer for sharing
+/// with it.
 #[derive(Debug, Clone)]
 pub struct Imported {
     pub server: ServerSpec,
-    /// Whether the server was in Rootgate already with the same command
-    /// (from another app, or added by hand), and this entry now maps to it.
-    pub existed: bool,
+    pub joined: Joined,
     pub folders: Vec<PathBuf>,
     pub kept_paths: Vec<String>,
 }
 
 /// Imports the entry `key` (in `scope`) of `file` into `store`, with the
-/// person's `values` for its needs, and records it in `ledger`. Its name is
-/// the entry's, or the entry's with a number when that name is taken.
+/// person's `values` for its needs, and records it in `ledger`.
+///
+/// The entry becomes a new server (named after it, with a number when that
+/// name is taken), unless a server runs exactly what it runs, values
+/// filled, or the person chose `existing`: then it maps to that one, and
+/// its folders are offered to it. A link the ledger holds but does not
+/// trust (see [`EntryView::doubtful_link`]) is replaced.
+#[allow(clippy::too_many_arguments)]
 pub fn import_entry(
     store: &Store,
     ledger: &Ledger,
@@ -331,6 +321,7 @@ pub fn import_entry(
     scope: &Scope,
     key: &str,
     values: &BTreeMap<String, String>,
+    existing: Option<&ServerId>,
 ) -> Result<Imported, AppsError> {
     let shown = file.path.display().to_string();
     let (_, parsed) = read(file).map_err(|reason| RouteError::Nothing {
@@ -354,29 +345,53 @@ pub fn import_entry(
     )?;
     let settings = store.snapshot();
     let known = ledger.load()?;
-    let recorded = known
-        .imports
-        .iter()
-        .any(|r| r.app == file.app && r.file == file.path && &r.scope == scope && r.key == key);
-    let existing = imported_as(file, scope, key, Some(&plan), &known, &settings.servers);
-    let (server, existed) = match existing {
-        Some(existing) if recorded => {
-            return Err(AppsError::AlreadyImported {
-                key: key.to_owned(),
-                name: existing.name,
-            });
+    let standing = standing(file, scope, key, Some(&plan), &known, &settings);
+    if let Some(linked) = standing.imported_as {
+        return Err(AppsError::AlreadyImported {
+            key: key.to_owned(),
+            name: linked.name,
+        });
+    }
+    let entry_digest = identity::entry_digest(&plan);
+    let (server, joined, identity) = match existing {
+        Some(id) => {
+            let server = store.server(id)?;
+            let shared = identity::shared_folders(&settings, &server);
+            let differences = identity::differences(&plan, &server, &shared);
+            (
+                server,
+                Joined::Chosen { differences },
+                identity::identity(&plan, false),
+            )
         }
-        // The same command is in Rootgate already (another app's import, or
-        // added by hand): this entry becomes that server, and its folders are
-        // offered to it, rather than a second copy of one server.
-        Some(existing) => (store.server(&existing.id)?, true),
         None => {
             plan.fill(values)?;
-            plan.draft.name = free_name(&plan.draft.name, &settings.servers);
-            (store.add_server(plan.draft.clone())?, false)
+            let identity = identity::identity(&plan, true);
+            let same = identity
+                .as_ref()
+                .and_then(|id| {
+                    known
+                        .imports
+                        .iter()
+                        .filter(|r| r.identity.as_ref() == Some(id))
+                        .find_map(|r| settings.servers.iter().find(|s| s.id == r.server))
+                })
+                .or_else(|| {
+                    let same = standing.same_as.as_ref()?;
+                    settings.servers.iter().find(|s| s.id == same.id)
+                });
+            match same {
+                Some(server) => (server.clone(), Joined::Same, identity),
+                None => {
+                    plan.draft.name = free_name(&plan.draft.name, &settings.servers);
+                    (store.add_server(plan.draft.clone())?, Joined::New, identity)
+                }
+            }
         }
     };
     ledger.change(|data| {
+        // A doubtful record of this entry gives way to this one.
+        data.imports.retain(|r| !is_this(r, file, scope, key));
         data.imports.push(ImportRecord {
             app: file.app,
             file: file.path.clone(),
@@ -384,15 +399,51 @@ pub fn import_entry(
             key: key.to_owned(),
             server: server.id.clone(),
             at: now_ms(),
+            entry: Some(entry_digest),
+            identity,
         });
         Ok(())
     })?;
     Ok(Imported {
         server,
-        existed,
+        joined,
         folders: plan.folders,
         kept_paths: plan.kept_paths,
     })
+}
+
+/// What an import did, in words for a terminal: a line saying how the
+/// entry `key` joined, and for a chosen server how it differs. `next` is
+/// what the person does about a new server.
+pub fn joined_lines(key: &str, done: &Imported, next: &str) -> Vec<String> {
+    let name = &done.server.name;
+    match &done.joined {
+        Joined::New => vec![format!("Imported `{key}` as {name}: {next}.")],
+        Joined::Same => vec![format!(
+            "`{key}` runs exactly what {name} runs (the same command, arguments, folders, \
+             environment and working folder), so it is that server now."
+        )],
+        Joined::Chosen { differences } => {
+            let mut lines = vec![format!("`{key}` now uses {name}, as you chose.")];
+            lines.extend(differences.iter().map(|d| format!("  Differs: {d}.")));
+            lines
+        }
+    }
+}
+
+/// The server named `name`, for a person who chose it by name on a command
+/// line.
+pub fn server_named(store: &Store, key: &str, name: &str) -> Result<ServerId, AppsError> {
+    store
+        .snapshot()
+        .servers
+        .iter()
+        .find(|s| s.name.eq_ignore_ascii_case(name))
+        .map(|s| s.id.clone())
+        .ok_or_else(|| AppsError::NoServer {
+            key: key.to_owned(),
+            name: name.to_owned(),
+        })
 }
 
 /// The values of `set` (by [`Need::token`]) that `entry` needs: one set of

@@ -54,6 +54,10 @@ pub enum RouteError {
     Changed { file: String },
     #[error("{file}: nothing to route: {reason}")]
     Nothing { file: String, reason: String },
+    #[error(
+        "{file} is already routed through Rootgate: each of its servers runs `rootgate connect`"
+    )]
+    AlreadyRouted { file: String },
     #[error("{file}: Rootgate has no record of routing it, so there is nothing to undo")]
     NotRouted { file: String },
     #[error("the backup {backup} is gone, so the original cannot be restored from it")]
@@ -112,12 +116,13 @@ pub struct Target {
 
 /// Plans routing `file` of `app`: each stdio entry named in `only` (every
 /// entry when empty) that `server_of` maps to a Rootgate server is
-/// rewritten to `rootgate connect NAME`.
+/// rewritten to `rootgate connect NAME`; `server_of` says in words why it
+/// maps another to none.
 pub fn plan_route(
     app: AppKind,
     file: &Path,
     only: &[String],
-    server_of: impl Fn(&Scope, &str) -> Option<String>,
+    server_of: impl Fn(&Scope, &str) -> Result<String, String>,
     target: &Target,
 ) -> Result<Plan, RouteError> {
     let shown = file.display().to_string();
@@ -137,6 +142,7 @@ pub fn plan_route(
     let mut routes = Vec::new();
     let mut entries = Vec::new();
     let mut skipped = Vec::new();
+    let mut routed_already = 0;
     for entry in &parsed.entries {
         if !only.is_empty() && !only.contains(&entry.key) {
             continue;
@@ -147,18 +153,24 @@ pub fn plan_route(
             reason,
         };
         let Transport::Stdio { command, args, .. } = &entry.transport else {
-            skipped.push(skip("a remote server; Rootgate runs local servers".into()));
+            skipped.push(skip(
+                "it is a remote server; Rootgate runs local servers".into(),
+            ));
             continue;
         };
         if let Some(name) = routed_name(command, args) {
-            skipped.push(skip(format!("already runs through Rootgate as `{name}`")));
+            routed_already += 1;
+            skipped.push(skip(format!(
+                "it already runs through Rootgate, as `{name}`"
+            )));
             continue;
         }
-        let Some(server) = server_of(&entry.scope, &entry.key) else {
-            skipped.push(skip(
-                "not imported into Rootgate yet; import it first".into(),
-            ));
-            continue;
+        let server = match server_of(&entry.scope, &entry.key) {
+            Ok(server) => server,
+            Err(reason) => {
+                skipped.push(skip(reason));
+                continue;
+            }
         };
         routes.push(RouteTo {
             scope: entry.scope.clone(),
@@ -173,9 +185,12 @@ pub fn plan_route(
             server,
         });
     }
+    if routes.is_empty() && routed_already > 0 && routed_already == skipped.len() {
+        return Err(RouteError::AlreadyRouted { file: shown });
+    }
     if routes.is_empty() {
         let reason = match skipped.first() {
-            Some(s) if skipped.len() == 1 => format!("`{}` is {}", s.key, s.reason),
+            Some(s) if skipped.len() == 1 => format!("`{}`: {}", s.key, s.reason),
             Some(_) => "no server in it can be routed (see each one's reason)".into(),
             None => "it has no servers".into(),
         };
@@ -456,6 +471,17 @@ pub struct ImportRecord {
     pub key: String,
     pub server: ServerId,
     pub at: u64,
+    /// The digest of the entry as it was read then (`identity::entry_digest`):
+    /// the link holds while the entry is unchanged. Absent in records made
+    /// before Rootgate compared entries, which are therefore not trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// The digest of what the entry runs, its values filled
+    /// (`identity::identity`): another entry with the same one is the same
+    /// server. Absent when the person linked an entry whose values were
+    /// not given to a server of their choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
 }
 
 /// What the ledger file holds.

@@ -16,12 +16,13 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{ConsentPrompt, ServerView, Supervisor, SupervisorError, lock};
-use crate::apps::catalog::{self, AppView, AppsError};
+use crate::apps::catalog::{self, AppView, AppsError, Joined};
 use crate::apps::import::ImportError;
 use crate::apps::locate::Places;
 use crate::apps::route::{self, Ledger, Plan, RoutedEntry, Skipped};
 use crate::apps::{AppKind, ConfigFile, Scope, Transport};
 use crate::connections::{ImportAnswer, ImportRequest};
+use crate::ids::ServerId;
 
 /// Plans shown and not yet applied or dropped.
 #[derive(Default)]
@@ -63,6 +64,9 @@ pub struct PlanView {
 #[serde(rename_all = "camelCase")]
 pub struct ImportOutcome {
     pub server: ServerView,
+    /// Whether it became a new server, the same one another entry runs,
+    /// or the one the person chose.
+    pub joined: Joined,
     pub prompts: Vec<ConsentPrompt>,
     /// Folders in its arguments that cannot be offered, and why.
     pub notes: Vec<String>,
@@ -83,12 +87,13 @@ impl Supervisor {
         Ok(catalog::survey(
             &self.places()?,
             &ledger,
-            &self.store.snapshot().servers,
+            &self.store.snapshot(),
         ))
     }
 
     /// Imports entry `key` of `app`'s file number `file`, with the person's
-    /// values for what the app would have filled in.
+    /// values for what the app would have filled in, as a server of its own
+    /// or, when the person chose it, as `existing`.
     pub fn import_app_server(
         &self,
         app: AppKind,
@@ -96,6 +101,7 @@ impl Supervisor {
         scope: &Scope,
         key: &str,
         values: &BTreeMap<String, String>,
+        existing: Option<&ServerId>,
     ) -> Result<ImportOutcome, SupervisorError> {
         let places = self.places()?;
         let config = catalog::file_of(app, file, &places)?;
@@ -107,6 +113,7 @@ impl Supervisor {
             scope,
             key,
             values,
+            existing,
         )?;
         self.ensure_session(&imported.server)?;
         let from = format!("{}'s config", app.title());
@@ -124,6 +131,7 @@ impl Supervisor {
         }
         Ok(ImportOutcome {
             server: self.server(&imported.server.id)?,
+            joined: imported.joined,
             prompts,
             notes,
         })
@@ -142,8 +150,7 @@ impl Supervisor {
         let places = self.places()?;
         let config = catalog::file_of(app, file, &places)?;
         let ledger = self.ledger().load().map_err(AppsError::from)?;
-        let names =
-            catalog::server_names(&config, &places, &ledger, &self.store.snapshot().servers);
+        let names = catalog::server_names(&config, &places, &ledger, &self.store.snapshot());
         let target = catalog::target(exe, self.store.file().path(), &places).ok_or_else(|| {
             AppsError::NoCommand {
                 program: exe.display().to_string(),
@@ -153,7 +160,12 @@ impl Supervisor {
             app,
             &config.path,
             only,
-            |scope, key| names.get(&(scope.clone(), key.to_owned())).cloned(),
+            |scope, key| {
+                names
+                    .get(&(scope.clone(), key.to_owned()))
+                    .cloned()
+                    .unwrap_or_else(|| Err("it is not imported into Rootgate yet".into()))
+            },
             &target,
         )
         .map_err(AppsError::from)?;
@@ -212,6 +224,24 @@ impl Supervisor {
                 return answer;
             }
         };
+        let existing = match &request.existing {
+            Some(name) if request.keys.len() == 1 => {
+                match catalog::server_named(&self.store, &request.keys[0], name) {
+                    Ok(id) => Some(id),
+                    Err(e) => {
+                        answer.errors.push(e.to_string());
+                        return answer;
+                    }
+                }
+            }
+            Some(_) => {
+                answer
+                    .errors
+                    .push("--into names one server for one entry: name exactly one entry".into());
+                return answer;
+            }
+            None => None,
+        };
         let from = format!("{}'s config", request.app.title());
         let mut prompts = Vec::new();
         for entry in &parsed.entries {
@@ -230,23 +260,18 @@ impl Supervisor {
                 &entry.scope,
                 &entry.key,
                 &values,
+                existing.as_ref(),
             );
             match imported {
                 Ok(done) => {
                     if let Err(e) = self.ensure_session(&done.server) {
                         answer.errors.push(e.to_string());
                     }
-                    answer.lines.push(if done.existed {
-                        format!(
-                            "`{}` runs the same command as {}, already in Rootgate; it is that server now.",
-                            entry.key, done.server.name
-                        )
-                    } else {
-                        format!(
-                            "Imported `{}` as {}: approve it in the Rootgate window.",
-                            entry.key, done.server.name
-                        )
-                    });
+                    answer.lines.extend(catalog::joined_lines(
+                        &entry.key,
+                        &done,
+                        "approve it in the Rootgate window",
+                    ));
                     for folder in &done.folders {
                         match self.prompt_for_import(folder, &done.server, &from) {
                             Ok(prompt) => prompts.push(prompt),
@@ -265,9 +290,9 @@ impl Supervisor {
                 )),
                 Err(AppsError::Import(e @ ImportError::Missing { .. })) => {
                     answer.needs_value = true;
-                    answer
-                        .errors
-                        .push(format!("{e}; pass it with --set TOKEN=VALUE"));
+                    answer.errors.push(format!(
+                        "{e}; pass it with --set TOKEN=VALUE, or --set TOKEN=- to type it"
+                    ));
                 }
                 Err(AppsError::Import(e @ ImportError::AlreadyRouted { .. })) => {
                     answer.lines.push(format!("{e}; nothing to import."));
