@@ -310,7 +310,8 @@ fn say_unstored(store: &Store, server: &rootgate_core::servers::ServerSpec) {
         .problem(server)
         .unwrap_or_else(|| "no keyring is available".into());
     println!(
-        "  {} could not be kept in the keyring ({why}), so it was not stored: give it again in          the Rootgate window, which asks where to keep it.",
+        "  {} could not be kept in the keyring ({why}), so it was not stored: give it again in \
+         the Rootgate window, which asks where to keep it.",
         unstored.join(", ")
     );
 }
@@ -392,6 +393,9 @@ pub fn route(args: &[String]) -> ExitCode {
             exe.display()
         ));
     };
+    if let Some(warning) = catalog::build_folder_warning(&target.program) {
+        eprintln!("rootgate: {warning}");
+    }
     let mut status = ExitCode::SUCCESS;
     let mut routed_any = false;
     let mut routed_before = false;

@@ -69,11 +69,22 @@ Files read (on Linux; XDG_CONFIG_HOME is honoured where the app does):
 
 pub const IMPORT: &str = "\
 rootgate import APP [SERVER...] [--config FILE] [--set TOKEN=VALUE...]
+rootgate import APP SERVER --into NAME
 
 Adds the app's servers (every stdio server, or only those named) to
 Rootgate: command, arguments, environment and working folder. Folders in
 the arguments become folder placeholders (${folders}, ${folder}), and are
 offered for sharing; a server imported twice is not added twice.
+
+An entry becomes a server of its own unless it runs exactly what a server
+already in Rootgate runs: the same command, arguments, folders,
+environment and working folder, once the app's values are filled. Two
+entries that differ in any of these (another folder, another token) are
+two servers, so no app is given another's folders. `rootgate apps` shows,
+for each entry, the servers it could use instead and how they differ;
+--into NAME imports the one entry named into the server NAME anyway, and
+offers that server the entry's folders. Every app routed to a server sees
+every folder it shares.
 
 An imported server is not approved and does not run until you approve its
 command in the Rootgate window, and its folders are shared only when you
@@ -82,6 +93,8 @@ say so there: this command prints what is waiting for you.
 Values the app fills in itself (VS Code's ${input:ID}, ${workspaceFolder},
 ${env:NAME}, Goose's keyring keys) are asked for, never guessed: give each
 with --set, e.g. --set '${input:token}=ghp_...' or --set GITHUB_TOKEN=...
+To keep a secret off the command line, write --set TOKEN=- and type it (or
+pipe it in): one line of standard input per such value, in order.
 A server missing one is not imported, and the exit status is 3.
 
 --config FILE reads FILE instead of the app's usual file.
@@ -94,7 +107,11 @@ rootgate route APP [SERVER...] [--config FILE] [--dry-run]
 
 Rewrites the app's config so that each server imported into Rootgate (or
 only those named) runs `rootgate connect NAME`, by the absolute path of
-this program. Everything else in the file is kept: other keys, other
+this program (it warns when that is a build folder, which a rebuild or a
+clean empties: run the installed /usr/bin/rootgate instead). An entry whose link to its server
+Rootgate does not trust (it changed since it was imported, or an earlier
+Rootgate linked it without comparing) is left as it is, with the reason;
+import it again first. Everything else in the file is kept: other keys, other
 servers, comments and formatting. The diff is printed first (environment
 values masked); the original is saved beside the file
 (FILE.before-rootgate-TIME), and the file is written atomically. A file

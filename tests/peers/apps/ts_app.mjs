@@ -20,10 +20,13 @@
 // fixed text), {"event":"elicitation",...} (answered "accept" with the
 // driver's content), {"event":"closed"} when the server's side ends. Options before `--`: --roots URI[,URI...] (declare roots
 // and list these), --sampling, --elicitation, --name NAME, and
-// --config FILE --server NAME: start the server as Claude Desktop does
-// from its claude_desktop_config.json (`mcpServers.NAME`: command, args,
-// env), with the SDK's default environment (HOME, PATH, ...) plus that env,
-// instead of the command after `--`.
+// --config FILE --server NAME: start the server as the app does from its
+// config file (Claude Desktop's and Cursor's `mcpServers.NAME`, Claude
+// Code's `mcpServers.NAME` or `projects.PATH.mcpServers.NAME` with
+// --project PATH, VS Code's `servers.NAME`, Zed's `context_servers.NAME`;
+// comments and trailing commas allowed as VS Code and Zed allow them):
+// command, args, env, with the SDK's default environment (HOME, PATH, ...)
+// plus that env, instead of the command after `--`.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
@@ -57,12 +60,39 @@ async function serverParams() {
   }
   const { readFile } = await import("node:fs/promises");
   const name = value("--server");
-  const entry = JSON.parse(await readFile(file, "utf8")).mcpServers?.[name];
+  const config = JSON.parse(withoutComments(await readFile(file, "utf8")));
+  const project = value("--project");
+  const servers = project !== undefined ? config.projects?.[project]?.mcpServers : config.mcpServers ?? config.servers ?? config.context_servers;
+  const entry = servers?.[name];
   if (!entry?.command) {
     out({ event: "connectFailed", error: `no server "${name}" in ${file}` });
     process.exit(1);
   }
   return { command: entry.command, args: entry.args ?? [], env: entry.env, stderr: "inherit" };
+}
+
+// JSON with comments and trailing commas, as VS Code and Zed write it, made
+// plain JSON: comments outside strings are dropped, and a comma before a
+// closing bracket.
+function withoutComments(text) {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+      out += "\n";
+    } else if (c === "/" && text[i + 1] === "*") {
+      i = text.indexOf("*/", i + 2) + 1;
+    } else {
+      out += c;
+    }
+  }
+  return out.replace(/,(\s*[}\]])/g, "$1");
 }
 
 let roots = (value("--roots") ?? "")

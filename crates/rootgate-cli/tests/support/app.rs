@@ -194,7 +194,21 @@ impl App {
     /// the SDK's default environment (so HOME, not XDG_CONFIG_HOME, tells
     /// the bridge where the settings are).
     pub async fn start_from_config(rootgate: &Rootgate, config: &Path, name: &str) -> App {
+        App::start_from_app_config(rootgate, config, name, None).await
+    }
+
+    /// [`App::start_from_config`] for any app's file (see ts_app.mjs), and
+    /// for Claude Code a server of the project `project`.
+    pub async fn start_from_app_config(
+        rootgate: &Rootgate,
+        config: &Path,
+        name: &str,
+        project: Option<&Path>,
+    ) -> App {
         let mut cmd = stand_in(Sdk::TypeScript);
+        if let Some(project) = project {
+            cmd.arg("--project").arg(project);
+        }
         cmd.arg("--config")
             .arg(config)
             .args(["--server", name])

@@ -506,6 +506,35 @@ pub fn target(exe: &Path, settings: &Path, places: &Places) -> Option<super::rou
     Some(super::route::Target { program, env })
 }
 
+/// Why `program` is a poor thing to write into an app's config, when it
+/// is: it lies in a Cargo build folder (one holding `CACHEDIR.TAG`, as
+/// Cargo's `target` does), which a rebuild replaces and a clean removes,
+/// so the app would lose its servers. Rootgate installed from its package
+/// is `/usr/bin/rootgate`.
+pub fn build_folder_warning(program: &Path) -> Option<String> {
+    let build = program
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())?;
+    let installed = Path::new("/usr/bin/rootgate");
+    let instead = if installed.is_file() {
+        format!(
+            "run the installed {} (`{} route …`) so the app keeps working",
+            installed.display(),
+            installed.display()
+        )
+    } else {
+        "install Rootgate from its package (scripts/package.sh --install) and route with it"
+            .to_owned()
+    };
+    Some(format!(
+        "warning: this writes {}, in the build folder {}, which a rebuild replaces and a \
+         clean removes; {instead}",
+        crate::names::written_out(&program.display().to_string()),
+        crate::names::written_out(&build.display().to_string()),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -526,5 +555,18 @@ mod tests {
         let servers = [spec("files"), spec("Files-2")];
         assert_eq!(free_name("github", &servers), "github");
         assert_eq!(free_name("files", &servers), "files-3");
+    }
+
+    #[test]
+    fn a_program_in_a_cargo_build_folder_is_warned_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let debug = dir.path().join("target/debug");
+        std::fs::create_dir_all(&debug).unwrap();
+        let program = debug.join("rootgate");
+        assert_eq!(build_folder_warning(&program), None);
+        std::fs::write(dir.path().join("target/CACHEDIR.TAG"), "Signature").unwrap();
+        let said = build_folder_warning(&program).unwrap();
+        assert!(said.contains("build folder"), "{said}");
+        assert!(said.contains(&program.display().to_string()), "{said}");
     }
 }

@@ -55,6 +55,9 @@ pub struct PlanView {
     /// An undo that puts only Rootgate's entries back, because the app
     /// changed the file since it was routed.
     pub partial_undo: bool,
+    /// Why the program written into the file is a poor choice, when it is
+    /// (a build folder a rebuild replaces: `catalog::build_folder_warning`).
+    pub warning: Option<String>,
 }
 
 /// What an import did, for the window: the new server (waiting for
@@ -169,14 +172,15 @@ impl Supervisor {
             &target,
         )
         .map_err(AppsError::from)?;
-        Ok(self.keep_plan(plan, Kind::Route))
+        let warning = catalog::build_folder_warning(&target.program);
+        Ok(self.keep_plan(plan, Kind::Route, warning))
     }
 
     /// Plans undoing Rootgate's route of `app`'s file number `file`.
     pub fn plan_unroute(&self, app: AppKind, file: u32) -> Result<PlanView, SupervisorError> {
         let config = catalog::file_of(app, file, &self.places()?)?;
         let plan = route::plan_undo(app, &config.path, &self.ledger()).map_err(AppsError::from)?;
-        Ok(self.keep_plan(plan, Kind::Undo))
+        Ok(self.keep_plan(plan, Kind::Undo, None))
     }
 
     /// Writes the plan `id`, which the person read. A plan is used once.
@@ -313,7 +317,7 @@ impl Supervisor {
         answer
     }
 
-    fn keep_plan(&self, plan: Plan, kind: Kind) -> PlanView {
+    fn keep_plan(&self, plan: Plan, kind: Kind, warning: Option<String>) -> PlanView {
         let mut plans = lock(&self.plans);
         plans.next += 1;
         let id = plans.next;
@@ -327,6 +331,7 @@ impl Supervisor {
             skipped: plan.skipped.clone(),
             undo: kind == Kind::Undo,
             partial_undo: plan.partial_undo,
+            warning,
         };
         plans.open.insert(id, (plan, kind));
         view
