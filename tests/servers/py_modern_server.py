@@ -18,6 +18,10 @@ Tools:
 - `client_capabilities`: the capabilities the call declared, as JSON.
 - `protocol`: the protocol version the call came in, so a test can tell
   the era it was served in (a dual-era SDK server answers both).
+- `legacy_roots`: asks for roots the 1.x way (`ctx.session.list_roots()`,
+  what servers written for the 1.x SDK keep doing after upgrading) and
+  returns the URIs it was given; in the modern era its SDK refuses, and the
+  refusal is the tool's error.
 - `add_tool`: adds a tool of the given name and tells the clients that
   listen (`subscriptions/listen`) that the tool list changed.
 - `touch`: tells the clients that listen for a resource that it changed.
@@ -124,6 +128,18 @@ def client_capabilities(ctx: Context) -> str:
     """The client capabilities this call declared."""
     caps = ctx.client_capabilities
     return json.dumps(caps.model_dump(mode="json", by_alias=True, exclude_none=True) if caps else None)
+
+
+@server.tool()
+async def legacy_roots(ctx: Context) -> str:
+    """Asks for roots the way servers written for the 1.x SDK do."""
+    import warnings
+
+    with warnings.catch_warnings():
+        # The SDK marks this API deprecated (SEP-2577); exercising it is the point.
+        warnings.simplefilter("ignore")
+        given = await ctx.session.list_roots()
+    return "\n".join(str(root.uri) for root in given.roots) or "(no roots)"
 
 
 @server.tool()

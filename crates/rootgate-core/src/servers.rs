@@ -51,13 +51,13 @@ pub enum Era {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum EraChoice {
-    /// Probe with `server/discover` and fall back to `initialize`, as the
-    /// spec's stdio backward-compatibility rules say; remember what was found.
+    /// Open with `initialize`, which legacy and dual-era servers accept,
+    /// and speak the modern era to a server that refuses it; remember which.
     #[default]
     Auto,
-    /// Always `initialize`, without a probe: for a server that mishandles it.
+    /// Always `initialize`: a server that refuses it does not start.
     Legacy,
-    /// Always the modern era, without a probe.
+    /// Always the modern era (`server/discover`, then stateless requests).
     Modern,
 }
 
@@ -88,7 +88,7 @@ pub struct ServerDraft {
     /// Run the server under a Landlock ruleset that holds it to its roots
     /// (Linux only; see `enforcement`).
     pub enforce_roots: bool,
-    /// The protocol era to speak, or `Auto` to probe.
+    /// The protocol era to speak, or `Auto` to find out.
     pub era: EraChoice,
     /// The variables of `env` whose values are secrets: shown masked, kept
     /// out of the settings file (in the keyring), and approved by name, not
@@ -138,12 +138,13 @@ pub struct ServerSpec {
     /// restart. Forgotten when its command changes.
     #[serde(default)]
     pub ignores_list_changed: bool,
-    /// The protocol era to speak, or `Auto` to probe.
+    /// The protocol era to speak, or `Auto` to find out.
     #[serde(default)]
     pub era: EraChoice,
-    /// Seen by Rootgate, not set by the person: the era the server's probe
-    /// found, so that later starts skip the probe. Forgotten when its command
-    /// changes, or when a start in that era fails (it is probed again).
+    /// Seen by Rootgate, not set by the person: the era a start found (a
+    /// server that refused `initialize` is modern), so that later starts
+    /// need not find out. Forgotten when its command changes, or when a
+    /// start in that era fails (it is found out again).
     #[serde(default)]
     pub seen_era: Option<Era>,
     /// Seen by Rootgate: it kept failing and Rootgate gave up restarting it
@@ -362,8 +363,8 @@ impl ServerSpec {
         self.approved_command = self.approval_from(&previous);
     }
 
-    /// The era to start in without probing: the person's choice if they made
-    /// one, else what an earlier probe found; `None` means probe.
+    /// The era to start in without finding out: the person's choice if they
+    /// made one, else what an earlier start found; `None` means find out.
     pub fn known_era(&self) -> Option<Era> {
         self.era.forced().or(self.seen_era)
     }

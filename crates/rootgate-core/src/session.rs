@@ -68,9 +68,6 @@ pub const SUPPORTED_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-1
 pub struct SessionConfig {
     /// How long a server has to answer `initialize`.
     pub init_timeout: Duration,
-    /// How long a server has to answer the `server/discover` probe before
-    /// it is taken for a legacy one (see `era`).
-    pub discover_timeout: Duration,
     /// How long a request to the server (a tool call) may take.
     pub request_timeout: Duration,
     /// How long each step of the shutdown sequence waits for an exit.
@@ -84,10 +81,6 @@ impl Default for SessionConfig {
     fn default() -> Self {
         SessionConfig {
             init_timeout: Duration::from_secs(30),
-            // Legacy servers answer an unknown method at once (the npm
-            // servers in 2 ms); one that stays silent costs this once, as the
-            // era found is remembered.
-            discover_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(2),
             notify: NotifyTiming::default(),
@@ -396,12 +389,9 @@ mod tests {
     use super::*;
     use crate::timeline::Event;
 
-    /// A stdio "server" in plain sh: refuses the era probe as a legacy
-    /// server does, answers `initialize`, asks `roots/list`, and once
-    /// answered sends one logging notification.
+    /// A stdio "server" in plain sh: answers `initialize`, asks
+    /// `roots/list`, and once answered sends one logging notification.
     const SH_LOGGING_SERVER: &str = r#"
-IFS= read -r probe
-printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","error":{"code":-32601,"message":"Method not found"}}'
 IFS= read -r line
 id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
 printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{}},"serverInfo":{"name":"sh","version":"0"}}}\n' "$id"

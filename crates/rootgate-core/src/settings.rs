@@ -31,8 +31,10 @@ use crate::servers::ServerSpec;
 
 /// The settings format this build writes and reads (and every older one
 /// it reads, upgraded as it does). 2: servers' secret variables
-/// (`secrets`), whose values are kept outside the file.
-pub const SETTINGS_VERSION: u32 = 2;
+/// (`secrets`), whose values are kept outside the file. 3: a server's
+/// `seenEra` "modern" means it refused `initialize`; before, it meant it
+/// answered `server/discover`, which servers of both eras do.
+pub const SETTINGS_VERSION: u32 = 3;
 
 /// Everything Rootgate remembers between runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -476,11 +478,21 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
 /// Brings servers read from a file of format `from` to this one's. Before
 /// 2, every value was in the file: a variable whose name looks secret is
 /// marked secret, its value left in the file until it can move to the
-/// keyring (see `store`), and its approval kept.
+/// keyring (see `store`), and its approval kept. Before 3, a server seen
+/// modern may speak both eras, and is spoken to in the legacy era now
+/// (see `session::era`): what was seen is forgotten, so that its next start
+/// finds out again.
 fn upgrade(servers: &mut [ServerSpec], from: u64) {
     if from < 2 {
-        for server in servers {
+        for server in servers.iter_mut() {
             server.mark_secrets_from_before();
+        }
+    }
+    if from < 3 {
+        for server in servers.iter_mut() {
+            if server.seen_era == Some(crate::servers::Era::Modern) {
+                server.seen_era = None;
+            }
         }
     }
 }
@@ -759,7 +771,7 @@ mod tests {
             ("dangling grant", serde_json::to_vec(&dangling).unwrap()),
             ("duplicate key", duplicate.into_bytes()),
             ("unreadable entry", serde_json::to_vec(&bad_entry).unwrap()),
-            ("newer version", br#"{"version": 3, "roots": []}"#.to_vec()),
+            ("newer version", br#"{"version": 4, "roots": []}"#.to_vec()),
             ("version as text", br#"{"version": "1"}"#.to_vec()),
             ("not an object", b"[1]".to_vec()),
         ];
@@ -769,6 +781,30 @@ mod tests {
         // The sound file is read without a problem, at the current version.
         let (settings, problem) = parse(&serde_json::to_vec(&older).unwrap());
         assert_eq!((settings.version, problem), (SETTINGS_VERSION, None));
+    }
+
+    #[test]
+    fn an_era_seen_modern_before_format_3_is_forgotten() {
+        use crate::servers::Era;
+        let mut s = sample();
+        s.version = 2;
+        let mut legacy = s.servers[0].clone();
+        legacy.id = ServerId::generate();
+        legacy.name = "legacy".into();
+        legacy.seen_era = Some(Era::Legacy);
+        s.servers[0].seen_era = Some(Era::Modern);
+        s.servers.push(legacy);
+        let bytes = serde_json::to_vec(&s).unwrap();
+        for (settings, _) in [parse(&bytes), parse_tolerantly(&bytes)] {
+            // Found by `server/discover`, which servers of both eras answer:
+            // it is found again. A legacy era seen is still right.
+            let eras: Vec<_> = settings.servers.iter().map(|s| s.seen_era).collect();
+            assert_eq!(eras, [None, Some(Era::Legacy)]);
+        }
+        // What this format wrote is kept.
+        s.version = SETTINGS_VERSION;
+        let (settings, _) = parse(&serde_json::to_vec(&s).unwrap());
+        assert_eq!(settings.servers[0].seen_era, Some(Era::Modern));
     }
 
     #[test]

@@ -518,8 +518,8 @@ impl Store {
         })
     }
 
-    /// Records the era a probe found for the server (or forgets it, with
-    /// `None`, so that its next start probes again).
+    /// Records the era a start found for the server (or forgets it, with
+    /// `None`, so that its next start finds out again).
     pub fn set_seen_era(&self, id: &ServerId, era: Option<Era>) -> Result<(), StoreError> {
         if self.server(id)?.seen_era == era {
             return Ok(());

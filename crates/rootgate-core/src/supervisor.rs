@@ -460,9 +460,9 @@ impl Supervisor {
         }
     }
 
-    /// Remembers, in the settings, the era a server's probe found, so that
-    /// its later starts skip the probe; forgets it when a start fails, so
-    /// that the next start probes again (the spec's "re-probe if the cached
+    /// Remembers, in the settings, the era a server's start found, so that
+    /// its later starts need not find out; forgets it when a start fails, so
+    /// that the next start finds out again (the spec's "re-probe if the cached
     /// assumption later fails"). A forced era is the person's and is left
     /// alone.
     fn remember_era(&self, id: &ServerId, status: &Status) {
@@ -482,9 +482,9 @@ impl Supervisor {
         }
     }
 
-    /// A bridge probed a server whose era was not known yet: the window,
-    /// the one writer of the settings, remembers what it found, so that the
-    /// next bridge (and the window's own session) need not ask.
+    /// A bridge found the era of a server whose era was not known yet: the
+    /// window, the one writer of the settings, remembers what it found, so
+    /// that the next bridge (and the window's own session) need not ask.
     fn remember_bridged_era(&self, entry: &Entry) {
         let crate::timeline::Event::EraFound { era, .. } = entry.event else {
             return;

@@ -34,8 +34,9 @@ pub enum Event {
     Starting { command_line: String },
     /// The process is running with this process id.
     Spawned { pid: u32 },
-    /// The era the server is spoken to in was settled, and how: a probe's
-    /// answer (or its silence), the person's setting, or an earlier probe.
+    /// The era the server is spoken to in was settled, and how: its answer
+    /// to `initialize` (accepted, or refused), the person's setting, or an
+    /// earlier start.
     EraFound { era: Era, how: String },
     /// The `initialize` handshake finished.
     Initialized {

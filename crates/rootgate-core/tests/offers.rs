@@ -486,6 +486,8 @@ async fn a_modern_server_says_on_its_listen_streams_what_changed() {
         command: python().to_str().unwrap().into(),
         args: vec![py_modern_server().to_str().unwrap().into()],
         enabled: true,
+        // Dual-era, it would be spoken to in the legacy era on its own.
+        era: rootgate_core::servers::EraChoice::Modern,
         ..Default::default()
     });
     let Status::Running(info) = running(&session).await else {

@@ -1,16 +1,16 @@
-//! Servers of the 2026-07-28 era, and how Rootgate finds a server's era:
+//! Servers of the 2026-07-28 era, and how Rootgate settles a server's era:
 //! servers on the official Python SDK (`mcp` 2.3.0) and TypeScript SDK 2.x
-//! (`@modelcontextprotocol/server` 2.4.0) answer `server/discover`, ask for
-//! roots only in input rounds while they handle a call, and their tools
-//! report what they were given; legacy servers (the npm filesystem server,
-//! a TypeScript 2.x server wired the 1.x way, and servers in plain sh that
-//! refuse, garble or ignore the probe) end in the legacy era and work as
-//! before.
+//! (`@modelcontextprotocol/server` 2.4.0) speak both eras by default and
+//! accept `initialize`, so they are spoken to in the legacy era, where they
+//! get their folders whether their code asks the 1.x way or with the round
+//! helper; a server wired modern-only refuses `initialize` and is started
+//! again in the modern era, where it gets its folders in input rounds. The
+//! servers' own tools report what they were given. Legacy servers (the npm
+//! filesystem server, a TypeScript 2.x server wired the 1.x way, a server
+//! that ends on anything before `initialize`) work as before.
 
 #[path = "support/harness.rs"]
 mod harness;
-
-use std::time::Duration;
 
 use harness::*;
 use rootgate_core::servers::{Era, EraChoice, ServerDraft};
@@ -47,7 +47,8 @@ fn era_found(h: &Harness, server: &rootgate_core::ids::ServerId) -> Vec<(Era, St
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_modern_server_gets_the_folders_shared_at_each_call() {
     let h = Harness::new();
-    let (spec, session) = modern_server(&h, EraChoice::Auto);
+    // The dual-era Python server, held to the modern era by the person.
+    let (spec, session) = modern_server(&h, EraChoice::Modern);
     let Status::Running(info) = running(&session).await else {
         unreachable!()
     };
@@ -56,10 +57,7 @@ async fn a_modern_server_gets_the_folders_shared_at_each_call() {
     assert_eq!(info.server_name, "py-modern-server");
     let found = era_found(&h, &spec.id);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(
-        found[0].1.contains("it answered server/discover"),
-        "{found:?}"
-    );
+    assert!(found[0].1.contains("set on this server"), "{found:?}");
 
     assert_eq!(lines(&session, "protocol").await.unwrap(), ["2026-07-28"]);
     // Every request declares roots as the revision writes them.
@@ -118,7 +116,7 @@ async fn a_modern_server_gets_the_folders_shared_at_each_call() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_state_is_echoed_and_a_server_may_ask_twice() {
     let h = Harness::new();
-    let (spec, session) = modern_server(&h, EraChoice::Auto);
+    let (spec, session) = modern_server(&h, EraChoice::Modern);
     running(&session).await;
     let (a, a_path) = h.folder("alpha");
     h.store.grant(&spec.id, &a).unwrap();
@@ -142,7 +140,7 @@ async fn request_state_is_echoed_and_a_server_may_ask_twice() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_for_input_rootgate_does_not_offer_ends_the_call_in_words() {
     let h = Harness::new();
-    let (spec, session) = modern_server(&h, EraChoice::Auto);
+    let (spec, session) = modern_server(&h, EraChoice::Modern);
     running(&session).await;
     let error = session
         .call_tool("ask_unoffered", no_args())
@@ -189,7 +187,8 @@ async fn the_npm_filesystem_server_is_legacy_and_works_as_before() {
     };
     assert_eq!(info.era, Era::Legacy);
     let found = era_found(&h, &spec.id);
-    assert!(found[0].1.contains("-32601"), "{found:?}");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].1.contains("accepted initialize"), "{found:?}");
     // It asks for its roots after `initialized`, as before, and applies the
     // answer on its own time.
     let want = a_path.to_str().unwrap().to_owned();
@@ -212,80 +211,6 @@ async fn the_npm_filesystem_server_is_legacy_and_works_as_before() {
     session.shutdown().await;
 }
 
-/// A legacy server in sh that does `probe` with the first line it reads,
-/// then answers `initialize` and serves nothing else. It reads on with its
-/// output kept open (`exec cat >/dev/null` would close it, and the session
-/// would see the server go at once).
-fn sh_server(
-    h: &Harness,
-    name: &str,
-    probe: &str,
-) -> (rootgate_core::servers::ServerSpec, Session) {
-    let script = format!(
-        r#"IFS= read -r line
-{probe}
-IFS= read -r line
-id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
-printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{{}},"serverInfo":{{"name":"sh","version":"0"}}}}}}\n' "$id"
-while IFS= read -r _; do :; done
-"#
-    );
-    h.server(name, "sh", &["-c", &script])
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn servers_that_refuse_garble_or_ignore_the_probe_are_legacy() {
-    let mut h = Harness::new();
-    h.config.discover_timeout = Duration::from_millis(500);
-    let cases = [
-        (
-            "refuses",
-            r#"printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","error":{"code":-32600,"message":"not initialized"}}'"#,
-            "-32600",
-        ),
-        (
-            "malformed",
-            r#"printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","result":{"hello":"world"}}'"#,
-            "not a discover result",
-        ),
-        ("garbles", "printf 'this is not JSON\\n'", "did not answer"),
-        ("silent", ":", "did not answer"),
-    ];
-    for (name, probe, how) in cases {
-        let (spec, session) = sh_server(&h, name, probe);
-        let Status::Running(info) = running(&session).await else {
-            unreachable!()
-        };
-        assert_eq!(info.era, Era::Legacy, "{name}");
-        assert_eq!(info.server_name, "sh", "{name}");
-        let found = era_found(&h, &spec.id);
-        assert!(found[0].1.contains(how), "{name}: {found:?}");
-        session.shutdown().await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_late_answer_to_the_probe_does_not_upset_the_handshake() {
-    let mut h = Harness::new();
-    h.config.discover_timeout = Duration::from_millis(300);
-    // It answers the probe only after reading `initialize`, then answers
-    // that: the stale answer must be dropped, not taken for the result.
-    let script = r#"IFS= read -r probe
-IFS= read -r line
-id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
-printf '%s\n' '{"jsonrpc":"2.0","id":"rootgate-discover","error":{"code":-32601,"message":"late"}}'
-printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"late","version":"0"}}}\n' "$id"
-while IFS= read -r _; do :; done
-"#;
-    let (_spec, session) = h.server("late", "sh", &["-c", script]);
-    let Status::Running(info) = running(&session).await else {
-        unreachable!()
-    };
-    assert_eq!(info.server_name, "late");
-    assert_eq!(info.era, Era::Legacy);
-    session.shutdown().await;
-}
-
 fn ts_server(
     h: &Harness,
     name: &str,
@@ -300,7 +225,8 @@ fn ts_server(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_typescript_sdk_2_server_gets_its_folders_per_call_and_its_state_back_exactly() {
     let h = Harness::new();
-    let (spec, session) = ts_server(&h, "ts", &[]);
+    // Wired modern-only, it refuses `initialize` and is spoken to in rounds.
+    let (spec, session) = ts_server(&h, "ts", &["--modern-only"]);
     let Status::Running(info) = running(&session).await else {
         unreachable!()
     };
@@ -325,20 +251,51 @@ async fn a_typescript_sdk_2_server_gets_its_folders_per_call_and_its_state_back_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn how_a_typescript_sdk_2_server_is_wired_decides_its_era() {
     let h = Harness::new();
-    // Wired the 1.x way, it refuses the probe and speaks initialize.
-    let (spec, session) = ts_server(&h, "hand wired", &["--hand-wired"]);
-    let Status::Running(info) = running(&session).await else {
-        unreachable!()
-    };
-    assert_eq!(info.era, Era::Legacy);
-    assert!(era_found(&h, &spec.id)[0].1.contains("-32601"));
-    session.shutdown().await;
-    // Modern only, it is found modern and served.
-    let (_, session) = ts_server(&h, "modern only", &["--modern-only"]);
+    // Wired the 1.x way, or both eras (the SDK's default), it accepts
+    // initialize and is spoken to in the legacy era, in one start.
+    for (name, wiring) in [("hand wired", &["--hand-wired"][..]), ("both eras", &[])] {
+        let (spec, session) = ts_server(&h, name, wiring);
+        let Status::Running(info) = running(&session).await else {
+            unreachable!()
+        };
+        assert_eq!(info.era, Era::Legacy, "{name}");
+        assert_eq!(info.protocol_version, "2025-11-25", "{name}");
+        let found = era_found(&h, &spec.id);
+        assert_eq!(found.len(), 1, "{name}: {found:?}");
+        assert!(
+            found[0].1.contains("accepted initialize"),
+            "{name}: {found:?}"
+        );
+        assert_eq!(
+            lines(&session, "protocol").await.unwrap(),
+            ["legacy"],
+            "{name}"
+        );
+        session.shutdown().await;
+    }
+    // Modern only, it refuses initialize in its own words, is started again
+    // in the modern era (not asked again), and served.
+    let (spec, session) = ts_server(&h, "modern only", &["--modern-only"]);
     let Status::Running(info) = running(&session).await else {
         unreachable!()
     };
     assert_eq!(info.era, Era::Modern);
+    let found = era_found(&h, &spec.id);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].0, Era::Modern, "{found:?}");
+    assert!(
+        found[0].1.contains("refused initialize") && found[0].1.contains("-32022"),
+        "{found:?}"
+    );
+    assert!(found[1].1.contains("not asked again"), "{found:?}");
+    let lives = h
+        .timeline
+        .for_server(&spec.id)
+        .iter()
+        .filter(|e| matches!(e.event, Event::Spawned { .. }))
+        .count();
+    assert_eq!(lives, 2, "one start refused initialize, the next is served");
+    assert_eq!(lines(&session, "protocol").await.unwrap(), ["2026-07-28"]);
     assert_eq!(lines(&session, "ask_roots").await.unwrap(), ["(no roots)"]);
     session.shutdown().await;
     // Held to the legacy era, a modern-only server cannot start, and says
@@ -399,9 +356,100 @@ async fn held_to_the_legacy_era_sdk_servers_still_get_their_roots_in_rounds() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_server_that_ends_on_the_probe_is_started_again_with_initialize() {
-    // Some servers end on any request before `initialize`; the probe must
-    // not cost them their start.
+async fn dual_era_servers_get_exactly_their_folders_whichever_way_their_code_asks() {
+    // Servers on both SDKs' 2.x, in their default (dual-era) wiring, with
+    // their era left to Rootgate: `legacy_roots` asks the 1.x way
+    // (`ctx.session.list_roots()`, `server.server.listRoots()`), `ask_roots`
+    // with the SDK's round helper. Each reports what it was given.
+    let h = Harness::new();
+    let (a, a_path) = h.folder("alpha");
+    let (b, b_path) = h.folder("béta two");
+    for (name, command, args) in [
+        (
+            "py",
+            python().display().to_string(),
+            vec![py_modern_server().display().to_string()],
+        ),
+        ("ts", node(), vec![ts_modern_server().display().to_string()]),
+    ] {
+        let (spec, session) = h.server_from(ServerDraft {
+            name: name.into(),
+            command,
+            args,
+            enabled: true,
+            ..Default::default()
+        });
+        h.store.grant(&spec.id, &a).unwrap();
+        let Status::Running(info) = running(&session).await else {
+            unreachable!()
+        };
+        assert_eq!(info.era, Era::Legacy, "{name}");
+        let found = era_found(&h, &spec.id);
+        assert!(found[0].1.contains("both eras"), "{name}: {found:?}");
+        for tool in ["legacy_roots", "ask_roots"] {
+            assert_eq!(
+                lines(&session, tool).await.unwrap(),
+                [uri(&a_path)],
+                "{name} {tool}"
+            );
+        }
+        // A withdrawal: the next ask, either way, gets exactly the new set.
+        h.store.grant(&spec.id, &b).unwrap();
+        h.store.revoke(&spec.id, &a).unwrap();
+        for tool in ["legacy_roots", "ask_roots"] {
+            assert_eq!(
+                lines(&session, tool).await.unwrap(),
+                [uri(&b_path)],
+                "{name} {tool}"
+            );
+        }
+        session.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_modern_era_the_1x_roots_call_is_refused_by_its_own_sdk() {
+    // Why dual-era servers are spoken to in the legacy era: held to the
+    // modern era, the same servers' 1.x call fails in their SDKs.
+    let h = Harness::new();
+    let (a, _) = h.folder("alpha");
+    for (name, command, args) in [
+        (
+            "py",
+            python().display().to_string(),
+            vec![py_modern_server().display().to_string()],
+        ),
+        ("ts", node(), vec![ts_modern_server().display().to_string()]),
+    ] {
+        let (spec, session) = h.server_from(ServerDraft {
+            name: name.into(),
+            command,
+            args,
+            enabled: true,
+            era: EraChoice::Modern,
+            ..Default::default()
+        });
+        h.store.grant(&spec.id, &a).unwrap();
+        running(&session).await;
+        let said = match session.call_tool("legacy_roots", no_args()).await {
+            Ok(result) => tool_text(&result),
+            Err(e) => e.to_string(),
+        };
+        assert!(!said.contains("alpha"), "{name}: {said}");
+        assert!(
+            said.contains("back-channel")
+                || said.contains("inputRequired")
+                || said.contains("2026-07-28"),
+            "{name}: {said}"
+        );
+        session.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_ends_on_anything_before_initialize_starts_once() {
+    // Some servers end on any request before `initialize`: opening with it,
+    // Rootgate costs them nothing.
     let h = Harness::new();
     let script = r#"IFS= read -r line
 case "$line" in
@@ -419,11 +467,14 @@ while IFS= read -r _; do :; done
     assert_eq!(info.era, Era::Legacy);
     assert_eq!(info.server_name, "strict");
     let found = era_found(&h, &spec.id);
-    assert!(
-        found[0].1.contains("ended when asked server/discover"),
-        "{found:?}"
-    );
-    // Its second life was not asked again.
-    assert!(found[1].1.contains("not asked again"), "{found:?}");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].1.contains("accepted initialize"), "{found:?}");
+    let lives = h
+        .timeline
+        .for_server(&spec.id)
+        .iter()
+        .filter(|e| matches!(e.event, Event::Spawned { .. }))
+        .count();
+    assert_eq!(lives, 1);
     session.shutdown().await;
 }

@@ -502,7 +502,7 @@ async fn a_server_taking_folders_as_arguments_shows_them_filled_in_or_why_it_wai
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
+async fn the_era_a_start_found_is_remembered_and_forgotten_with_the_command() {
     use rootgate_core::servers::Era;
     use rootgate_core::timeline::Event;
     let dir = tempfile::tempdir().unwrap();
@@ -510,7 +510,7 @@ async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
     let sup = Supervisor::open(settings.clone(), SessionConfig::default()).unwrap();
     let view = sup
         .add_server(ServerDraft {
-            name: "modern".into(),
+            name: "dual era".into(),
             command: python().to_str().unwrap().into(),
             args: vec![py_modern_server().to_str().unwrap().into()],
             enabled: true,
@@ -523,7 +523,7 @@ async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
     running(&sup.session_of(&id).unwrap()).await;
     eventually("the settings to remember the era", || async {
         match sup.server(&id).map_err(|e| e.to_string())?.spec.seen_era {
-            Some(Era::Modern) => Ok(()),
+            Some(Era::Legacy) => Ok(()),
             other => Err(format!("{other:?}")),
         }
     })
@@ -531,10 +531,10 @@ async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
     assert!(
         std::fs::read_to_string(settings.path())
             .unwrap()
-            .contains("\"seenEra\": \"modern\""),
+            .contains("\"seenEra\": \"legacy\""),
         "saved to the settings file"
     );
-    // Started again, it is not probed: the era is taken from the settings.
+    // Started again, it is not asked: the era is taken from the settings.
     let from = sup.timeline().all().last().map_or(0, |e| e.seq + 1);
     sup.restart(&id).unwrap();
     let found = wait_timeline(sup.timeline(), &id, from, |e| {
@@ -542,7 +542,7 @@ async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
     })
     .await;
     assert!(
-        matches!(&found.event, Event::EraFound { era: Era::Modern, how } if how.contains("not asked again")),
+        matches!(&found.event, Event::EraFound { era: Era::Legacy, how } if how.contains("not asked again")),
         "{found:?}"
     );
     // Another command is another program: what was found is forgotten.
@@ -554,7 +554,7 @@ async fn the_era_a_probe_found_is_remembered_and_forgotten_with_the_command() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_era_remembered_wrongly_is_probed_again_after_the_start_fails() {
+async fn an_era_remembered_wrongly_is_found_again_after_the_start_fails() {
     use rootgate_core::servers::Era;
     let dir = tempfile::tempdir().unwrap();
     let settings = SettingsFile::at(dir.path().join("config/settings.json"));
@@ -579,7 +579,7 @@ async fn an_era_remembered_wrongly_is_probed_again_after_the_start_fails() {
     sup.start(&id).unwrap();
     let reason = failure_reason(&sup.session_of(&id).unwrap()).await;
     assert!(reason.contains("-32022"), "{reason}");
-    // ...so it is forgotten, and the next start asks again and is served.
+    // ...so it is forgotten, and the next start finds out again and is served.
     eventually("the wrong era to be forgotten", || async {
         match sup.server(&id).map_err(|e| e.to_string())?.spec.seen_era {
             None => Ok(()),
@@ -595,7 +595,7 @@ async fn an_era_remembered_wrongly_is_probed_again_after_the_start_fails() {
     .await;
     assert!(
         matches!(&found.event, rootgate_core::timeline::Event::EraFound { era: Era::Modern, how }
-            if how.contains("it answered server/discover")),
+            if how.contains("refused initialize")),
         "{found:?}"
     );
     let status = sup

@@ -12,6 +12,10 @@
 //   ask_state   asks for roots with a requestState of its own, and returns
 //               the state it got back and the URIs
 //   protocol    the protocol version the call came in
+//   legacy_roots  asks for roots the 1.x way (`server.server.listRoots()`,
+//               what servers written for the 1.x SDK keep doing after
+//               upgrading): the URIs it was given, one per line, or the
+//               SDK's own error as the tool's error
 //
 // How it is wired, as the SDK allows (argv):
 //   (none)         serveStdio(factory): both eras, the opening picks one
@@ -48,6 +52,15 @@ server.registerTool("ask_state", { description: "Asks for roots with state of it
     return inputRequired({ inputRequests: { roots: inputRequired.listRoots() }, requestState: "ts-state:\u00e9 \"q\"" });
   }
   return { content: [{ type: "text", text: JSON.stringify({ state, roots: uris(answer) }) }] };
+});
+
+server.registerTool("legacy_roots", { description: "Asks for roots the 1.x way." }, async () => {
+  try {
+    const given = uris(await server.server.listRoots());
+    return { content: [{ type: "text", text: given.length ? given.join("\n") : "(no roots)" }] };
+  } catch (error) {
+    return { isError: true, content: [{ type: "text", text: String(error?.message ?? error) }] };
+  }
 });
 
 server.registerTool("protocol", { description: "The protocol version of this call." }, async (ctx) => ({

@@ -134,6 +134,12 @@ impl Relay {
         }
     }
 
+    /// Whether the era of the next life to attach is a guess, whose
+    /// refused opening is kept for the life after it (see `session::era`).
+    pub fn guess_era(&self, guessed: bool) {
+        self.lock().router.guess_era(guessed);
+    }
+
     /// Attaches a new server life: its output is read from `stdout`, and
     /// what is for it goes to `wire`. The app's `initialize` is sent at
     /// once if it arrived already, or as soon as it does.

@@ -222,6 +222,9 @@ pub struct Router {
     subscriptions: BTreeSet<String>,
     /// The era of the server of the current life (see `modern`).
     era: crate::servers::Era,
+    /// That era is a guess: a refused opening is kept for the next life
+    /// (see `modern::hold_refused_opening`).
+    era_guessed: bool,
     /// The consented list as it is now, for a modern server's rounds.
     roots: crate::consent::SharedRoots,
     /// Rounds waiting for the app's answers, by the round's id.
@@ -259,6 +262,7 @@ impl Router {
             log_level: None,
             subscriptions: BTreeSet::new(),
             era: crate::servers::Era::Legacy,
+            era_guessed: false,
             roots: crate::consent::SharedRoots::empty(),
             rounds: HashMap::new(),
             app_modern: false,

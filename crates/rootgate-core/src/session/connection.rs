@@ -61,10 +61,10 @@ pub(super) enum Ending {
     ClosedBeforeAnswer(&'static str),
     /// The server answered with a protocol version Rootgate does not speak.
     Unsupported(String),
-    /// The server ended when asked `server/discover`, as servers do that
-    /// end on any request before `initialize`: it starts again with this
-    /// spec, which holds it to the legacy era.
-    ClosedOnProbe(ServerSpec),
+    /// The server refused `initialize` when its era was not known, as a
+    /// server that speaks only the modern era does: it starts again with
+    /// this spec, which holds it to the modern era.
+    AgainInEra(ServerSpec),
 }
 
 /// The protocol side of a running connection.
@@ -344,7 +344,7 @@ impl Actor {
             | Ending::NoHandshake(_)
             | Ending::ClosedBeforeAnswer(_)
             | Ending::Unsupported(_)
-            | Ending::ClosedOnProbe(_) => None,
+            | Ending::AgainInEra(_) => None,
         };
         if let Some(reason) = &reason {
             if started {
@@ -370,7 +370,7 @@ impl Actor {
         let ended = exit.shut_down(close_stdin, grace).await;
         let _ = stderr_pump.await;
         let expected =
-            reason.is_some() || matches!(ending, Ending::Unsupported(_) | Ending::ClosedOnProbe(_));
+            reason.is_some() || matches!(ending, Ending::Unsupported(_) | Ending::AgainInEra(_));
         self.record(Event::Exited {
             status: ended.describe(),
             expected,
@@ -396,7 +396,7 @@ impl Actor {
                 }
                 Next::Start(spec)
             }
-            Ending::ClosedOnProbe(spec) => Next::Start(spec),
+            Ending::AgainInEra(spec) => Next::Start(spec),
             Ending::Withdraw(why) => {
                 self.record(Event::RestartedToWithdraw { reason: why });
                 Next::Start(spec.clone())

@@ -11,9 +11,8 @@
 //! The handler's protocol version is pinned to 2025-11-25 for the legacy
 //! era, not left to rmcp's default, and set to 2026-07-28 with `roots: {}`
 //! for a modern server (`RootsClient::modern`); which one a server gets is
-//! the era probe's (see `era`). The deprecation is expected in this module
-//! alone. The transport also carries the probe (`start_probe`,
-//! `end_probe`) and drops its answer when it comes late.
+//! the handshake's to settle (see `era`). The deprecation is expected in
+//! this module alone.
 //!
 //! [`RootsTransport`] hands every `roots/list` to the wire's writer task,
 //! beneath rmcp (see `wire`). Nothing here waits on the actor. This module
@@ -34,11 +33,10 @@ use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientJsonRpcMessage, CreateMessageRequestMethod,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationCreateRequestMethod, ErrorCode, ErrorData, Implementation, JsonRpcError,
-    JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, LoggingLevel, LoggingMessageNotificationParam,
-    NumberOrString, ProgressNotificationParam, ProtocolVersion, RequestId,
-    ResourceUpdatedNotificationParam, RootsCapabilities, ServerJsonRpcMessage, ServerRequest,
-    SubscribeRequestParams, UnsubscribeRequestParams,
+    ElicitationCreateRequestMethod, ErrorCode, ErrorData, Implementation, JsonRpcMessage,
+    JsonRpcRequest, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ProtocolVersion, RequestId, ResourceUpdatedNotificationParam, RootsCapabilities,
+    ServerJsonRpcMessage, ServerRequest, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
 use rmcp::transport::Transport;
@@ -46,7 +44,6 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, mpsc, watch};
 
-use super::era;
 use super::offers::{Notice, OfferKind};
 use super::wire::{Frame, HandlerEvent, LineQueue, QUEUE_FRAMES, ServerMessage, Wire};
 use crate::consent::SharedRoots;
@@ -181,7 +178,6 @@ impl RootsClient {
             wire: wire.clone(),
             pending: None,
             handshake_answered: false,
-            probing: false,
         };
         (transport, wire)
     }
@@ -308,30 +304,9 @@ pub struct RootsTransport<R: AsyncRead> {
     /// answer must survive that.
     pending: Option<Frame>,
     handshake_answered: bool,
-    /// While the era probe waits, its answer is passed up; at any other
-    /// time it is dropped, so that one arriving after the probe gave up
-    /// cannot be taken for rmcp's `initialize` answer (see `era`).
-    probing: bool,
 }
 
 impl<R: AsyncRead> RootsTransport<R> {
-    /// Starts the era probe: its line is queued, and its answer will be
-    /// passed up by `receive`.
-    pub async fn start_probe(&mut self) {
-        self.probing = true;
-        // A failed send means the server is gone; the probe's wait then sees
-        // its output end.
-        let _ = self.wire.frames.send(Frame::Lines(era::probe_line())).await;
-    }
-
-    /// Ends the probe: from here on its answer is dropped, and the
-    /// handshake that follows starts afresh (requests the server sends
-    /// before it are answered here again).
-    pub fn end_probe(&mut self) {
-        self.probing = false;
-        self.handshake_answered = false;
-    }
-
     /// Puts the answer to `roots/list` request `id` in line for the queue.
     fn answer_roots(&mut self, id: RequestId) {
         // The id as JSON text, so the number 1 and the string "1" stay
@@ -423,10 +398,6 @@ where
                     // receive sees its output end.
                     let _ = self.inner.send(answer).await;
                 }
-                JsonRpcMessage::Response(JsonRpcResponse { ref id, .. })
-                | JsonRpcMessage::Error(JsonRpcError {
-                    id: Some(ref id), ..
-                }) if !self.probing && is_probe_id(id) => {}
                 other => {
                     if matches!(
                         other,
@@ -445,10 +416,6 @@ where
         self.wire.close();
         closed
     }
-}
-
-fn is_probe_id(id: &RequestId) -> bool {
-    matches!(id, NumberOrString::String(s) if &**s == era::PROBE_ID)
 }
 
 #[cfg(test)]

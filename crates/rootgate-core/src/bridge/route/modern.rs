@@ -54,6 +54,44 @@ impl Router {
         self.era = era;
     }
 
+    /// Whether the server era just set is a guess (the legacy era, for a
+    /// server whose era is not known): then a refused opening is held for
+    /// the next life, in which the server is spoken to in the modern era,
+    /// and the app never sees the refusal (see `session::era`).
+    pub fn guess_era(&mut self, guessed: bool) {
+        self.era_guessed = guessed;
+    }
+
+    /// The server refused the opening of a life whose era was a guess:
+    /// the app's opening is kept for the next life, and only the session
+    /// is told. `None` for any other answer, which takes its usual way.
+    pub(super) fn hold_refused_opening(
+        &mut self,
+        ours: u64,
+        result: Option<&RawValue>,
+        error: Option<&RawValue>,
+    ) -> Option<Vec<Out>> {
+        if !self.era_guessed
+            || !matches!(
+                self.to_server.get(&ours),
+                Some(ToServer::FirstInitialize { .. } | ToServer::ImplicitOpen)
+            )
+        {
+            return None;
+        }
+        let why = initialize_outcome(result, error).err()?;
+        match self.to_server.remove(&ours) {
+            Some(ToServer::FirstInitialize { app_id }) => {
+                if let Init::Received { app_id: kept, .. } = &mut self.init {
+                    *kept = Some(app_id);
+                }
+            }
+            Some(ToServer::ImplicitOpen) => self.implicit_open = true,
+            _ => {}
+        }
+        Some(vec![Out::ServerInitialized(Err(why))])
+    }
+
     /// The consented list as it is now, for the input rounds of the lines
     /// that follow: the relay sets it before each server line.
     pub fn set_roots(&mut self, roots: SharedRoots) {

@@ -174,6 +174,9 @@ impl Router {
                 id.get()
             ))];
         };
+        if let Some(held) = self.hold_refused_opening(ours, result, error) {
+            return held;
+        }
         match self.to_server.remove(&ours) {
             Some(ToServer::App(pending)) => {
                 let pending = match self.input_round(pending, result, now) {

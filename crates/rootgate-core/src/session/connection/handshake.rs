@@ -1,19 +1,19 @@
 //! The handshake of one server life: Rootgate's own `initialize` (rmcp's
 //! client, with roots declared) or, for a bridge, the AI app's `initialize`
 //! relayed; commands that arrive meanwhile are answered, and `Running` is
-//! published when it completes. Failures are said in words.
+//! published when it completes. Failures are said in words. A server whose
+//! era is not known is opened with `initialize`, and one that refuses it is
+//! started again in the modern era (see `era` for why).
 //!
 //! What is not here: starting the process and ending the life
 //! (`connection`), and the running phase (`serve`).
 
 use super::*;
 use crate::servers::Era;
-use crate::session::era::{self, Found};
-use crate::session::protocol::RootsTransport;
-use crate::session::wire::Frame;
+use crate::session::era;
 use rmcp::model::ProtocolVersion;
-use rmcp::transport::Transport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
+use serde_json::Value;
 
 impl Actor {
     /// Does the `initialize` handshake, answering commands meanwhile, and
@@ -101,81 +101,50 @@ impl Actor {
         ))
     }
 
-    /// Waits for the probe's answer within the session's discover timeout,
-    /// serving commands meanwhile: silence means legacy. A server that ends
-    /// instead of answering is one of those that end on any request before
-    /// `initialize` (the TypeScript SDK's client names them too): it is
-    /// started again, held to the legacy era.
-    async fn await_probe(
-        &mut self,
-        answer: impl Future<Output = Option<Found>>,
-        spec: &ServerSpec,
-    ) -> Result<Found, Ending> {
-        tokio::pin!(answer);
-        let deadline = tokio::time::sleep(self.config.discover_timeout);
-        tokio::pin!(deadline);
-        loop {
-            tokio::select! {
-                found = &mut answer => return match found {
-                    Some(found) => Ok(found),
-                    None => {
-                        self.record(Event::EraFound {
-                            era: Era::Legacy,
-                            how: "it ended when asked server/discover, as servers do that end on \
-                                  any request before initialize; it is started again with \
-                                  initialize"
-                                .into(),
-                        });
-                        let mut again = spec.clone();
-                        again.seen_era = Some(Era::Legacy);
-                        Err(Ending::ClosedOnProbe(again))
-                    }
-                },
-                _ = &mut deadline => return Ok(Found {
-                    era: Era::Legacy,
-                    how: format!(
-                        "it did not answer server/discover within {}, so Rootgate uses initialize",
-                        seconds(self.config.discover_timeout)
-                    ),
-                }),
-                command = self.commands.recv() => {
-                    if let Some(ending) = self.command_while_starting(command, spec) {
-                        return Err(ending);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The era to start `spec` in: known (set, or found before), or
-    /// probed now with `probe`; recorded either way.
-    async fn settle_era(
-        &mut self,
-        spec: &ServerSpec,
-        probe: impl Future<Output = Option<Found>>,
-    ) -> Result<Era, Ending> {
+    /// The era to start `spec` in, when the person set it or an earlier
+    /// start found it (recorded now); `None` when it is not known, and the
+    /// handshake opens with `initialize` to find out (see `era`).
+    fn known_era(&mut self, spec: &ServerSpec) -> Option<Era> {
         let found = match (spec.era.forced(), spec.seen_era) {
-            (Some(era), _) => Found {
-                era,
-                how: "set on this server, so it was not asked".into(),
-            },
-            (None, Some(era)) => Found {
-                era,
-                how: "found when it last started, so it was not asked again".into(),
-            },
-            (None, None) => self.await_probe(probe, spec).await?,
+            (Some(era), _) => era::known(era, true),
+            (None, Some(era)) => era::known(era, false),
+            (None, None) => return None,
         };
         let era = found.era;
         self.record(Event::EraFound {
             era,
             how: found.how,
         });
-        Ok(era)
+        Some(era)
+    }
+
+    /// A server whose era was not known accepted `initialize`: it is
+    /// spoken to in the legacy era, recorded with why.
+    fn accepted_initialize(&mut self, version: &str) {
+        let found = era::accepted(version);
+        self.record(Event::EraFound {
+            era: found.era,
+            how: found.how,
+        });
+    }
+
+    /// A server whose era was not known refused `initialize` (with `error`,
+    /// when it was a JSON-RPC error): it is started again held to the
+    /// modern era, recorded with why.
+    fn refused_initialize(&mut self, spec: &ServerSpec, error: Option<&Value>) -> Ending {
+        let found = era::refused(error);
+        self.record(Event::EraFound {
+            era: found.era,
+            how: found.how,
+        });
+        let mut again = spec.clone();
+        again.seen_era = Some(found.era);
+        Ending::AgainInEra(again)
     }
 
     /// The handshake as Rootgate's own client, on rmcp: in the era the
-    /// person chose or an earlier probe found, else in the era a probe finds
-    /// now.
+    /// person chose or an earlier start found, else with `initialize`, and
+    /// in the modern era at the next start if it is refused.
     pub(super) async fn own_handshake(
         &mut self,
         conn: &mut Connection,
@@ -188,18 +157,10 @@ impl Actor {
             .counting_answers(std::sync::Arc::clone(&self.answered));
         // `roots/list` is answered, and answers reported as they are
         // written, by this transport's wire (see `wire`).
-        let (mut transport, wire) = handler.transport(stdout, stdin);
+        let (transport, wire) = handler.transport(stdout, stdin);
         conn.wire = Some(wire);
-        // The probe goes through rmcp's transport, which passes its answer
-        // up only while it waits (see `RootsTransport`).
-        let era = self
-            .settle_era(spec, async {
-                transport.start_probe().await;
-                read_transport_answer(&mut transport).await
-            })
-            .await;
-        transport.end_probe();
-        let era = era?;
+        let known = self.known_era(spec);
+        let era = known.unwrap_or(Era::Legacy);
         let lifecycle = match era {
             Era::Legacy => ClientLifecycleMode::Initialize,
             Era::Modern => ClientLifecycleMode::Discover {
@@ -217,6 +178,10 @@ impl Actor {
             tokio::select! {
                 result = &mut init => match result {
                     Ok(running) => break running,
+                    Err(ClientInitializeError::JsonRpcError(error)) if known.is_none() => {
+                        let error = serde_json::to_value(&error).ok();
+                        return Err(self.refused_initialize(spec, error.as_ref()));
+                    }
                     Err(e) => return Err(handshake_ending(&e, era)),
                 },
                 _ = &mut deadline => return Err(self.no_answer(era)),
@@ -229,6 +194,13 @@ impl Actor {
         };
         let peer = running.peer().clone();
         let info = peer.peer_info();
+        if known.is_none() {
+            let version = info
+                .as_ref()
+                .map(|i| i.protocol_version.to_string())
+                .unwrap_or_default();
+            self.accepted_initialize(&version);
+        }
         let cancel = running.cancellation_token();
         let (ended_tx, ended) = watch::channel(false);
         tokio::spawn(async move {
@@ -281,15 +253,12 @@ impl Actor {
             std::sync::Arc::clone(&self.answered),
             QUEUE_FRAMES,
         );
-        let mut stdout = stdout;
-        if spec.known_era().is_none() {
-            // A failed send means the server is gone; the read then ends.
-            let _ = wire.frames.send(Frame::Lines(era::probe_line())).await;
-        }
-        let era = self
-            .settle_era(spec, read_probe_answer(&mut stdout))
-            .await?;
+        let known = self.known_era(spec);
+        let era = known.unwrap_or(Era::Legacy);
         conn.era = era;
+        // A guessed era's refused opening is kept for the next life, where
+        // the server is spoken to in the modern era (see `era`).
+        relay.guess_era(known.is_none());
         let mut attached = relay.attach(stdout, &wire, era, self.roots.clone());
         conn.wire = Some(wire);
         let mut ended = attached.ended.clone();
@@ -310,6 +279,10 @@ impl Actor {
             tokio::select! {
                 result = &mut attached.initialized => match result {
                     Ok(Ok(result)) => break result,
+                    Ok(Err(e)) if known.is_none() => {
+                        let error = era::error_from_outcome(&e);
+                        return Err(self.refused_initialize(spec, error.as_ref()));
+                    }
                     Ok(Err(e)) => return Err(Ending::NoHandshake(format!(
                         "the server refused `initialize` ({e})"
                     ))),
@@ -340,6 +313,9 @@ impl Actor {
                 .to_owned()
         };
         let info = result.get("serverInfo");
+        if known.is_none() {
+            self.accepted_initialize(&text(result.get("protocolVersion")));
+        }
         Ok(Answered {
             era,
             protocol_version: text(result.get("protocolVersion")),
@@ -347,42 +323,6 @@ impl Actor {
             server_version: text(info.and_then(|i| i.get("version"))),
             capabilities: result.get("capabilities").cloned().unwrap_or_default(),
         })
-    }
-}
-
-/// Reads the transport's messages until one answers the probe, and
-/// classifies it; `None` if the server's output ends first. Anything else a
-/// server sends before it answers (a log line) is not about the era.
-async fn read_transport_answer(transport: &mut RootsTransport<DrainOnDrop>) -> Option<Found> {
-    loop {
-        let message = serde_json::to_value(transport.receive().await?).unwrap_or_default();
-        if era::answers_probe(&message) {
-            return Some(era::classify(&message));
-        }
-    }
-}
-
-/// A bridged server's answer to the probe, read before the relay reads its
-/// output: a byte at a time and bounded, so that nothing after the answer is
-/// taken from the relay; `None` if its output ends first.
-async fn read_probe_answer(stdout: &mut DrainOnDrop) -> Option<Found> {
-    use tokio::io::AsyncReadExt;
-    const MAX_PROBE_LINE: usize = 1024 * 1024;
-    let mut line = Vec::new();
-    loop {
-        let byte = stdout.read_u8().await.ok()?;
-        if byte != b'\n' {
-            if line.len() < MAX_PROBE_LINE {
-                line.push(byte);
-            }
-            continue;
-        }
-        if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&line)
-            && era::answers_probe(&message)
-        {
-            return Some(era::classify(&message));
-        }
-        line.clear();
     }
 }
 
