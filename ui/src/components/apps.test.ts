@@ -160,6 +160,7 @@ describe("importing a server", () => {
       b.api.listApps.mockResolvedValue([claudeDesktop([appFile([entry])])]);
       b.api.importAppServer.mockResolvedValue({
         server: added,
+        joined: { kind: "new" },
         prompts: [folderPrompt],
         notes: [
           "D:\\data is not a folder on this machine, so it stays as it is",
@@ -204,9 +205,14 @@ describe("importing a server", () => {
     await settle();
     flushSync();
 
-    expect(api.importAppServer).toHaveBeenCalledWith("claude-desktop", 0, { kind: "global" }, "github", {
-      "${input:token}": "ghp_secret",
-    });
+    expect(api.importAppServer).toHaveBeenCalledWith(
+      "claude-desktop",
+      0,
+      { kind: "global" },
+      "github",
+      { "${input:token}": "ghp_secret" },
+      null,
+    );
     expect(q("import-dialog")).toBeNull();
     expect(api.listApps).toHaveBeenCalledTimes(2);
     // The kept path was in the dialog already; the folder that could not be offered is news.
@@ -250,7 +256,7 @@ describe("importing a server", () => {
     const added = server("s9", { name: "files", approved: false });
     await startApp((b) => {
       b.api.listApps.mockResolvedValue([claudeDesktop([appFile([appEntry("files")])])]);
-      b.api.importAppServer.mockResolvedValue({ server: added, prompts: [prompt(40)], notes: [] });
+      b.api.importAppServer.mockResolvedValue({ server: added, joined: { kind: "new" }, prompts: [prompt(40)], notes: [] });
     });
     await openApps();
     q("app-import", q("app-server-files")!)?.click();
@@ -270,7 +276,9 @@ describe("routing a file through Rootgate", () => {
 
   it("shows the change, writes it, and offers Undo", async () => {
     const routePlan = plan(5, {
-      skipped: [{ scope: { kind: "global" }, key: "web", reason: "a remote server; Rootgate runs local servers" }],
+      skipped: [
+        { scope: { kind: "global" }, key: "web", reason: "it is a remote server; Rootgate runs local servers" },
+      ],
     });
     const { api } = await startApp((b) => {
       b.api.listApps.mockResolvedValue([claudeDesktop([appFile([imported])])]);
@@ -285,7 +293,7 @@ describe("routing a file through Rootgate", () => {
     expect(dialog.querySelector("h2")?.textContent).toBe("Route Claude Desktop through Rootgate?");
     expect(q("route-path", dialog)?.textContent).toBe(routePlan.path);
     expect(all("route-entry", dialog).map(text)).toEqual(["files → rootgate connect files"]);
-    expect(all("route-skipped", dialog).map(text)).toEqual(["web a remote server; Rootgate runs local servers"]);
+    expect(all("route-skipped", dialog).map(text)).toEqual(["web It is a remote server; Rootgate runs local servers."]);
     const lines = [...q("route-diff", dialog)!.querySelectorAll("span")].map((s) => [s.dataset.kind, s.textContent]);
     expect(lines).toEqual([
       ["file", "--- a\n"],
@@ -404,5 +412,148 @@ describe("routing a file through Rootgate", () => {
       "Claude Desktop's file is back as it was. Restart Claude Desktop to use it.",
     );
     expect(q("notice-action")).toBeNull();
+  });
+});
+
+describe("one server per entry unless the person chooses (#30)", () => {
+  // VS Code's `notes` runs the filesystem server as Claude Code's `files`
+  // does, on another folder and with a token VS Code asks for.
+  const notes = appEntry("notes", {
+    needs: [TOKEN_NEEDS[0]],
+    folders: ["/home/me/notes"],
+    candidates: [
+      {
+        server: { id: "s1", name: "files" },
+        differences: [
+          "it is given /home/me/notes, which `files` does not share; using `files` offers it there, and every app routed to `files` would see it once you agree",
+          "`files` shares /home/me/work, which this entry is not given; this app would see it",
+          "GITHUB_TOKEN is ${input:token} here, a value the app fills, so it cannot be compared",
+        ],
+      },
+    ],
+  });
+
+  it("shows a similar server as a choice with its differences, and imports a new one by default", async () => {
+    const { api } = await startApp((b) => {
+      b.api.listApps.mockResolvedValue([claudeDesktop([appFile([notes])])]);
+    });
+    await openApps();
+    const row = q("app-server-notes")!;
+    expect(text(q("app-server-chip", row))).toBe("Not imported");
+    expect((q("app-import", row) as HTMLButtonElement).disabled).toBe(false);
+    q("app-import", row)?.click();
+    await settle();
+    flushSync();
+    const dialog = q("import-dialog")!;
+    expect((q("import-new", dialog) as HTMLInputElement).checked).toBe(true);
+    const differences = dialog.querySelector('[data-testid="import-differences"][data-server="files"]')!;
+    expect(text(differences)).toContain("It is given /home/me/notes, which `files` does not share");
+    expect(text(differences)).toContain("`files` shares /home/me/work");
+    // The token is asked for the new server.
+    type(q("import-need-0", dialog), "notes-token");
+    q("import-confirm", dialog)?.click();
+    await settle();
+    flushSync();
+    expect(api.importAppServer).toHaveBeenCalledWith(
+      "claude-desktop",
+      0,
+      { kind: "global" },
+      "notes",
+      { "${input:token}": "notes-token" },
+      null,
+    );
+  });
+
+  it("uses an existing server only when the person picks it, asking nothing for it", async () => {
+    const { api } = await startApp((b) => {
+      b.api.listApps.mockResolvedValue([claudeDesktop([appFile([notes])])]);
+      b.api.importAppServer.mockResolvedValue({
+        server: { ...server("s1"), name: "files", approved: true },
+        joined: { kind: "chosen", differences: notes.candidates[0].differences },
+        prompts: [],
+        notes: [],
+      });
+    });
+    await openApps();
+    q("app-import", q("app-server-notes")!)?.click();
+    await settle();
+    flushSync();
+    const dialog = q("import-dialog")!;
+    const use = dialog.querySelector<HTMLInputElement>('[data-testid="import-existing"][data-server="files"]')!;
+    use.click();
+    flushSync();
+    expect(q("import-need-0", dialog)).toBeNull();
+    expect(text(q("import-existing-note", dialog))).toContain("Every app routed to files sees every folder it shares");
+    expect(text(q("import-confirm", dialog))).toBe("Use files");
+    q("import-confirm", dialog)?.click();
+    await settle();
+    flushSync();
+    expect(api.importAppServer).toHaveBeenCalledWith("claude-desktop", 0, { kind: "global" }, "notes", {}, "s1");
+    expect(all("notice").map((n) => text(n.querySelector(".message")))).toEqual([
+      "notes now uses files, as you chose.",
+    ]);
+  });
+
+  it("never calls an untrusted link imported, and says why", async () => {
+    await startApp((b) => {
+      b.api.listApps.mockResolvedValue([
+        claudeDesktop([
+          appFile([
+            appEntry("zed-files", {
+              doubtfulLink: {
+                server: { id: "s1", name: "files" },
+                reason: "an earlier Rootgate linked it to `files` without comparing the two",
+              },
+            }),
+            appEntry("routed", {
+              routedTo: "files",
+              doubtfulLink: {
+                server: { id: "s1", name: "files" },
+                reason: "an earlier Rootgate linked it to `files` without comparing the two",
+              },
+            }),
+            appEntry("twin", { sameAs: { id: "s1", name: "files" } }),
+          ]),
+        ]),
+      ]);
+    });
+    await openApps();
+    const zed = q("app-server-zed-files")!;
+    expect(text(q("app-server-chip", zed))).toBe("Link to files not trusted");
+    expect(text(q("app-server-note", zed))).toBe(
+      "An earlier Rootgate linked it to `files` without comparing the two.",
+    );
+    expect((q("app-import", zed) as HTMLButtonElement).disabled).toBe(false);
+    const routed = q("app-server-routed")!;
+    expect(text(q("app-server-chip", routed))).toBe("Routed to files — link not trusted");
+    expect(text(q("app-server-note", routed))).toContain("undo the route");
+    expect(text(q("app-server-chip", q("app-server-twin")!))).toBe("Runs the same as files");
+  });
+
+  it("reads the apps again when the window comes back into focus", async () => {
+    const { api } = await startApp();
+    await openApps();
+    const before = api.listApps.mock.calls.length;
+    window.dispatchEvent(new FocusEvent("focus"));
+    await settle();
+    expect(api.listApps.mock.calls.length).toBe(before + 1);
+  });
+
+  it("says when the program a route writes is in a build folder", async () => {
+    const imported = appEntry("files", { importedAs: { id: "s1", name: "files" } });
+    await startApp((b) => {
+      b.api.listApps.mockResolvedValue([claudeDesktop([appFile([imported])])]);
+      b.api.planRoute.mockResolvedValue(
+        plan(3, {
+          warning:
+            "warning: this writes /src/target/debug/rootgate, in the build folder /src/target, which a rebuild replaces and a clean removes; install Rootgate from its package",
+        }),
+      );
+    });
+    await openApps();
+    q("route-button")?.click();
+    await settle();
+    flushSync();
+    expect(text(q("route-warning"))).toContain("This writes /src/target/debug/rootgate, in the build folder");
   });
 });

@@ -184,8 +184,14 @@ export const api = {
    * Adds entry `key` of the app's file number `file` as a server (not
    * approved, not enabled); `values` fill what the app would have filled.
    */
-  importAppServer: (app: AppKind, file: number, scope: Scope, key: string, values: Record<string, string>) =>
-    call<ImportOutcome>("import_app_server", { app, file, scope, key, values }),
+  importAppServer: (
+    app: AppKind,
+    file: number,
+    scope: Scope,
+    key: string,
+    values: Record<string, string>,
+    existing: ServerId | null = null,
+  ) => call<ImportOutcome>("import_app_server", { app, file, scope, key, values, existing }),
   /** Plans routing the file's imported entries (`only` these, or all) through Rootgate. */
   planRoute: (app: AppKind, file: number, only: string[]) => call<PlanView>("plan_route", { app, file, only }),
   /** Plans undoing Rootgate's route of the file. */

@@ -32,7 +32,7 @@ import type {
   Status,
 } from "./bindings";
 import { isCode, plainMessage, type Api, type Events, type UnlistenFn } from "./api";
-import { importValues, sentence, writtenMessage } from "./apps";
+import { importValues, joinedMessage, sentence, writtenMessage } from "./apps";
 import { draftToForm, emptyForm, uniqueName, withSecretValue, type ServerForm } from "./draft";
 import { layoutFor } from "./layout";
 import { appendNewer, mergeBySeq, prependOlder } from "./merge";
@@ -464,7 +464,12 @@ export class AppState {
     }
     if (this.detail !== null && deliveries.has(this.detail)) void this.loadDetailFolders();
     if (lines.length > 0) this.log = appendNewer(this.log, lines, MAX_LOG_LINES);
-    if (settings) void this.reload();
+    if (settings) {
+      void this.reload();
+      // A terminal's import reaches the window as a settings change: the
+      // Apps view shows it without a Look again.
+      if (this.view === "apps") void this.loadApps();
+    }
   }
 
   onTimeline(entries: Entry[]): void {
@@ -1125,10 +1130,15 @@ export class AppState {
    * Imports the open request's entry with the person's `values` for its
    * needs. The new server (not approved, not enabled) is then offered for
    * approval as one added by hand is; the consent prompts for the folders
-   * in its arguments follow once that dialog closes. Returns the error to
-   * show in the import dialog, or null.
+   * in its arguments follow once that dialog closes. `existing` is the
+   * server the person chose to use instead of a new one. Returns the error
+   * to show in the import dialog, or null.
    */
-  async importServer(request: ImportRequest, values: Record<string, string>): Promise<string | null> {
+  async importServer(
+    request: ImportRequest,
+    values: Record<string, string>,
+    existing: ServerId | null = null,
+  ): Promise<string | null> {
     let outcome;
     try {
       outcome = await this.api.importAppServer(
@@ -1136,11 +1146,15 @@ export class AppState {
         request.file,
         request.entry.scope,
         request.entry.key,
-        importValues(request.entry.needs, values),
+        // A server the person chose keeps its own values.
+        existing === null ? importValues(request.entry.needs, values) : {},
+        existing,
       );
     } catch (e) {
       return plainMessage(e);
     }
+    const said = joinedMessage(request.entry.key, outcome.server.name, outcome.joined);
+    if (said !== null) this.notify(said, "info");
     if (this.importRequest === request) this.importRequest = null;
     const added = this.upsertServer(outcome.server);
     // A path the dialog already listed as left as it is needs no toast.

@@ -8,12 +8,14 @@ import {
   importBlocked,
   importSource,
   importValues,
+  joinedMessage,
   listWords,
   missingNeeds,
   routable,
   routeBlocked,
   scopeLabel,
   sentence,
+  standingNote,
   writtenMessage,
 } from "./apps";
 import { appEntry, appFile } from "./testing";
@@ -159,5 +161,33 @@ describe("words", () => {
     expect(sentence("it is remote")).toBe("It is remote.");
     expect(scopeLabel({ kind: "project", path: "/home/me/p" })).toBe("/home/me/p");
     expect(scopeLabel({ kind: "global" })).toBeNull();
+  });
+});
+
+describe("links Rootgate does not trust, and servers that run the same (#30)", () => {
+  const doubt = { server: { id: "s1", name: "files" }, reason: "it changed in Zed since it was imported as `files`" };
+
+  it("a doubtful link is never 'Imported', routed or not, and can be imported again", () => {
+    const entry = appEntry("zed-files", { doubtfulLink: doubt });
+    expect(entryChip(entry)).toEqual({ text: "Link to files not trusted", tone: "warn", state: "doubtful" });
+    expect(importBlocked(entry)).toBeNull();
+    expect(standingNote(entry)).toBe("It changed in Zed since it was imported as `files`.");
+    const routed = appEntry("zed-files", { doubtfulLink: doubt, routedTo: "files" });
+    expect(entryChip(routed).state).toBe("doubtful");
+    expect(standingNote(routed)).toContain("undo the route to get its own entry back");
+    expect(routable(appFile([entry]))).toEqual([]);
+  });
+
+  it("an entry running exactly what a server runs says so", () => {
+    const entry = appEntry("twin", { sameAs: { id: "s1", name: "files" } });
+    expect(entryChip(entry)).toEqual({ text: "Runs the same as files", tone: "neutral", state: "same" });
+    expect(standingNote(entry)).toContain("importing it uses files");
+    expect(standingNote(appEntry("plain"))).toBeNull();
+  });
+
+  it("an import's toast says how the entry joined", () => {
+    expect(joinedMessage("notes", "notes", { kind: "new" })).toBeNull();
+    expect(joinedMessage("fs", "files", { kind: "same" })).toBe("fs runs exactly what files runs, so it uses files.");
+    expect(joinedMessage("zed", "files", { kind: "chosen", differences: [] })).toBe("zed now uses files, as you chose.");
   });
 });

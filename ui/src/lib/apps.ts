@@ -3,7 +3,7 @@
 // unified diff split into lines a person can read. Pure, so every case is
 // unit tested.
 
-import type { EntryView, FileView, Need, Scope } from "./bindings";
+import type { EntryView, FileView, Joined, Need, Scope } from "./bindings";
 
 /** The apps Rootgate knows, in the order the empty view names them. */
 export const KNOWN_APPS = ["Claude Desktop", "Claude Code", "Cursor", "VS Code", "Zed", "Goose"] as const;
@@ -15,16 +15,28 @@ export interface Chip {
   text: string;
   tone: ChipTone;
   /** The chip's state, for tests and styles. */
-  state: "routed" | "imported" | "remote" | "notImported";
+  state: "routed" | "imported" | "doubtful" | "same" | "remote" | "notImported";
 }
 
-/** Where an entry stands with Rootgate, as a chip. */
+/**
+ * Where an entry stands with Rootgate, as a chip. A link Rootgate does not
+ * trust (made by an earlier Rootgate without comparing, or to an entry that
+ * changed since) is never shown as "Imported": it says so, routed or not.
+ */
 export function entryChip(entry: EntryView): Chip {
+  const doubt = entry.doubtfulLink;
   if (entry.routedTo !== null) {
+    if (doubt !== null) {
+      return { text: `Routed to ${entry.routedTo} — link not trusted`, tone: "warn", state: "doubtful" };
+    }
     return { text: `Routed through Rootgate (${entry.routedTo})`, tone: "good", state: "routed" };
   }
   if (entry.importedAs !== null) {
     return { text: `Imported as ${entry.importedAs.name}`, tone: "info", state: "imported" };
+  }
+  if (doubt !== null) return { text: `Link to ${doubt.server.name} not trusted`, tone: "warn", state: "doubtful" };
+  if (entry.sameAs !== null) {
+    return { text: `Runs the same as ${entry.sameAs.name}`, tone: "neutral", state: "same" };
   }
   if (entry.remote) return { text: "Remote server — not imported", tone: "neutral", state: "remote" };
   return { text: "Not imported", tone: "neutral", state: "notImported" };
@@ -48,6 +60,25 @@ export function importBlocked(entry: EntryView): string | null {
   if (entry.routedTo !== null) return `It already runs through Rootgate as ${entry.routedTo}.`;
   if (entry.importedAs !== null) return `It is already in Rootgate as ${entry.importedAs.name}.`;
   if (entry.notImportable !== null) return sentence(entry.notImportable);
+  return null;
+}
+
+/**
+ * What the row says under an entry, beyond its chip: why its link is not
+ * trusted (and, when routed through it, how to undo), or that importing it
+ * joins the server that runs exactly the same. Null when there is nothing.
+ */
+export function standingNote(entry: EntryView): string | null {
+  const doubt = entry.doubtfulLink;
+  if (doubt !== null) {
+    const reason = sentence(doubt.reason);
+    return entry.routedTo !== null
+      ? `${reason} This app is routed to ${entry.routedTo}: undo the route to get its own entry back, then import it.`
+      : reason;
+  }
+  if (entry.sameAs !== null && entry.routedTo === null && entry.importedAs === null) {
+    return `It runs exactly what ${entry.sameAs.name} runs (command, arguments, folders, environment and working folder): importing it uses ${entry.sameAs.name}.`;
+  }
   return null;
 }
 
@@ -134,6 +165,18 @@ export function diffStats(lines: readonly DiffLine[]): { added: number; removed:
 /** An entry's key with its project, when it is a project's (Claude Code). */
 export function scopeLabel(scope: Scope): string | null {
   return scope.kind === "project" ? scope.path : null;
+}
+
+/** What the toast says once an entry joined a server that was there already; null for a new one. */
+export function joinedMessage(key: string, server: string, joined: Joined): string | null {
+  switch (joined.kind) {
+    case "new":
+      return null;
+    case "same":
+      return `${key} runs exactly what ${server} runs, so it uses ${server}.`;
+    case "chosen":
+      return `${key} now uses ${server}, as you chose.`;
+  }
 }
 
 /** What the toast says once a route or its undo is written. */

@@ -403,6 +403,22 @@ required: boolean, };
 
 export type ImportedAs = { id: ServerId, name: string, };
 
+/**
+ * An import link Rootgate does not trust, and why, in words.
+ */
+export type DoubtfulLink = { server: ImportedAs, reason: string, };
+
+/**
+ * A server an entry could use instead of becoming a new one, and how it
+ * differs (`identity::differences`; never a value).
+ */
+export type Candidate = { server: ImportedAs, differences: Array<string>, };
+
+/**
+ * How an imported entry joined Rootgate.
+ */
+export type Joined = { "kind": "new" } | { "kind": "same" } | { "kind": "chosen", differences: Array<string>, };
+
 export type EntryView = { scope: Scope, key: string, 
 /**
  * The command line with environment values hidden, or the URL of a
@@ -414,9 +430,26 @@ commandLine: string, envNames: Array<string>, remote: boolean, enabled: boolean,
  */
 routedTo: string | null, 
 /**
- * The Rootgate server it was imported as.
+ * The Rootgate server it was imported as, when that link holds.
  */
 importedAs: ImportedAs | null, 
+/**
+ * A link in Rootgate's record that is not trusted, and why: the entry
+ * changed since it was imported, or an earlier Rootgate made the link
+ * without comparing the entries. Routing leaves such an entry alone.
+ */
+doubtfulLink: DoubtfulLink | null, 
+/**
+ * A server that runs exactly what this entry runs (command, arguments,
+ * folders, environment, working folder): importing it links it there.
+ */
+sameAs: ImportedAs | null, 
+/**
+ * Servers the person may choose to use instead of adding a new one:
+ * those running the same program with the same arguments, and the one
+ * a doubtful link names, each with how it differs.
+ */
+candidates: Array<Candidate>, 
 /**
  * What importing it would offer and ask.
  */
@@ -464,9 +497,19 @@ diff: string, entries: Array<RoutedEntry>, skipped: Array<Skipped>, undo: boolea
  * An undo that puts only Rootgate's entries back, because the app
  * changed the file since it was routed.
  */
-partialUndo: boolean, };
+partialUndo: boolean, 
+/**
+ * Why the program written into the file is a poor choice, when it is
+ * (a build folder a rebuild replaces: `catalog::build_folder_warning`).
+ */
+warning: string | null, };
 
-export type ImportOutcome = { server: ServerView, prompts: Array<ConsentPrompt>, 
+export type ImportOutcome = { server: ServerView, 
+/**
+ * Whether it became a new server, the same one another entry runs,
+ * or the one the person chose.
+ */
+joined: Joined, prompts: Array<ConsentPrompt>, 
 /**
  * Folders in its arguments that cannot be offered, and why.
  */

@@ -106,7 +106,9 @@ export function fakeBackend() {
     templates: vi.fn(async () => []),
     windowShown: vi.fn(async () => undefined),
     listApps: vi.fn(async (): Promise<AppView[]> => []),
-    importAppServer: vi.fn(async (): Promise<ImportOutcome> => ({ server: server("imported"), prompts: [], notes: [] })),
+    importAppServer: vi.fn(
+      async (): Promise<ImportOutcome> => ({ server: server("imported"), joined: { kind: "new" }, prompts: [], notes: [] }),
+    ),
     planRoute: vi.fn(async (): Promise<PlanView> => plan(1)),
     planUnroute: vi.fn(async (): Promise<PlanView> => plan(2, { undo: true })),
     applyPlan: vi.fn(async () => undefined),
@@ -266,6 +268,9 @@ export function appEntry(key: string, over: Partial<EntryView> = {}): EntryView 
     enabled: true,
     routedTo: null,
     importedAs: null,
+    doubtfulLink: null,
+    sameAs: null,
+    candidates: [],
     folders: ["/home/me/proj"],
     needs: [],
     keptPaths: [],
@@ -314,6 +319,7 @@ export function plan(id: number, over: Partial<PlanView> = {}): PlanView {
     skipped: [],
     undo: false,
     partialUndo: false,
+    warning: null,
     ...over,
   };
 }
