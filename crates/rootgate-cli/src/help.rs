@@ -42,6 +42,7 @@ told exactly the folders shared with it. Put it in an AI app's MCP settings
 where the server's own command was (`rootgate route` does that for you).
 
 Errors are written to standard error, which AI apps show in their logs.
+A server named --help or -h is named after --: rootgate connect -- -h
 
 Exit status: 0 when the AI app closed the connection, 1 when the server
 could not be reached or stopped, 2 for a wrong command line.";

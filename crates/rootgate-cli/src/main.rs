@@ -69,6 +69,8 @@ fn main() -> ExitCode {
             let topic = args.get(1).and_then(|a| a.to_str());
             match topic.map(help::of) {
                 Some(Some(text)) => println!("{text}"),
+                // `rootgate help --help` asks what `help` does: the usage says.
+                Some(None) if matches!(topic, Some("--help" | "-h")) => println!("{USAGE}"),
                 Some(None) => return usage_error("no such command"),
                 None => println!("{USAGE}"),
             }
@@ -82,7 +84,20 @@ fn main() -> ExitCode {
 }
 
 fn connect(args: &[OsString]) -> ExitCode {
-    let name = match args {
+    // `--help` and `-h` before `--` ask for help, and are never taken for a
+    // server; a server of that name is named after `--`. Any other name is
+    // taken as it is, as configs written before `--` existed name it.
+    let split = args.iter().position(|a| a == "--");
+    let (options, names) = match split {
+        Some(at) => (&args[..at], &args[at + 1..]),
+        None => (args, &[][..]),
+    };
+    if options.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{}", help::CONNECT);
+        return ExitCode::SUCCESS;
+    }
+    let named: Vec<&OsString> = options.iter().chain(names).collect();
+    let name = match named.as_slice() {
         [name] => name.to_string_lossy().into_owned(),
         [] => return usage_error("connect needs the name of a server configured in Rootgate"),
         _ => return usage_error("connect takes one server name"),

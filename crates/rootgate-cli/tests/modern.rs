@@ -1,11 +1,14 @@
-//! `rootgate connect NAME` to servers of the 2026-07-28 era (the Python SDK
+//! `rootgate connect NAME` to servers on the 2.x SDKs (the Python SDK
 //! server of tests/servers/py_modern_server.py, and the TypeScript SDK 2.x
-//! one of tests/peers/servers/ts_modern_server.mjs, modern only), driven by real SDK
+//! one of tests/peers/servers/ts_modern_server.mjs), driven by real SDK
 //! clients standing in for AI apps: the TypeScript SDK 1.32.2 client,
-//! which speaks only the legacy era, and the Python `mcp` 2.3.0 client,
-//! which probes `server/discover` first and falls back. The bridge answers
-//! the server's input rounds for roots inside each relayed call; what the
-//! server was given is checked through its own tools.
+//! which speaks only the legacy era, the Python `mcp` 2.3.0 client, which
+//! probes `server/discover` first and falls back, and the TypeScript SDK
+//! 2.x client pinned to the modern era. Spoken to in the modern era (held
+//! there, or modern only), a server's input rounds for roots are answered
+//! inside each relayed call; a dual-era server left to Rootgate is spoken to
+//! in the legacy era and gets its folders whichever way its code asks. What
+//! the server was given is checked through its own tools.
 
 #[path = "support/app.rs"]
 mod app;
@@ -13,9 +16,15 @@ mod app;
 use app::*;
 use serde_json::{Value, json};
 
+/// The dual-era Python server, held to the modern era.
 fn modern(rg: &Rootgate, name: &str) -> rootgate_core::servers::ServerSpec {
     let script = py_modern_server().display().to_string();
-    rg.server(name, python().display().to_string(), &[&script])
+    rg.server_in_era(
+        name,
+        python().display().to_string(),
+        &[&script],
+        rootgate_core::servers::EraChoice::Modern,
+    )
 }
 
 async fn lines(app: &mut App, tool: &str) -> Result<Vec<String>, String> {
@@ -224,4 +233,85 @@ async fn a_modern_only_app_is_served_by_a_modern_server_and_asked_only_what_is_i
     assert!(!asked.is_empty(), "the app was asked for the name");
     app.send(json!({"op": "close"})).await;
     let _ = app.child.wait().await;
+}
+
+/// Calls `tool` until it reports exactly `want`, allowing only `old` (or an
+/// error while the server restarts to withdraw) meanwhile.
+async fn until_exactly(app: &mut App, tool: &str, old: &[String], want: &[String]) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        match lines(app, tool).await {
+            Ok(got) if got == want => return,
+            Ok(got) => assert!(got == old, "{tool}: only the old or the new set: {got:?}"),
+            Err(e) => assert!(
+                e.contains("restart") || e.contains("stopped"),
+                "{tool}: {e}"
+            ),
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{tool}: never {want:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dual_era_servers_through_the_bridge_get_their_folders_whichever_way_they_ask() {
+    // Both SDKs' servers in their default wiring, era left to Rootgate,
+    // reached by a legacy app (TypeScript SDK 1.x), a dual-era one that
+    // probes first (Python SDK 2.x) and a modern-only one (TypeScript SDK
+    // 2.x pinned): `legacy_roots` asks the 1.x way, `ask_roots` with the
+    // round helper, and each reports exactly what it was given.
+    let rg = Rootgate::new();
+    let py = py_modern_server().display().to_string();
+    let ts = ts_modern_server().display().to_string();
+    let servers = [
+        rg.server("py dual", python().display().to_string(), &[&py]),
+        rg.server("ts dual", "node", &[&ts]),
+    ];
+    for (sdk, options) in [
+        (Sdk::TypeScript, &[][..]),
+        (Sdk::Python, &[]),
+        (Sdk::TypeScript2, &["--pin"]),
+    ] {
+        for spec in &servers {
+            let said = format!("{sdk:?} app, {}", spec.name);
+            let (a, a_path) = rg.folder(&format!("{said} a"));
+            let (b, b_path) = rg.folder(&format!("{said} b"));
+            rg.share(&spec.id, &a);
+            let mut app = App::start(&rg, sdk, options, &rg.connect_command(&spec.name)).await;
+            assert_eq!(
+                app.connected["event"], "connected",
+                "{said}: {}",
+                app.connected
+            );
+            // Spoken to in the legacy era, whatever the app speaks: the
+            // server says so itself (the Python SDK names the version, the
+            // TypeScript server finds no modern envelope).
+            let protocol = lines(&mut app, "protocol").await.unwrap();
+            assert!(
+                protocol == ["2025-11-25"] || protocol == ["legacy"],
+                "{said}: {protocol:?}"
+            );
+            let old = [uri(&a_path)];
+            for tool in ["legacy_roots", "ask_roots"] {
+                assert_eq!(
+                    lines(&mut app, tool).await,
+                    Ok(old.to_vec()),
+                    "{said} {tool}"
+                );
+            }
+            // Withdrawn in the window, while connected.
+            rg.share(&spec.id, &b);
+            rg.store.revoke(&spec.id, &a).unwrap();
+            let new = [uri(&b_path)];
+            for tool in ["legacy_roots", "ask_roots"] {
+                until_exactly(&mut app, tool, &old, &new).await;
+            }
+            rg.store.revoke(&spec.id, &b).unwrap();
+            app.send(json!({"op": "close"})).await;
+            let _ = app.child.wait().await;
+        }
+    }
 }

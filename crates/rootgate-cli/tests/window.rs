@@ -192,8 +192,9 @@ async fn the_era_a_bridge_found_is_remembered_by_the_window_for_the_next_one() {
     use rootgate_core::servers::Era;
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
-    let script = py_modern_server().display().to_string();
-    let modern = rg.server("modern", python().display().to_string(), &[&script]);
+    // Modern only: the bridge finds it refuses `initialize`.
+    let script = ts_modern_server().display().to_string();
+    let modern = rg.server("modern", "node", &[&script, "--modern-only"]);
     let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("modern")).await;
     assert_eq!(app.connected["event"], "connected", "{}", app.connected);
     // The bridge reads the settings and never writes them; the window does.

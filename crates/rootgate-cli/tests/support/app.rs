@@ -112,6 +112,30 @@ impl Rootgate {
             .expect("approve")
     }
 
+    /// Adds a server held to `era` (the person's per-server setting) and
+    /// approves its command.
+    pub fn server_in_era(
+        &self,
+        name: &str,
+        command: impl Into<String>,
+        args: &[&str],
+        era: rootgate_core::servers::EraChoice,
+    ) -> ServerSpec {
+        let spec = self
+            .store
+            .add_server(ServerDraft {
+                name: name.into(),
+                command: command.into(),
+                args: args.iter().map(|s| s.to_string()).collect(),
+                era,
+                ..Default::default()
+            })
+            .expect("add server");
+        self.store
+            .approve_command(&spec.id, &spec.command_line())
+            .expect("approve")
+    }
+
     /// A folder under the temporary folder, kept as a root (shared with no one).
     pub fn folder(&self, name: &str) -> (RootId, PathBuf) {
         let path = self.dir.path().join("folders").join(name);

@@ -548,6 +548,74 @@ mod tests {
         router
     }
 
+    #[test]
+    fn a_refused_opening_of_a_guessed_era_is_held_for_the_modern_life() {
+        // The era is not known: the first life is spoken to in the legacy
+        // era, and the server (modern only) refuses the app's `initialize`.
+        let mut router = Router::new();
+        router.set_server_era(Era::Legacy);
+        router.guess_era(true);
+        let now = Instant::now();
+        let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "Claude Code", "version": "2.1"}}});
+        router.from_app(init.to_string().as_bytes(), now);
+        let sent: Value =
+            serde_json::from_slice(&router.initialize_for_server().expect("a line")).unwrap();
+        assert_eq!(sent["method"], "initialize");
+        let refusal = json!({"jsonrpc": "2.0", "id": sent["id"], "error": {
+            "code": -32022, "message": "Unsupported protocol version: 2025-06-18",
+            "data": {"supported": ["2026-07-28"], "requested": "2025-06-18"}}});
+        let outs = router.from_server(refusal.to_string().as_bytes(), now);
+        // Only the session hears of it; the app is not answered yet.
+        assert_eq!(outs.len(), 1, "{outs:?}");
+        let Out::ServerInitialized(Err(why)) = &outs[0] else {
+            panic!("{outs:?}")
+        };
+        assert!(why.contains("-32022"), "{why}");
+        // The life ends (nothing waits in it for the app), and the next,
+        // modern, answers the app's opening.
+        assert!(router.server_gone("restarting", now).is_empty());
+        router.set_server_era(Era::Modern);
+        router.guess_era(false);
+        let discover: Value =
+            serde_json::from_slice(&router.initialize_for_server().expect("a line")).unwrap();
+        assert_eq!(discover["method"], "server/discover");
+        let answer = json!({"jsonrpc": "2.0", "id": discover["id"], "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern", "version": "3"}}}});
+        let outs = router.from_server(answer.to_string().as_bytes(), now);
+        let for_app = json_of(&outs[0]);
+        assert_eq!(for_app["id"], "init");
+        assert_eq!(for_app["result"]["serverInfo"]["name"], "modern");
+        assert!(matches!(outs[1], Out::ServerInitialized(Ok(_))), "{outs:?}");
+    }
+
+    #[test]
+    fn a_refused_opening_of_a_known_era_reaches_the_app() {
+        let mut router = Router::new();
+        router.set_server_era(Era::Legacy);
+        router.guess_era(false);
+        let now = Instant::now();
+        let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "x", "version": "1"}}});
+        router.from_app(init.to_string().as_bytes(), now);
+        let sent: Value =
+            serde_json::from_slice(&router.initialize_for_server().expect("a line")).unwrap();
+        let refusal = json!({"jsonrpc": "2.0", "id": sent["id"],
+            "error": {"code": -32602, "message": "no"}});
+        let outs = router.from_server(refusal.to_string().as_bytes(), now);
+        let for_app = json_of(&outs[0]);
+        assert_eq!(for_app["id"], "init");
+        assert_eq!(for_app["error"]["code"], -32602);
+        assert!(
+            matches!(outs[1], Out::ServerInitialized(Err(_))),
+            "{outs:?}"
+        );
+    }
+
     fn call(router: &mut Router, id: u64, tool: &str) -> Value {
         let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": tool, "_meta": {"progressToken": "p"}}});
