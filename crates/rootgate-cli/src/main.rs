@@ -3,7 +3,8 @@
 //! `rootgate connect NAME` is the bridge an AI app starts in place of a
 //! server (see `rootgate_core::bridge`); `rootgate [FOLDER...]` opens the
 //! desktop app (`rootgate-desktop`, beside this program), offering each
-//! folder for sharing. This binary links no GUI library, so a bridge starts
+//! folder for sharing, or hands the folders to the window already open on
+//! the same settings (`rootgate_core::instance`) and exits. This binary links no GUI library, so a bridge starts
 //! in a few milliseconds and stays small: the desktop app maps WebKitGTK's
 //! 169 libraries and some 50 MB before its `main` runs. It also serves as
 //! the servers' launcher and as the built-in example server.
@@ -21,6 +22,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rootgate_core::bridge::{self, Outcome};
+use rootgate_core::instance;
 use rootgate_core::session::SessionConfig;
 use rootgate_core::settings::SettingsFile;
 
@@ -201,9 +203,28 @@ fn usage_error(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Replaces this process with the desktop app, passing the arguments on.
+/// Hands the folders to the Rootgate window already open on these
+/// settings, if there is one (printing what it did, without loading any
+/// GUI library); otherwise replaces this process with the desktop app,
+/// passing the arguments on. Options (`--help`, a test's flags) always go
+/// to the app, which reads them.
 fn open_desktop(args: Vec<OsString>) -> ExitCode {
     use std::os::unix::process::CommandExt;
+    let options = args
+        .iter()
+        .any(|a| a.to_str().is_some_and(|a| a.starts_with('-')));
+    if !options && let Ok(settings) = SettingsFile::default_location() {
+        let folders: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
+        let request = instance::request_for(&folders);
+        match instance::hand_over_if_running(settings.path(), &request, instance::PATIENCE) {
+            Ok(Some(answer)) => return instance::tell(&answer),
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("rootgate: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let beside = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(|dir| dir.join("rootgate-desktop")))

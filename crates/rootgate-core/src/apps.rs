@@ -99,6 +99,25 @@ impl AppKind {
         })
     }
 
+    /// The app whose MCP client introduces itself as `client_name` in its
+    /// `initialize` (`clientInfo.name`), when it is one Rootgate knows.
+    /// The names are what each app sends: Claude Desktop `claude-ai`,
+    /// Claude Code `claude-code`, Cursor `cursor-vscode`, VS Code `Visual
+    /// Studio Code` (and its Insiders build), Zed `Zed`, Goose `goose`;
+    /// case is not minded, as the apps have changed it between versions.
+    pub fn from_client_name(client_name: &str) -> Option<AppKind> {
+        let name = client_name.trim().to_ascii_lowercase();
+        Some(match name.as_str() {
+            "claude-ai" => AppKind::ClaudeDesktop,
+            "claude-code" => AppKind::ClaudeCode,
+            "cursor-vscode" => AppKind::Cursor,
+            "visual studio code" | "visual studio code - insiders" => AppKind::VsCode,
+            "zed" => AppKind::Zed,
+            "goose" => AppKind::Goose,
+            _ => return None,
+        })
+    }
+
     /// How the app's files are written.
     pub fn format(self) -> Format {
         match self {

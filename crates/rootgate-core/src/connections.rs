@@ -76,6 +76,71 @@ pub enum Report {
     /// AI app's servers, since the window holds the settings. The first and
     /// only line; the window answers with one [`ImportAnswer`] line.
     Import { request: ImportRequest },
+    /// Not a bridge's: another start of Rootgate on the same settings
+    /// (`rootgate FOLDER`, the app opened from the menu again) hands its
+    /// folders to the window that owns them, and exits (see `instance`).
+    /// The first and only line; the window answers with one [`OpenAnswer`]
+    /// line.
+    Open { request: OpenRequest },
+}
+
+/// What another start of Rootgate hands to the window that owns the
+/// settings: the folders named on its command line, made absolute where
+/// it was started (the window's working folder is another). None: the
+/// person only wants the window.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenRequest {
+    #[serde(with = "wire_paths")]
+    pub folders: Vec<PathBuf>,
+}
+
+/// The window's answer to an [`OpenRequest`]: how many consent prompts it
+/// opened, and why each other folder cannot be shared, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenAnswer {
+    pub prompts: usize,
+    pub notices: Vec<String>,
+}
+
+/// Who answers another start's [`OpenRequest`]: the app, which opens the
+/// prompts and raises its window.
+pub type Opener = dyn Fn(OpenRequest) -> OpenAnswer + Send + Sync;
+
+/// Paths on the link: as text when they are UTF-8, else as their bytes, so
+/// that a folder whose name is not UTF-8 is handed over as it is rather
+/// than lost (JSON strings cannot hold it).
+mod wire_paths {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum WirePath {
+        Text(String),
+        Bytes(Vec<u8>),
+    }
+
+    pub fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(paths.iter().map(|p| match p.to_str() {
+            Some(text) => WirePath::Text(text.to_owned()),
+            None => WirePath::Bytes(p.as_os_str().as_bytes().to_vec()),
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+        Ok(Vec::<WirePath>::deserialize(d)?
+            .into_iter()
+            .map(|p| match p {
+                WirePath::Text(text) => PathBuf::from(text),
+                WirePath::Bytes(bytes) => PathBuf::from(OsString::from_vec(bytes)),
+            })
+            .collect())
+    }
 }
 
 /// What `rootgate import` asks of an open window: the servers `keys` (all
@@ -156,6 +221,7 @@ pub struct Connections {
     inner: Mutex<HashMap<ConnectionId, Known>>,
     changes: broadcast::Sender<ConnectionChange>,
     importer: std::sync::OnceLock<Box<Importer>>,
+    opener: std::sync::OnceLock<Box<Opener>>,
 }
 
 impl Default for Connections {
@@ -164,6 +230,7 @@ impl Default for Connections {
             inner: Mutex::new(HashMap::new()),
             changes: broadcast::Sender::new(1024),
             importer: std::sync::OnceLock::new(),
+            opener: std::sync::OnceLock::new(),
         }
     }
 }
@@ -178,6 +245,12 @@ impl Connections {
     /// stays.
     pub fn answer_imports_with(&self, importer: Box<Importer>) {
         let _ = self.importer.set(importer);
+    }
+
+    /// Sets who answers another start's folders (see [`Report::Open`]);
+    /// the first one set stays.
+    pub fn answer_opens_with(&self, opener: Box<Opener>) {
+        let _ = self.opener.set(opener);
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<ConnectionChange> {
@@ -260,6 +333,10 @@ impl Connections {
                     self.answer_import(lines.into_inner(), request).await;
                     return;
                 }
+                (None, Report::Open { request }) => {
+                    self.answer_open(lines.into_inner(), request).await;
+                    return;
+                }
                 (Some(id), report) => self.apply(id, report),
                 // Nothing before the hello counts.
                 (None, _) => break,
@@ -286,6 +363,34 @@ impl Connections {
         .unwrap_or_else(|e| ImportAnswer {
             errors: vec![format!("the window failed to import: {e}")],
             ..ImportAnswer::default()
+        });
+        if let Ok(mut line) = serde_json::to_vec(&answer) {
+            line.push(b'\n');
+            let _ = stream.write_all(&line).await;
+        }
+    }
+
+    /// Answers another start's folders on `stream`, off the runtime's
+    /// threads: checking a folder may wait on a slow disk.
+    async fn answer_open(self: Arc<Self>, mut stream: UnixStream, request: OpenRequest) {
+        use tokio::io::AsyncWriteExt;
+        let me = Arc::clone(&self);
+        let folders = request.folders.len();
+        let answer = tokio::task::spawn_blocking(move || match me.opener.get() {
+            Some(opener) => opener(request),
+            None => OpenAnswer {
+                notices: vec![
+                    "this Rootgate window does not take folders from another start".into(),
+                ],
+                ..OpenAnswer::default()
+            },
+        })
+        .await
+        .unwrap_or_else(|e| OpenAnswer {
+            notices: vec![format!(
+                "the window failed to take {folders} folder(s): {e}"
+            )],
+            ..OpenAnswer::default()
         });
         if let Ok(mut line) = serde_json::to_vec(&answer) {
             line.push(b'\n');
@@ -335,7 +440,7 @@ impl Connections {
             let mut map = self.lock();
             let Some(known) = map.get_mut(id) else { return };
             match report {
-                Report::Hello { .. } | Report::Import { .. } => return,
+                Report::Hello { .. } | Report::Import { .. } | Report::Open { .. } => return,
                 Report::App { app } => known.view.app = Some(app),
                 Report::Status { status } => known.view.status = status,
                 Report::Entry { entry } => {
@@ -541,6 +646,21 @@ mod tests {
         };
         let line = serde_json::to_string(&report).unwrap();
         assert!(line.contains("\"kind\":\"hello\""), "{line}");
+        assert_eq!(serde_json::from_str::<Report>(&line).unwrap(), report);
+    }
+
+    #[test]
+    fn a_folder_whose_name_is_not_utf8_is_handed_over_as_it_is() {
+        use std::os::unix::ffi::OsStringExt;
+        let odd = PathBuf::from(std::ffi::OsString::from_vec(b"/tmp/caf\xe9".to_vec()));
+        let report = Report::Open {
+            request: OpenRequest {
+                folders: vec![PathBuf::from("/home/a/projects"), odd],
+            },
+        };
+        let line = serde_json::to_string(&report).unwrap();
+        assert!(line.contains("\"kind\":\"open\""), "{line}");
+        assert!(line.contains("\"/home/a/projects\""), "{line}");
         assert_eq!(serde_json::from_str::<Report>(&line).unwrap(), report);
     }
 }

@@ -20,6 +20,7 @@ pub mod downloads;
 pub mod enforcement;
 pub mod folders;
 pub mod ids;
+pub mod instance;
 pub mod launcher;
 pub mod monitor;
 pub mod mounts;

@@ -50,6 +50,7 @@ mod offers;
 mod prompts;
 mod restarts;
 mod secrets;
+mod suggestions;
 
 pub use apps::{ImportOutcome, PlanView};
 
@@ -59,6 +60,7 @@ pub use prompts::{
 };
 use restarts::Restarts;
 pub use restarts::{RestartPolicy, Retry};
+pub use suggestions::app_title;
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]

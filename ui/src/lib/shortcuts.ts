@@ -6,7 +6,7 @@
 
 import type { View } from "./app.svelte";
 
-/** Ctrl+<key> shows a view; the sidebar lists them in this order. */
+/** Ctrl+<key> shows a view; the shortcuts sheet lists them in this order (the sidebar puts Apps beside Servers). */
 export const VIEW_KEYS: Readonly<Record<string, View>> = {
   "1": "folders",
   "2": "servers",

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{FolderView, Supervisor, SupervisorError, lock};
+use crate::connections::ConnectionView;
 use crate::folders::{self, CheckedFolder, Warning};
 use crate::ids::{RootId, ServerId};
 use crate::servers::ServerSpec;
@@ -67,6 +68,10 @@ pub struct ServerChoice {
     /// Whether sharing with it restarts it, if it runs: it is enforced (a
     /// new ruleset) or takes its folders as arguments.
     pub restarts: bool,
+    /// The AI apps connected to it through Rootgate when the prompt opened
+    /// (their product names where Rootgate knows them), so that taking the
+    /// folder away says who is using the server now.
+    pub connected: Vec<String>,
 }
 
 /// A warning with its words, for the prompt.
@@ -105,7 +110,8 @@ pub struct ConsentPrompt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Suggestion {
-    /// The app's name, as its `initialize` gave it ("Claude Code").
+    /// The app's name: its product's name for the apps Rootgate knows
+    /// ("Claude Code" for `claude-code`), else as its `initialize` gave it.
     pub app: String,
     pub server: ServerId,
     pub server_name: String,
@@ -147,20 +153,20 @@ impl Intake {
 
 /// A prompt open and not yet answered: the folder as checked when it was
 /// opened, and what the person was shown.
-struct PendingPrompt {
-    folder: CheckedFolder,
+pub(super) struct PendingPrompt {
+    pub(super) folder: CheckedFolder,
     root: Option<RootId>,
-    shown: ConsentPrompt,
+    pub(super) shown: ConsentPrompt,
 }
 
 /// The prompts open and not yet answered, by id. Ids count up from 1 and
 /// are never reused while the supervisor lives.
 pub(super) struct OpenPrompts {
     next: u64,
-    open: HashMap<PromptId, PendingPrompt>,
+    pub(super) open: HashMap<PromptId, PendingPrompt>,
     /// The (server, real path) pairs suggested already while the app runs:
     /// a folder is suggested once, not at every reconnection.
-    suggested: HashSet<(ServerId, PathBuf)>,
+    pub(super) suggested: HashSet<(ServerId, PathBuf)>,
 }
 
 impl Default for OpenPrompts {
@@ -230,48 +236,6 @@ impl Supervisor {
         Ok(self.open_prompt(folder, Some(kept.id)))
     }
 
-    /// A prompt for a folder an AI app works in, as its bridge reported
-    /// (`uri`, one of the app's roots), suggesting it for `server`; none
-    /// when the folder is not a local folder that can be shared, is shared
-    /// with that server already, or was suggested for it before. Nothing is
-    /// shared until the person answers, and the app never learns whether
-    /// they did.
-    pub fn prompt_for_suggestion(
-        &self,
-        uri: &str,
-        server: &ServerId,
-        app: &str,
-    ) -> Option<ConsentPrompt> {
-        let path = crate::uri::uri_to_path(uri).ok()?;
-        let folder = folders::check(&path).ok()?;
-        let settings = self.store.snapshot();
-        let spec = settings.servers.iter().find(|s| &s.id == server)?;
-        let kept = settings.roots.iter().find(|r| r.real_path == folder.real());
-        if let Some(kept) = kept
-            && settings
-                .grants
-                .iter()
-                .any(|g| &g.server == server && g.root == kept.id)
-        {
-            return None;
-        }
-        let key = (server.clone(), folder.real().to_path_buf());
-        if !lock(&self.prompts).suggested.insert(key) {
-            return None;
-        }
-        let suggestion = Suggestion {
-            app: if app.trim().is_empty() {
-                "An AI app".into()
-            } else {
-                app.to_owned()
-            },
-            server: server.clone(),
-            server_name: spec.name.clone(),
-            imported: false,
-        };
-        Some(self.open_prompt_with(folder, kept.map(|r| r.id.clone()), Some(suggestion)))
-    }
-
     /// A prompt for a folder found in the arguments of a server just
     /// imported from an AI app's config (`app` names the app), with that
     /// server ticked as a suggestion. The path comes from the person's own
@@ -303,7 +267,7 @@ impl Supervisor {
         self.open_prompt_with(folder, root, None)
     }
 
-    fn open_prompt_with(
+    pub(super) fn open_prompt_with(
         &self,
         folder: CheckedFolder,
         root: Option<RootId>,
@@ -326,10 +290,17 @@ impl Supervisor {
         let kept = root
             .as_ref()
             .and_then(|id| settings.roots.iter().find(|r| &r.id == id));
+        let live: Vec<ConnectionView> = self
+            .connections
+            .list()
+            .into_iter()
+            .filter(|c| c.live)
+            .collect();
         let servers = settings
             .servers
             .iter()
             .map(|s| ServerChoice {
+                connected: super::suggestions::connected_apps(&live, &s.id),
                 id: s.id.clone(),
                 name: s.name.clone(),
                 granted: kept.is_some_and(|r| {

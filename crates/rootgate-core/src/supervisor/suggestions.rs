@@ -1,0 +1,184 @@
+//! Suggestions: the folders an AI app works in (its roots, reported by its
+//! bridge) offered for sharing with the server it reached, once each, and
+//! again when the person asks from the connection's page; the names apps
+//! are shown by; and the folders another start of Rootgate hands over
+//! (`rootgate FOLDER` while the window is open, see `instance`).
+//!
+//! Each becomes an ordinary consent prompt (`prompts`); nothing here shares
+//! anything, and the app never learns what the person answered. Not here:
+//! the prompts themselves and their answers (`prompts`), the bridge's
+//! reports (`connections`).
+
+use super::{ConsentPrompt, Suggestion, Supervisor, lock};
+use crate::connections::{ConnectionView, OpenAnswer, OpenRequest};
+use crate::folders;
+use crate::ids::{ConnectionId, ServerId};
+
+/// What the person is shown as an AI app's name: the product's name for
+/// the apps Rootgate knows (`claude-code` is Claude Code), else the name
+/// as the app gave it, or "An AI app" when it gave none.
+pub fn app_title(client_name: &str) -> String {
+    if let Some(kind) = crate::apps::AppKind::from_client_name(client_name) {
+        return kind.title().to_owned();
+    }
+    let name = client_name.trim();
+    if name.is_empty() {
+        "An AI app".into()
+    } else {
+        name.to_owned()
+    }
+}
+
+/// The apps connected live to `server`, each named once, in the order
+/// listed (newest first).
+pub(super) fn connected_apps(live: &[ConnectionView], server: &ServerId) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for connection in live.iter().filter(|c| &c.server == server) {
+        let name = app_title(connection.app.as_ref().map_or("", |a| a.name.as_str()));
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+impl Supervisor {
+    /// A prompt for a folder an AI app works in, as its bridge reported
+    /// (`uri`, one of the app's roots), suggesting it for `server`; none
+    /// when the folder is not a local folder that can be shared, is shared
+    /// with that server already, or was suggested for it before. Nothing is
+    /// shared until the person answers, and the app never learns whether
+    /// they did.
+    pub fn prompt_for_suggestion(
+        &self,
+        uri: &str,
+        server: &ServerId,
+        app: &str,
+    ) -> Option<ConsentPrompt> {
+        let path = crate::uri::uri_to_path(uri).ok()?;
+        let folder = folders::check(&path).ok()?;
+        let settings = self.store.snapshot();
+        let spec = settings.servers.iter().find(|s| &s.id == server)?;
+        let kept = settings.roots.iter().find(|r| r.real_path == folder.real());
+        if let Some(kept) = kept
+            && settings
+                .grants
+                .iter()
+                .any(|g| &g.server == server && g.root == kept.id)
+        {
+            return None;
+        }
+        let key = (server.clone(), folder.real().to_path_buf());
+        if !lock(&self.prompts).suggested.insert(key) {
+            return None;
+        }
+        let suggestion = Suggestion {
+            app: app_title(app),
+            server: server.clone(),
+            server_name: spec.name.clone(),
+            imported: false,
+        };
+        Some(self.open_prompt_with(folder, kept.map(|r| r.id.clone()), Some(suggestion)))
+    }
+
+    /// Opens again the suggestions of the AI app on connection `id`: a
+    /// prompt for each folder the app works in that is not shared with
+    /// its server yet, even one whose prompt the person cancelled before
+    /// (asked for from the connection's page). Folders with a suggestion
+    /// prompt still open are not asked twice. None for a connection the
+    /// window does not know.
+    pub fn suggest_again(&self, id: &ConnectionId) -> Vec<ConsentPrompt> {
+        let Some(connection) = self.connections.list().into_iter().find(|c| &c.id == id) else {
+            return Vec::new();
+        };
+        let app = connection.app.map(|a| a.name).unwrap_or_default();
+        let mut prompts = Vec::new();
+        for uri in &connection.app_roots {
+            let Some(real) = crate::uri::uri_to_path(uri)
+                .ok()
+                .and_then(|p| folders::check(&p).ok())
+                .map(|f| f.real().to_path_buf())
+            else {
+                continue;
+            };
+            {
+                let mut open = lock(&self.prompts);
+                let asking = open.open.values().any(|p| {
+                    p.folder.real() == real
+                        && p.shown
+                            .suggestion
+                            .as_ref()
+                            .is_some_and(|s| s.server == connection.server)
+                });
+                if asking {
+                    continue;
+                }
+                open.suggested.remove(&(connection.server.clone(), real));
+            }
+            prompts.extend(self.prompt_for_suggestion(uri, &connection.server, &app));
+        }
+        prompts
+    }
+
+    /// Opens the prompts for the folders another start of Rootgate on these
+    /// settings handed over (`rootgate FOLDER` while the window is open),
+    /// as for folders on this start's own command line, and sends them to
+    /// the window as a change. The paths come from the person's command
+    /// line, through the private socket (see `instance`).
+    pub fn open_handed_over(&self, request: &OpenRequest) -> OpenAnswer {
+        let intake = self.prompts_for_paths(&request.folders);
+        let answer = OpenAnswer {
+            prompts: intake.prompts.len(),
+            notices: intake.notices(),
+        };
+        if !intake.prompts.is_empty() {
+            let _ = self.changes.send(super::Change::Prompts {
+                prompts: intake.prompts,
+            });
+        }
+        answer
+    }
+
+    /// Takes other starts' folders from now on (see
+    /// [`Supervisor::open_handed_over`]); `then` is told each answer, for
+    /// the app to raise its window and show the notices. Called once,
+    /// before [`Supervisor::listen_for_bridges`].
+    pub fn take_other_starts(&self, then: Box<dyn Fn(&OpenAnswer) + Send + Sync>) {
+        let me = self.me.clone();
+        self.connections
+            .answer_opens_with(Box::new(move |request| match me.upgrade() {
+                Some(supervisor) => {
+                    let answer = supervisor.open_handed_over(&request);
+                    then(&answer);
+                    answer
+                }
+                None => OpenAnswer {
+                    notices: vec!["this Rootgate window is closing".into()],
+                    ..OpenAnswer::default()
+                },
+            }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::app_title;
+
+    #[test]
+    fn apps_are_named_by_their_product_and_unknown_ones_as_they_said() {
+        for (client, shown) in [
+            ("claude-ai", "Claude Desktop"),
+            ("claude-code", "Claude Code"),
+            ("cursor-vscode", "Cursor"),
+            ("Visual Studio Code", "VS Code"),
+            ("Visual Studio Code - Insiders", "VS Code"),
+            ("Zed", "Zed"),
+            ("zed", "Zed"),
+            ("goose", "Goose"),
+            ("my-own-agent", "my-own-agent"),
+            ("  ", "An AI app"),
+        ] {
+            assert_eq!(app_title(client), shown, "{client}");
+        }
+    }
+}
