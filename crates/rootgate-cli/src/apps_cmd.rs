@@ -286,6 +286,16 @@ pub fn import(args: &[String]) -> ExitCode {
             "Its folders are not shared yet. To be asked about them, open the window with them:\n  rootgate {}",
             list.join(" ")
         );
+        if folders
+            .iter()
+            .any(|f| shown_path(&f.display().to_string()) != f.display().to_string())
+        {
+            println!(
+                "  A folder's name holds invisible or reordering characters, written out above \
+                 as <U+…>: that line names other folders if pasted. Open the window and drop or \
+                 pick the folder instead; the prompt shows what it is."
+            );
+        }
     } else if any {
         println!("Open the window (`rootgate`) to approve it.");
     }

@@ -385,3 +385,22 @@ async fn with_the_window_open_import_is_handed_to_it_and_it_asks_about_the_folde
         text(&missing.stderr)
     );
 }
+
+#[test]
+fn a_folder_name_with_hidden_characters_is_written_out_in_the_terminal() {
+    let rg = Rootgate::new();
+    // "invoice", U+202E, "fdp.exe" reads as "invoiceexe.pdf" once printed raw.
+    let folder = rg.dir.path().join("folders/invoice\u{202E}fdp.exe");
+    std::fs::create_dir_all(&folder).expect("folder");
+    claude_config(&rg, &folder.canonicalize().expect("real"));
+    for args in [&["apps"][..], &["import", "claude-desktop"][..]] {
+        let out = rootgate(&rg, args);
+        let said = text(&out.stdout);
+        assert!(out.status.success(), "{said}{}", text(&out.stderr));
+        assert!(
+            !said.contains('\u{202E}'),
+            "{args:?} printed it raw: {said}"
+        );
+        assert!(said.contains("invoice<U+202E>fdp.exe"), "{args:?}: {said}");
+    }
+}
