@@ -29,6 +29,7 @@ const COMMANDS: &[&str] = &[
     "forget_following",
     "list_connections",
     "connection_timeline",
+    "suggest_again",
     "activity",
     "templates",
     "window_shown",

@@ -263,6 +263,14 @@ pub fn connection_timeline(sup: Sup<'_>, id: Arg<ConnectionId>) -> Result<Vec<En
     Ok(sup.connection_timeline(&id.0))
 }
 
+/// Asks again about the folders an AI app's connection works in, even
+/// those whose suggestion the person cancelled: the prompts it opens.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn suggest_again(sup: Sup<'_>, id: Arg<ConnectionId>) -> Result<Vec<ConsentPrompt>> {
+    Ok(sup.suggest_again(&id.0))
+}
+
 #[tauri::command]
 #[instrument(skip_all, err)]
 pub fn activity(sup: Sup<'_>) -> Result<Vec<Entry>> {

@@ -36,6 +36,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use rootgate_core::instance::{self, Start};
 use rootgate_core::session::SessionConfig;
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::supervisor::{ROOTS_ARE_ADVICE, Supervisor};
@@ -181,8 +182,29 @@ pub fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let settings = match SettingsFile::default_location() {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("rootgate: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // One Rootgate per settings file: a second start (the menu entry
+    // again, `rootgate FOLDER` while the window is open) hands its folders
+    // to the window that owns the settings and exits, before it makes a
+    // window of its own.
+    let request = instance::request_for(&cli.folders);
+    let owner = match instance::start(settings.path(), &request, instance::PATIENCE) {
+        Ok(Start::Own(owner)) => owner,
+        Ok(Start::HandedOver(answer)) => return instance::tell(&answer),
+        Err(e) => {
+            eprintln!("rootgate: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     // Before any window or thread exists: a re-executed process starts again
-    // from the top, with the same arguments.
+    // from the top, with the same arguments, and takes the settings' lock
+    // anew (the lock's file is closed on exec, which lets it go).
     #[cfg(target_os = "linux")]
     if painting::cpu_painting_wanted(&painting::Machine::current()) {
         let e = painting::reexec_with_cpu_painting();
@@ -190,7 +212,7 @@ pub fn run() -> ExitCode {
             "could not restart with CPU painting, so pages paint through software GL: {e}"
         );
     }
-    match run_app(cli) {
+    match run_app(cli, settings, owner) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rootgate: {e}");
@@ -199,9 +221,25 @@ pub fn run() -> ExitCode {
     }
 }
 
-fn run_app(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+/// Brings the window to the front: another start of Rootgate asked for it.
+fn raise<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}
+
+/// `owner` is this process's hold on the settings (see
+/// `rootgate_core::instance`), kept until the app exits.
+fn run_app(
+    cli: Cli,
+    settings: SettingsFile,
+    owner: instance::Owner,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let _owner = owner;
     let launch = Launch {
-        settings: SettingsFile::default_location()?,
+        settings,
         folders: cli.folders,
         example_command: example_command()?,
         #[cfg(feature = "e2e-picker")]
@@ -306,6 +344,7 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::forget_following,
             commands::list_connections,
             commands::connection_timeline,
+            commands::suggest_again,
             commands::activity,
             commands::templates,
             commands::window_shown,
@@ -363,6 +402,16 @@ fn setup<R: Runtime>(
         app.manage(E2ePicks(picks));
     }
     bridge::forward(app.handle().clone(), &supervisor);
+    // Another start of Rootgate on these settings hands its folders over
+    // on the same socket: their prompts reach the page as a change; here,
+    // the window comes to the front and the refusals become notices.
+    let handle = app.handle().clone();
+    supervisor.take_other_starts(Box::new(move |answer| {
+        for notice in &answer.notices {
+            bridge::notice(&handle, notice.clone());
+        }
+        raise(&handle);
+    }));
     // AI apps' connections through `rootgate connect` report here.
     let listening = Arc::clone(&supervisor);
     let handle = app.handle().clone();

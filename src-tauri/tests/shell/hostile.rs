@@ -855,6 +855,24 @@ fn commands(h: &Harness) -> Vec<Command> {
                 }
             },
         },
+        Command {
+            name: "suggest_again",
+            args: vec![("id", Kind::Str)],
+            bases: vec![json!({"id": "conn-0000000000000000"})],
+            // No bridge ever reported here: no folder to ask about, and
+            // no prompt opened, whatever id is sent.
+            on_success: |_, args, out| {
+                if out == &json!([]) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "prompts for {}: {}",
+                        short(&args["id"], 100),
+                        short(out, 200)
+                    ))
+                }
+            },
+        },
         // The apps found where this test runs; whatever is sent, the same.
         no_args("list_apps"),
         // No app file here holds these entries (a page names an app, a

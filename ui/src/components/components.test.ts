@@ -121,8 +121,8 @@ describe("the window", () => {
           chosenPath: "/home/me/link",
           warnings: [{ kind: "holdsSecrets", names: [".env"], message: "This folder holds secrets: .env." }],
           servers: [
-            { id: "a", name: "A", granted: false, suggested: false, enforced: false, restarts: false },
-            { id: "b", name: "B", granted: false, suggested: false, enforced: false, restarts: false },
+            { id: "a", name: "A", granted: false, suggested: false, enforced: false, restarts: false, connected: [] },
+            { id: "b", name: "B", granted: false, suggested: false, enforced: false, restarts: false, connected: [] },
           ],
         }),
       ]);
@@ -155,8 +155,8 @@ describe("the window", () => {
         prompt(8, {
           root: "r1",
           servers: [
-            { id: "a", name: "A", granted: true, suggested: false, enforced: false, restarts: false },
-            { id: "b", name: "B", granted: false, suggested: false, enforced: false, restarts: false },
+            { id: "a", name: "A", granted: true, suggested: false, enforced: false, restarts: false, connected: [] },
+            { id: "b", name: "B", granted: false, suggested: false, enforced: false, restarts: false, connected: [] },
           ],
         }),
       ]);
@@ -677,8 +677,8 @@ describe("a folder an AI app works in", () => {
           realPath: "/home/me/the app works here",
           warnings: [{ kind: "holdsSecrets", names: [".env"], message: "This folder holds secrets: .env." }],
           servers: [
-            { id: "a", name: "Files", granted: false, suggested: false, enforced: false, restarts: false },
-            { id: "b", name: "Example server", granted: false, suggested: true, enforced: false, restarts: false },
+            { id: "a", name: "Files", granted: false, suggested: false, enforced: false, restarts: false, connected: [] },
+            { id: "b", name: "Example server", granted: false, suggested: true, enforced: false, restarts: false, connected: [] },
           ],
           suggestion: { app: "Claude Code", server: "b", serverName: "Example server", imported: false },
         }),
@@ -711,7 +711,7 @@ describe("a folder an AI app works in", () => {
     const { api } = await startApp((b) => {
       b.api.openPrompts.mockResolvedValue([
         prompt(12, {
-          servers: [{ id: "b", name: "Example server", granted: false, suggested: true, enforced: false, restarts: false }],
+          servers: [{ id: "b", name: "Example server", granted: false, suggested: true, enforced: false, restarts: false, connected: [] }],
           suggestion: { app: "", server: "b", serverName: "Example server", imported: false },
         }),
       ]);
@@ -747,6 +747,7 @@ const choice = (id: string, over: Partial<import("../lib/bindings").ServerChoice
   suggested: false,
   enforced: false,
   restarts: false,
+  connected: [] as string[],
   ...over,
 });
 
@@ -837,7 +838,7 @@ describe("a name with a hidden character", () => {
 describe("the consent prompt's servers", () => {
   it("marks the kernel-enforced ones, and does not say they are not locked in", async () => {
     await startApp((b) =>
-      b.api.openPrompts.mockResolvedValue([prompt(40, { servers: [choice("a", { enforced: true, restarts: true })] })]),
+      b.api.openPrompts.mockResolvedValue([prompt(40, { servers: [choice("a", { enforced: true, restarts: true, connected: [] })] })]),
     );
     expect(all("consent-enforced")).toHaveLength(1);
     expect(all("consent-enforced")[0].textContent).toContain("kernel-enforced");
@@ -860,7 +861,7 @@ describe("the consent prompt's servers", () => {
     await startApp((b) => {
       b.api.listServers.mockResolvedValue([server("a", { name: "A", status: RUNNING }), server("b", { name: "B" })]);
       b.api.openPrompts.mockResolvedValue([
-        prompt(42, { servers: [choice("a", { restarts: true, enforced: true }), choice("b", { restarts: true })] }),
+        prompt(42, { servers: [choice("a", { restarts: true, enforced: true }), choice("b", { restarts: true, connected: [] })] }),
       ]);
     });
     // B is not running: nothing to restart.

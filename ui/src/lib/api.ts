@@ -153,6 +153,8 @@ export const api = {
   listConnections: () => call<ConnectionView[]>("list_connections"),
   /** What happened on one AI app's connection, oldest first. */
   connectionTimeline: (id: ConnectionId) => call<Entry[]>("connection_timeline", { id }),
+  /** Asks again about the folders a connection's app works in, even cancelled ones: the prompts opened. */
+  suggestAgain: (id: ConnectionId) => call<ConsentPrompt[]>("suggest_again", { id }),
   // ----- what a running server offers, and trying it (issue #19) ------
   // A tool's arguments, a resource's URI and a prompt's arguments are data
   // for the server, passed through as they are: never paths Rootgate opens.

@@ -34,6 +34,7 @@ import type {
 import { isCode, plainMessage, type Api, type Events, type UnlistenFn } from "./api";
 import { importValues, joinedMessage, sentence, writtenMessage } from "./apps";
 import { draftToForm, emptyForm, uniqueName, withSecretValue, type ServerForm } from "./draft";
+import { appName } from "./format";
 import { layoutFor } from "./layout";
 import { appendNewer, mergeBySeq, prependOlder } from "./merge";
 import { afterPaint, markReady } from "./ready";
@@ -711,6 +712,25 @@ export class AppState {
       if (token === this.connectionToken) this.notify(plainMessage(e));
     } finally {
       if (token === this.connectionToken) this.connectionLoading = false;
+    }
+  }
+
+  /**
+   * Asks again about the folders a connection's app works in (its
+   * suggestions, even those cancelled before); says so when there is none
+   * left to ask about.
+   */
+  async suggestAgain(connection: ConnectionView): Promise<void> {
+    try {
+      const prompts = await this.api.suggestAgain(connection.id);
+      if (prompts.length > 0) this.enqueuePrompts(prompts);
+      else
+        this.notify(
+          `Every folder ${appName(connection.app?.name)} works in is shared with ${connection.serverName} already, or waits for your answer.`,
+          "info",
+        );
+    } catch (e) {
+      this.notify(plainMessage(e));
     }
   }
 

@@ -568,7 +568,7 @@ describe("AI apps' connections", () => {
     app.enqueuePrompts([prompt(1)]);
     const suggested = prompt(2, {
       suggestion: { app: "Claude Code", server: "s1", serverName: "files", imported: false },
-      servers: [{ id: "s1", name: "files", granted: false, suggested: true, enforced: false, restarts: false }],
+      servers: [{ id: "s1", name: "files", granted: false, suggested: true, enforced: false, restarts: false, connected: [] }],
     });
     handlers.changes?.([{ kind: "prompts", prompts: [suggested] }]);
     handlers.changes?.([{ kind: "prompts", prompts: [suggested, prompt(3)] }]);

@@ -50,11 +50,18 @@ enforced: boolean,
  * Whether sharing with it restarts it, if it runs: it is enforced (a
  * new ruleset) or takes its folders as arguments.
  */
-restarts: boolean, };
+restarts: boolean, 
+/**
+ * The AI apps connected to it through Rootgate when the prompt opened
+ * (their product names where Rootgate knows them), so that taking the
+ * folder away says who is using the server now.
+ */
+connected: Array<string>, };
 
 export type Suggestion = { 
 /**
- * The app's name, as its `initialize` gave it ("Claude Code").
+ * The app's name: its product's name for the apps Rootgate knows
+ * ("Claude Code" for `claude-code`), else as its `initialize` gave it.
  */
 app: string, server: ServerId, serverName: string, 
 /**

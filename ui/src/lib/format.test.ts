@@ -337,6 +337,21 @@ describe("the AI app's name", () => {
     expect(appName("")).toBe("An AI app");
     expect(appName(" Claude Code ")).toBe("Claude Code");
   });
+  it("is the product's name for the apps Rootgate knows, by the name their initialize gives, and unknown ones as given", () => {
+    const cases: [string, string][] = [
+      ["claude-ai", "Claude Desktop"],
+      ["claude-code", "Claude Code"],
+      ["cursor-vscode", "Cursor"],
+      ["Visual Studio Code", "VS Code"],
+      ["Visual Studio Code - Insiders", "VS Code"],
+      ["Zed", "Zed"],
+      ["zed", "Zed"],
+      ["goose", "Goose"],
+      ["my-own-agent", "my-own-agent"],
+      ["constructor", "constructor"],
+    ];
+    for (const [client, shown] of cases) expect(appName(client), client).toBe(shown);
+  });
 });
 
 describe("uriToPath", () => {

@@ -39,10 +39,28 @@ export function appLabel(app: AppIdentity | null | undefined): string {
   return version === "" ? name : `${name} ${version}`;
 }
 
-/** An AI app's name alone, or "An AI app" when it gave none. */
+/**
+ * The product names of the AI apps Rootgate knows, by the name each
+ * gives in its `initialize` (`clientInfo.name`, compared in lower case):
+ * the same table as the core's `AppKind::from_client_name`, which names
+ * suggestions; this one serves the connections, which carry the app's
+ * own name.
+ */
+const PRODUCTS: Readonly<Record<string, string>> = {
+  "claude-ai": "Claude Desktop",
+  "claude-code": "Claude Code",
+  "cursor-vscode": "Cursor",
+  "visual studio code": "VS Code",
+  "visual studio code - insiders": "VS Code",
+  zed: "Zed",
+  goose: "Goose",
+};
+
+/** An AI app's name alone: its product's name when Rootgate knows it, else as given, or "An AI app" when it gave none. */
 export function appName(name: string | null | undefined): string {
   const n = name?.trim() ?? "";
-  return n === "" ? "An AI app" : n;
+  if (n === "") return "An AI app";
+  return Object.hasOwn(PRODUCTS, n.toLowerCase()) ? PRODUCTS[n.toLowerCase()] : n;
 }
 
 /**

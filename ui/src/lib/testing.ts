@@ -87,6 +87,7 @@ export function fakeBackend() {
     stopRetrying: vi.fn(async (_id: string) => undefined),
     listConnections: vi.fn(async (): Promise<ConnectionView[]> => []),
     connectionTimeline: vi.fn(async (_id: string): Promise<Entry[]> => []),
+    suggestAgain: vi.fn(async (_id: string): Promise<ConsentPrompt[]> => []),
     serverOffers: vi.fn(async (_id: string): Promise<Offers> => offers()),
     callTool: vi.fn(
       async (_id: string, _call: number, _name: string, _args: { [key: string]: JsonValue }): Promise<TryOutcome> =>
