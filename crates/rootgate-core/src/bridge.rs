@@ -230,6 +230,59 @@ async fn serve(
     outcome
 }
 
+/// Whether a watcher's event may mean that the settings file `name` now
+/// says something else: it was written, created, renamed over or removed,
+/// or the watcher lost events and cannot say. Opening and reading it do
+/// not change it, and must not count: inotify reports every open, the
+/// bridge's own re-read among them, so counting those made each re-read
+/// wake the next one, about 19 times a second for as long as the bridge
+/// lived. Metadata (a `chmod`, a `touch`) does not change what it says
+/// either.
+fn may_change(event: &notify::Result<notify::Event>, name: &std::ffi::OsStr) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    let Ok(event) = event else {
+        // The watcher failed to deliver something: read again to be sure.
+        return true;
+    };
+    if event.paths.is_empty() {
+        // Events were lost (the queue overflowed): the file may have changed.
+        return true;
+    }
+    let changes = match event.kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        _ => true,
+    };
+    changes && event.paths.iter().any(|p| p.file_name() == Some(name))
+}
+
+/// What the app is told while its server cannot start (`reason`, the
+/// session's words for it): most often that it has no folder. The server
+/// is named as it is now (`name` if it is gone).
+fn cannot_start(store: &Store, id: &ServerId, name: &str, reason: &str) -> String {
+    let available = store
+        .shared_with(id)
+        .map(|shared| shared.roots().len())
+        .unwrap_or(0);
+    let granted = store.snapshot().grants.iter().any(|g| &g.server == id);
+    let name = store
+        .server(id)
+        .map_or_else(|_| name.to_owned(), |s| s.name);
+    match (granted, available) {
+        (false, _) => format!(
+            "{name} has no folder shared with it in Rootgate; share one in the Rootgate window"
+        ),
+        (true, 0) => format!(
+            "{name} has no folder it can be given in Rootgate: the folders shared with it are \
+             not there now (moved, deleted or unmounted); share one in the Rootgate window"
+        ),
+        _ => format!(
+            "{name} cannot start in Rootgate now: {reason}; change that in the Rootgate window"
+        ),
+    }
+}
+
 /// Reads the settings file again whenever it changes, so a change made in
 /// the window reaches this connection. The watcher lives as long as the
 /// value returned.
@@ -239,9 +292,7 @@ fn watch_settings(store: Arc<Store>) -> Option<notify::RecommendedWatcher> {
     let name = path.file_name()?.to_owned();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if let Ok(event) = event
-            && event.paths.iter().any(|p| p.file_name() == Some(&name))
-        {
+        if may_change(&event, &name) {
             let _ = tx.send(());
         }
     })
@@ -261,4 +312,61 @@ fn watch_settings(store: Arc<Store>) -> Option<notify::RecommendedWatcher> {
         }
     });
     Some(watcher)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc as std_mpsc;
+
+    /// Reading the settings file (as every re-read does) is seen by the
+    /// watcher, and must not count as a change; a save that renames a new
+    /// file over it must. Events come in order, so the first that counts
+    /// has to be the save's, after every read's.
+    #[test]
+    fn reading_the_settings_is_no_change_and_a_save_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, b"{}").unwrap();
+        let (tx, rx) = std_mpsc::channel();
+        let mut watcher = notify::recommended_watcher(move |e| {
+            let _ = tx.send(e);
+        })
+        .unwrap();
+        watcher
+            .watch(dir.path(), RecursiveMode::NonRecursive)
+            .unwrap();
+        for _ in 0..5 {
+            std::fs::read(&path).unwrap();
+        }
+        let tmp = dir.path().join(".settings.json.tmp-1");
+        std::fs::write(&tmp, b"{\"version\": 2}").unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+
+        let name = path.file_name().unwrap().to_owned();
+        let mut reads_of_it = 0;
+        let first = loop {
+            let event = rx
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the watcher reported the save");
+            if may_change(&event, &name) {
+                break event.unwrap();
+            }
+            let event = event.unwrap();
+            if matches!(event.kind, notify::EventKind::Access(_))
+                && event.paths.iter().any(|p| p == &path)
+            {
+                reads_of_it += 1;
+            }
+        };
+        // The kernel merges identical events in a row: five opens are one.
+        assert!(reads_of_it >= 1, "the reads were seen, and passed over");
+        assert!(
+            matches!(
+                first.kind,
+                notify::EventKind::Modify(notify::event::ModifyKind::Name(_))
+            ),
+            "the first change is the save's rename: {first:?}"
+        );
+    }
 }
