@@ -207,6 +207,7 @@ async fn serve(
         status: session.subscribe_status(),
     }
     .spawn();
+    let (id, name) = (spec.id.clone(), spec.name.clone());
     session.start(spec);
     let outcome = loop {
         tokio::select! {
@@ -217,6 +218,13 @@ async fn serve(
                 }
                 let now = status.borrow_and_update().clone();
                 let why = match now {
+                    // The server cannot start until the person shares a
+                    // folder: the app is answered at once meanwhile, and
+                    // stays connected for when they do.
+                    Status::Waiting { reason } => {
+                        relay.cannot_start(&cannot_start(&store, &id, &name, &reason)).await;
+                        continue;
+                    }
                     Status::Failed { reason } => reason,
                     Status::Stopped { .. } => "the server was removed from Rootgate".to_owned(),
                     _ => continue,
@@ -367,6 +375,81 @@ mod tests {
                 notify::EventKind::Modify(notify::event::ModifyKind::Name(_))
             ),
             "the first change is the save's rename: {first:?}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod waiting_tests {
+    use super::*;
+    use serde_json::Value;
+    use tokio::io::AsyncWriteExt;
+
+    fn answer(line: Option<Vec<u8>>) -> Value {
+        serde_json::from_slice(&line.expect("an answer for the app")).expect("JSON")
+    }
+
+    /// With no server life ready, the app's request waits and is shown as
+    /// waiting; once no life can start, it is answered at once with why,
+    /// as is the app's `initialize` still waiting and every later request.
+    #[tokio::test]
+    async fn a_request_waits_in_view_and_is_answered_once_no_server_can_start() {
+        let (out_tx, mut out_rx) = mpsc::channel(16);
+        let timeline = Arc::new(Timeline::default());
+        let relay = Relay::new(ServerId::generate(), Arc::clone(&timeline), out_tx);
+        let (mut app, app_in) = tokio::io::duplex(64 * 1024);
+        let reader = Arc::clone(&relay);
+        tokio::spawn(async move { reader.read_app(app_in).await });
+        let mut seen = relay.subscribe();
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n\
+              {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"read_text_file\",\"arguments\":{}}}\n",
+        )
+        .await
+        .unwrap();
+        let waiting = seen
+            .wait_for(|s| s.waiting.is_some())
+            .await
+            .unwrap()
+            .waiting
+            .clone()
+            .unwrap();
+        assert_eq!(waiting.method, "tools/call");
+        assert_eq!(waiting.target.as_deref(), Some("read_text_file"));
+
+        let why =
+            "files has no folder shared with it in Rootgate; share one in the Rootgate window";
+        relay.cannot_start(why).await;
+        let mut answers = [answer(out_rx.recv().await), answer(out_rx.recv().await)];
+        answers.sort_by_key(|a| a["id"].as_i64());
+        for (answer, id) in answers.iter().zip([1, 2]) {
+            assert_eq!(answer["id"], id, "{answer}");
+            assert_eq!(answer["error"]["message"], why, "{answer}");
+        }
+        seen.wait_for(|s| s.waiting.is_none()).await.unwrap();
+
+        app.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n")
+            .await
+            .unwrap();
+        let later = answer(out_rx.recv().await);
+        assert_eq!(later["id"], 3, "{later}");
+        assert_eq!(later["error"]["message"], why, "{later}");
+        let calls: Vec<String> = timeline
+            .all()
+            .into_iter()
+            .filter_map(|e| match e.event {
+                crate::timeline::Event::Call {
+                    method, outcome, ..
+                } => Some(format!("{method}: {outcome}")),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            vec![
+                format!("tools/call: error -32603: {why}"),
+                format!("tools/list: error -32603: {why}"),
+            ]
         );
     }
 }
