@@ -7,7 +7,9 @@
 //! server's output and routes it, `roots/list` going to the session's wire
 //! to be answered from consent; the app's one reader passes the app's lines
 //! to the life that is ready, and waits while none is (during a restart),
-//! so none is lost or reordered and the app is held back by its own pipe. An `initialize` for a restarted
+//! so none is lost or reordered and the app is held back by its own pipe;
+//! while none can start at all (`Relay::cannot_start`), the app's requests
+//! are answered at once with why. An `initialize` for a restarted
 //! server is the app's again, answered inside the bridge, followed by what
 //! the server must be told again (initialized, logging level,
 //! subscriptions); the app is not interrupted.
