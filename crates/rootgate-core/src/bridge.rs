@@ -99,6 +99,11 @@ pub async fn connect(
     let done = tokio_util::sync::CancellationToken::new();
     let writer = tokio::spawn(relay::write_app(out_rx, app_out, done.clone()));
     let timeline = Arc::new(Timeline::default());
+    // AI apps start the bridge without saying where the session bus is; the
+    // window recorded it beside the settings (see `secrets::service`).
+    if let Some(dir) = options.settings.path().parent() {
+        crate::secrets::service::find_bus_in(dir);
+    }
     let opened = Store::open_read_only(options.settings.clone());
     let (store, spec) = match opened {
         Ok((store, problem)) => {
