@@ -404,3 +404,77 @@ fn a_folder_name_with_hidden_characters_is_written_out_in_the_terminal() {
         assert!(said.contains("invoice<U+202E>fdp.exe"), "{args:?}: {said}");
     }
 }
+
+/// A server's secret in the keyring reaches it through a bridge that an AI
+/// app started the way apps start servers: with the SDK's reduced
+/// environment, which says nothing of the session bus, on a desktop whose
+/// bus is not at the usual place (this run's own bus, at a random address).
+/// The window recorded where its bus is beside the settings, and the
+/// bridge found the keyring there; the server's own `get-env` shows the
+/// value arrived. Needs this run's keyring (scripts/with-keyring.sh) and
+/// fails at once, saying so, without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_told_nothing_of_the_session_reaches_the_keyring_the_window_recorded() {
+    assert!(
+        has_test_keyring(),
+        "this test needs a keyring of its own: run it under scripts/with-keyring.sh"
+    );
+    let told = std::env::var("DBUS_SESSION_BUS_ADDRESS").expect("the run's bus");
+    let uid = nix::unistd::getuid().as_raw();
+    assert!(
+        !told.contains(&format!("/run/user/{uid}/bus")),
+        "the run's bus is at the usual place ({told}), where any process finds it"
+    );
+    let (rg, _window) = Rootgate::with_window();
+    let recorded = rg
+        .store
+        .file()
+        .path()
+        .with_file_name(rootgate_core::secrets::service::BUS_FILE);
+    assert_eq!(
+        std::fs::read_to_string(&recorded)
+            .expect("the window recorded its bus")
+            .trim(),
+        told
+    );
+    let js = everything_js().display().to_string();
+    let spec = rg
+        .store
+        .add_server(rootgate_core::servers::ServerDraft {
+            name: "everything".into(),
+            command: "node".into(),
+            args: vec![js, "stdio".into()],
+            env: [(TOKEN.to_owned(), SECRET.to_owned())].into(),
+            ..Default::default()
+        })
+        .expect("add");
+    assert_eq!(spec.secrets[TOKEN], SecretPlace::Keyring);
+    rg.store
+        .approve_command(&spec.id, &spec.command_line())
+        .expect("approve");
+
+    // Claude Desktop's way: the SDK's default environment, HOME only.
+    let dir = rg.config_home.join("Claude");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let config = dir.join("claude_desktop_config.json");
+    let entry = json!({"mcpServers": {"everything": {
+        "command": binary("rootgate").display().to_string(),
+        "args": ["connect", "everything"],
+    }}});
+    std::fs::write(&config, entry.to_string()).expect("write");
+    let mut claude = App::start_from_config(&rg, &config, "everything").await;
+    assert_eq!(
+        claude.connected["event"], "connected",
+        "{:#?}",
+        claude.connected
+    );
+    let env = claude.call("get-env", json!({})).await;
+    let env: Value = serde_json::from_str(&tool_text(&env)).expect("the server's environment");
+    assert_eq!(env[TOKEN], SECRET, "the server got its secret");
+    assert!(
+        env.get("DBUS_SESSION_BUS_ADDRESS").is_none(),
+        "the app told the bridge nothing of the bus"
+    );
+    claude.send(json!({"op": "close"})).await;
+    let _ = claude.child.wait().await;
+}

@@ -249,3 +249,104 @@ async fn a_python_sdk_app_probing_server_discover_is_served_by_a_legacy_server()
     app.send(json!({"op": "close"})).await;
     let _ = app.child.wait().await;
 }
+
+/// What the app is told while its server has no folder to start with.
+const NO_FOLDER: &str =
+    "files has no folder shared with it in Rootgate; share one in the Rootgate window";
+
+/// The folders the filesystem server allows, by its own tool; the call's
+/// error text when it has none to give.
+async fn allowed_or_error(app: &mut App) -> Result<Vec<String>, Value> {
+    // The app's own timeout is short: a call left waiting fails the test
+    // with the SDK's timeout, not with the words it must get.
+    let answer = app
+        .request(json!({"op": "callTool", "name": "list_allowed_directories",
+                        "arguments": {}, "timeoutMs": 5000}))
+        .await;
+    match answer.get("ok") {
+        Some(ok) => Ok(tool_text(ok)
+            .lines()
+            .filter(|l| l.starts_with('/'))
+            .map(str::to_owned)
+            .collect()),
+        None => Err(answer),
+    }
+}
+
+/// The server takes its folders as arguments (`${folders}`, as an import
+/// from Claude Desktop writes it): with its last folder withdrawn it cannot
+/// start again, and the app's next call is answered at once with why,
+/// not left to the app's own timeout; shared again, the same connection
+/// goes on with the new folder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_folder_withdrawn_mid_session_is_answered_at_once() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js, "${folders}"]);
+    let (a, a_path) = rg.folder("a");
+    let (b, b_path) = rg.folder("b");
+    rg.share(&files.id, &a);
+    let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    assert_eq!(
+        allowed_or_error(&mut app).await,
+        Ok(vec![a_path.display().to_string()])
+    );
+
+    rg.store.revoke(&files.id, &a).expect("withdraw");
+    // The bridge sees the change when it re-reads the settings; until then
+    // the running server may answer a call or two.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let refused = loop {
+        match allowed_or_error(&mut app).await {
+            Err(answer)
+                if answer["error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains(NO_FOLDER)) =>
+            {
+                break answer;
+            }
+            other => {
+                assert!(
+                    other
+                        .as_ref()
+                        .err()
+                        .is_none_or(|e| e["code"] != -32001 && !e.to_string().contains("timed out")),
+                    "the call was left waiting: {other:?}"
+                );
+                assert!(tokio::time::Instant::now() < deadline, "still: {other:?}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    };
+    assert_eq!(refused["code"], -32603, "{refused}");
+    // And so is every call after it, each at once.
+    for _ in 0..3 {
+        let again = allowed_or_error(&mut app).await.expect_err("no folder");
+        assert!(
+            again["error"]
+                .as_str()
+                .is_some_and(|e| e.contains(NO_FOLDER)),
+            "{again}"
+        );
+    }
+
+    // Shared again in the window: the server starts with it, on the same
+    // connection.
+    rg.share(&files.id, &b);
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        match allowed_or_error(&mut app).await {
+            Ok(now) => {
+                assert_eq!(now, vec![b_path.display().to_string()]);
+                break;
+            }
+            Err(answer) => {
+                assert!(tokio::time::Instant::now() < deadline, "still: {answer}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}

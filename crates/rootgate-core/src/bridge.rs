@@ -99,6 +99,11 @@ pub async fn connect(
     let done = tokio_util::sync::CancellationToken::new();
     let writer = tokio::spawn(relay::write_app(out_rx, app_out, done.clone()));
     let timeline = Arc::new(Timeline::default());
+    // AI apps start the bridge without saying where the session bus is; the
+    // window recorded it beside the settings (see `secrets::service`).
+    if let Some(dir) = options.settings.path().parent() {
+        crate::secrets::service::find_bus_in(dir);
+    }
     let opened = Store::open_read_only(options.settings.clone());
     let (store, spec) = match opened {
         Ok((store, problem)) => {
@@ -207,6 +212,7 @@ async fn serve(
         status: session.subscribe_status(),
     }
     .spawn();
+    let (id, name) = (spec.id.clone(), spec.name.clone());
     session.start(spec);
     let outcome = loop {
         tokio::select! {
@@ -217,6 +223,13 @@ async fn serve(
                 }
                 let now = status.borrow_and_update().clone();
                 let why = match now {
+                    // The server cannot start until the person shares a
+                    // folder: the app is answered at once meanwhile, and
+                    // stays connected for when they do.
+                    Status::Waiting { reason } => {
+                        relay.cannot_start(&cannot_start(&store, &id, &name, &reason)).await;
+                        continue;
+                    }
                     Status::Failed { reason } => reason,
                     Status::Stopped { .. } => "the server was removed from Rootgate".to_owned(),
                     _ => continue,
@@ -230,6 +243,59 @@ async fn serve(
     outcome
 }
 
+/// Whether a watcher's event may mean that the settings file `name` now
+/// says something else: it was written, created, renamed over or removed,
+/// or the watcher lost events and cannot say. Opening and reading it do
+/// not change it, and must not count: inotify reports every open, the
+/// bridge's own re-read among them, so counting those made each re-read
+/// wake the next one, about 19 times a second for as long as the bridge
+/// lived. Metadata (a `chmod`, a `touch`) does not change what it says
+/// either.
+fn may_change(event: &notify::Result<notify::Event>, name: &std::ffi::OsStr) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    let Ok(event) = event else {
+        // The watcher failed to deliver something: read again to be sure.
+        return true;
+    };
+    if event.paths.is_empty() {
+        // Events were lost (the queue overflowed): the file may have changed.
+        return true;
+    }
+    let changes = match event.kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        _ => true,
+    };
+    changes && event.paths.iter().any(|p| p.file_name() == Some(name))
+}
+
+/// What the app is told while its server cannot start (`reason`, the
+/// session's words for it): most often that it has no folder. The server
+/// is named as it is now (`name` if it is gone).
+fn cannot_start(store: &Store, id: &ServerId, name: &str, reason: &str) -> String {
+    let available = store
+        .shared_with(id)
+        .map(|shared| shared.roots().len())
+        .unwrap_or(0);
+    let granted = store.snapshot().grants.iter().any(|g| &g.server == id);
+    let name = store
+        .server(id)
+        .map_or_else(|_| name.to_owned(), |s| s.name);
+    match (granted, available) {
+        (false, _) => format!(
+            "{name} has no folder shared with it in Rootgate; share one in the Rootgate window"
+        ),
+        (true, 0) => format!(
+            "{name} has no folder it can be given in Rootgate: the folders shared with it are \
+             not there now (moved, deleted or unmounted); share one in the Rootgate window"
+        ),
+        _ => format!(
+            "{name} cannot start in Rootgate now: {reason}; change that in the Rootgate window"
+        ),
+    }
+}
+
 /// Reads the settings file again whenever it changes, so a change made in
 /// the window reaches this connection. The watcher lives as long as the
 /// value returned.
@@ -239,9 +305,7 @@ fn watch_settings(store: Arc<Store>) -> Option<notify::RecommendedWatcher> {
     let name = path.file_name()?.to_owned();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if let Ok(event) = event
-            && event.paths.iter().any(|p| p.file_name() == Some(&name))
-        {
+        if may_change(&event, &name) {
             let _ = tx.send(());
         }
     })
@@ -261,4 +325,136 @@ fn watch_settings(store: Arc<Store>) -> Option<notify::RecommendedWatcher> {
         }
     });
     Some(watcher)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc as std_mpsc;
+
+    /// Reading the settings file (as every re-read does) is seen by the
+    /// watcher, and must not count as a change; a save that renames a new
+    /// file over it must. Events come in order, so the first that counts
+    /// has to be the save's, after every read's.
+    #[test]
+    fn reading_the_settings_is_no_change_and_a_save_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, b"{}").unwrap();
+        let (tx, rx) = std_mpsc::channel();
+        let mut watcher = notify::recommended_watcher(move |e| {
+            let _ = tx.send(e);
+        })
+        .unwrap();
+        watcher
+            .watch(dir.path(), RecursiveMode::NonRecursive)
+            .unwrap();
+        for _ in 0..5 {
+            std::fs::read(&path).unwrap();
+        }
+        let tmp = dir.path().join(".settings.json.tmp-1");
+        std::fs::write(&tmp, b"{\"version\": 2}").unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+
+        let name = path.file_name().unwrap().to_owned();
+        let mut reads_of_it = 0;
+        let first = loop {
+            let event = rx
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the watcher reported the save");
+            if may_change(&event, &name) {
+                break event.unwrap();
+            }
+            let event = event.unwrap();
+            if matches!(event.kind, notify::EventKind::Access(_))
+                && event.paths.iter().any(|p| p == &path)
+            {
+                reads_of_it += 1;
+            }
+        };
+        // The kernel merges identical events in a row: five opens are one.
+        assert!(reads_of_it >= 1, "the reads were seen, and passed over");
+        assert!(
+            matches!(
+                first.kind,
+                notify::EventKind::Modify(notify::event::ModifyKind::Name(_))
+            ),
+            "the first change is the save's rename: {first:?}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod waiting_tests {
+    use super::*;
+    use serde_json::Value;
+    use tokio::io::AsyncWriteExt;
+
+    fn answer(line: Option<Vec<u8>>) -> Value {
+        serde_json::from_slice(&line.expect("an answer for the app")).expect("JSON")
+    }
+
+    /// With no server life ready, the app's request waits and is shown as
+    /// waiting; once no life can start, it is answered at once with why,
+    /// as is the app's `initialize` still waiting and every later request.
+    #[tokio::test]
+    async fn a_request_waits_in_view_and_is_answered_once_no_server_can_start() {
+        let (out_tx, mut out_rx) = mpsc::channel(16);
+        let timeline = Arc::new(Timeline::default());
+        let relay = Relay::new(ServerId::generate(), Arc::clone(&timeline), out_tx);
+        let (mut app, app_in) = tokio::io::duplex(64 * 1024);
+        let reader = Arc::clone(&relay);
+        tokio::spawn(async move { reader.read_app(app_in).await });
+        let mut seen = relay.subscribe();
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n\
+              {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"read_text_file\",\"arguments\":{}}}\n",
+        )
+        .await
+        .unwrap();
+        let waiting = seen
+            .wait_for(|s| s.waiting.is_some())
+            .await
+            .unwrap()
+            .waiting
+            .clone()
+            .unwrap();
+        assert_eq!(waiting.method, "tools/call");
+        assert_eq!(waiting.target.as_deref(), Some("read_text_file"));
+
+        let why =
+            "files has no folder shared with it in Rootgate; share one in the Rootgate window";
+        relay.cannot_start(why).await;
+        let mut answers = [answer(out_rx.recv().await), answer(out_rx.recv().await)];
+        answers.sort_by_key(|a| a["id"].as_i64());
+        for (answer, id) in answers.iter().zip([1, 2]) {
+            assert_eq!(answer["id"], id, "{answer}");
+            assert_eq!(answer["error"]["message"], why, "{answer}");
+        }
+        seen.wait_for(|s| s.waiting.is_none()).await.unwrap();
+
+        app.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n")
+            .await
+            .unwrap();
+        let later = answer(out_rx.recv().await);
+        assert_eq!(later["id"], 3, "{later}");
+        assert_eq!(later["error"]["message"], why, "{later}");
+        let calls: Vec<String> = timeline
+            .all()
+            .into_iter()
+            .filter_map(|e| match e.event {
+                crate::timeline::Event::Call {
+                    method, outcome, ..
+                } => Some(format!("{method}: {outcome}")),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            vec![
+                format!("tools/call: error -32603: {why}"),
+                format!("tools/list: error -32603: {why}"),
+            ]
+        );
+    }
 }

@@ -48,6 +48,19 @@ pub struct AppIdentity {
     pub protocol_version: String,
 }
 
+/// An app's request that waits in the bridge for the server: no life of
+/// the server is ready to take it (it starts or restarts).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitingCall {
+    pub method: String,
+    /// The tool, prompt or resource it names, if any.
+    pub target: Option<String>,
+    /// When it began to wait, in milliseconds since the epoch.
+    pub since_ms: u64,
+}
+
 /// What a bridge reports, one JSON object per line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
@@ -72,6 +85,8 @@ pub enum Report {
     Entry { entry: Entry },
     /// The folders the app itself works in (its roots), as URIs.
     Suggest { uris: Vec<String> },
+    /// The app's request that waits for the server, or none any more.
+    Waiting { call: Option<WaitingCall> },
     /// Not a bridge's: `rootgate import` asks the open window to import an
     /// AI app's servers, since the window holds the settings. The first and
     /// only line; the window answers with one [`ImportAnswer`] line.
@@ -192,6 +207,8 @@ pub struct ConnectionView {
     pub calls: u64,
     /// The app's own folders, as it listed them.
     pub app_roots: Vec<String>,
+    /// The app's request that waits for the server now, if one does.
+    pub waiting: Option<WaitingCall>,
 }
 
 /// What changed among the connections.
@@ -421,6 +438,7 @@ impl Connections {
                     ended_at_ms: None,
                     calls: 0,
                     app_roots: Vec::new(),
+                    waiting: None,
                 },
                 entries: VecDeque::new(),
             });
@@ -443,6 +461,7 @@ impl Connections {
                 Report::Hello { .. } | Report::Import { .. } | Report::Open { .. } => return,
                 Report::App { app } => known.view.app = Some(app),
                 Report::Status { status } => known.view.status = status,
+                Report::Waiting { call } => known.view.waiting = call,
                 Report::Entry { entry } => {
                     if matches!(entry.event, crate::timeline::Event::Call { .. }) {
                         known.view.calls += 1;
@@ -479,6 +498,8 @@ impl Connections {
             let Some(known) = map.get_mut(id) else { return };
             known.view.live = false;
             known.view.ended_at_ms = Some(now_ms());
+            // Nothing waits in a bridge that is gone.
+            known.view.waiting = None;
             // A bridge that went without saying its server stopped (it was
             // killed) leaves no server running: its launcher ends it.
             if matches!(

@@ -95,7 +95,9 @@ async fn run(
                 continue;
             }
             event = events.recv() => match event {
-                Some(event) => pending.event(event),
+                Some(event) => if !pending.event(event) {
+                    continue;
+                },
                 None => return,
             },
             () = mount_changes.changed() => pending.mounts = true,
@@ -107,7 +109,9 @@ async fn run(
             tokio::select! {
                 _ = &mut settle => break,
                 more = events.recv() => match more {
-                    Some(more) => pending.event(more),
+                    Some(more) => {
+                        pending.event(more);
+                    }
                     None => return,
                 },
                 () = mount_changes.changed() => pending.mounts = true,
@@ -141,10 +145,15 @@ struct Pending {
 }
 
 impl Pending {
-    fn event(&mut self, event: notify::Result<notify::Event>) {
-        let paths = paths_of(event);
+    /// Takes one event in; returns whether it may change a root's
+    /// availability (see [`paths_of`]).
+    fn event(&mut self, event: notify::Result<notify::Event>) -> bool {
+        let Some(paths) = paths_of(event) else {
+            return false;
+        };
         self.everything |= paths.is_empty();
         self.touched.extend(paths);
+        true
     }
 
     fn affects(&self, root: &Root) -> bool {
@@ -153,9 +162,17 @@ impl Pending {
 }
 
 /// The paths an event names; an error from the watcher (events lost)
-/// names none, which makes every root be re-checked.
-fn paths_of(event: notify::Result<notify::Event>) -> Vec<PathBuf> {
-    event.map(|e| e.paths).unwrap_or_default()
+/// names none, which makes every root be re-checked. An event that only
+/// opened, read or closed something names nothing to re-check: the check
+/// itself lists each root's folder, which inotify reports as an open of
+/// it, so counting those made every check wake the next one, ten times a
+/// second for as long as a folder was shared.
+fn paths_of(event: notify::Result<notify::Event>) -> Option<Vec<PathBuf>> {
+    match event {
+        Ok(e) if matches!(e.kind, notify::EventKind::Access(_)) => None,
+        Ok(e) => Some(e.paths),
+        Err(_) => Some(Vec::new()),
+    }
 }
 
 /// Watches each root's folder and the nearest existing folder above it, and

@@ -294,6 +294,18 @@ impl Supervisor {
         secrets: Arc<crate::secrets::Secrets>,
     ) -> Result<Arc<Supervisor>, SupervisorError> {
         let (store, recovery) = Store::open_with_secrets(file, secrets)?;
+        // Bridges that AI apps start are not told where the session bus is,
+        // and find the keyring through what the window records here (see
+        // `secrets::service`); failing to record it changes nothing else.
+        if let Some(dir) = store.file().path().parent()
+            && let Err(e) = crate::secrets::service::record_bus(dir)
+        {
+            eprintln!(
+                "rootgate: where the session bus is could not be recorded in {} ({e}); \
+                 servers started through `rootgate connect` may not reach the keyring",
+                dir.display()
+            );
+        }
         let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
         let runtime = tokio::runtime::Handle::current();
         let supervisor = Arc::new_cyclic(|me| Supervisor {

@@ -131,6 +131,10 @@ fn seen_reports(seen: &Seen) -> Vec<Report> {
             uris: seen.app_roots.clone(),
         });
     }
+    // Always said, so that a call that stopped waiting is seen to.
+    reports.push(Report::Waiting {
+        call: seen.waiting.clone(),
+    });
     reports
 }
 

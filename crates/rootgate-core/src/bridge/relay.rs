@@ -7,7 +7,9 @@
 //! server's output and routes it, `roots/list` going to the session's wire
 //! to be answered from consent; the app's one reader passes the app's lines
 //! to the life that is ready, and waits while none is (during a restart),
-//! so none is lost or reordered and the app is held back by its own pipe. An `initialize` for a restarted
+//! so none is lost or reordered and the app is held back by its own pipe;
+//! while none can start at all (`Relay::cannot_start`), the app's requests
+//! are answered at once with why. An `initialize` for a restarted
 //! server is the app's again, answered inside the bridge, followed by what
 //! the server must be told again (initialized, logging level,
 //! subscriptions); the app is not interrupted.
@@ -27,6 +29,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::route::{AppInfo, Call, Out, Router};
+use crate::connections::WaitingCall;
 use crate::consent::SharedRoots;
 use crate::ids::ServerId;
 use crate::servers::Era;
@@ -46,6 +49,9 @@ pub struct Seen {
     pub app: Option<AppInfo>,
     /// The app's own roots: suggestions, never shared by themselves.
     pub app_roots: Vec<String>,
+    /// The app's request held because no server life is ready for it (the
+    /// server starts or restarts), so the window can show what waits.
+    pub waiting: Option<WaitingCall>,
 }
 
 struct State {
@@ -70,6 +76,9 @@ pub struct Relay {
     app_out: mpsc::Sender<Vec<u8>>,
     /// The frames of the life that is ready to take app lines.
     ready: watch::Sender<Option<mpsc::Sender<Frame>>>,
+    /// Why no life can be started now (see [`Relay::cannot_start`]); set
+    /// and cleared under the state's lock, with `attached`.
+    unstartable: watch::Sender<Option<String>>,
     seen: watch::Sender<Seen>,
 }
 
@@ -103,6 +112,7 @@ impl Relay {
             timeline,
             app_out,
             ready: watch::Sender::new(None),
+            unstartable: watch::Sender::new(None),
             seen: watch::Sender::new(Seen::default()),
         })
     }
@@ -158,6 +168,8 @@ impl Relay {
             state.life += 1;
             state.attached = Some(wire.frames.clone());
             state.init_waiter = Some(init_tx);
+            // A life is coming: what the app asks waits for it again.
+            self.unstartable.send_replace(None);
             (state.life, state.router.initialize_for_server())
         };
         self.ready.send_replace(None);
@@ -217,6 +229,26 @@ impl Relay {
         };
         self.ready.send_replace(None);
         self.perform(outs, None).await;
+    }
+
+    /// No server life can be started now (its folders are passed as
+    /// arguments, and none is shared): until one attaches, every app
+    /// request is answered at once with `why`, those already waiting
+    /// included, and so is the app's `initialize` if it waits, rather than
+    /// left to the app's own timeout with nothing to say. Ignored while a
+    /// life is attached (it attached since the caller saw why).
+    pub async fn cannot_start(&self, why: &str) {
+        let refused = {
+            let mut state = self.lock();
+            if state.attached.is_some() {
+                return;
+            }
+            self.unstartable.send_replace(Some(why.to_owned()));
+            state.router.refuse_initialize(-32603, why)
+        };
+        if let Some(Some(line)) = refused {
+            let _ = self.app_out.send(line).await;
+        }
     }
 
     /// The app's `initialize` can never be served (unknown server, command
@@ -285,7 +317,11 @@ impl Relay {
                 Out::App(line) => {
                     let _ = self.app_out.send(line).await;
                 }
-                Out::AppInitialized => self.app_initialized(),
+                Out::AppInitialized => {
+                    if let Some(refused) = self.app_initialized() {
+                        let _ = self.app_out.send(refused).await;
+                    }
+                }
                 Out::ServerInitialized(result) => {
                     let waiter = {
                         let mut state = self.lock();
@@ -349,11 +385,9 @@ impl Relay {
         let mut ready = self.ready.subscribe();
         let mut line = line;
         loop {
-            let frames = match ready.wait_for(Option::is_some).await {
-                Ok(frames) => frames.clone(),
-                Err(_) => return,
+            let Some(frames) = self.next_life(&mut ready, &line).await else {
+                return;
             };
-            let Some(frames) = frames else { continue };
             match frames.send(Frame::Lines(line)).await {
                 Ok(()) => return,
                 Err(e) => {
@@ -367,8 +401,56 @@ impl Relay {
         }
     }
 
-    fn app_initialized(&self) {
-        let (app, send) = {
+    /// The life ready for an app line, waiting for one while none is (the
+    /// server starts or restarts), with the line shown as waiting. `None`
+    /// when the relay is gone, or when no life can be started now (see
+    /// [`Relay::cannot_start`]): then every app request waiting, this
+    /// line's among them, is answered with the reason, and the line goes
+    /// nowhere.
+    async fn next_life(
+        &self,
+        ready: &mut watch::Receiver<Option<mpsc::Sender<Frame>>>,
+        line: &[u8],
+    ) -> Option<mpsc::Sender<Frame>> {
+        if let Some(frames) = ready.borrow_and_update().clone() {
+            return Some(frames);
+        }
+        let mut unstartable = self.unstartable.subscribe();
+        self.seen.send_modify(|s| s.waiting = waiting_call(line));
+        let life = loop {
+            if let Some(frames) = ready.borrow_and_update().clone() {
+                break Some(frames);
+            }
+            let why = unstartable.borrow_and_update().clone();
+            if let Some(why) = why {
+                let outs = self.lock().router.server_gone(&why, Instant::now());
+                for out in outs {
+                    // A server gone says only these: errors for the app and
+                    // the calls they end.
+                    match out {
+                        Out::App(line) => {
+                            let _ = self.app_out.send(line).await;
+                        }
+                        Out::Call(call) => self.record_call(call),
+                        _ => {}
+                    }
+                }
+                break None;
+            }
+            tokio::select! {
+                changed = ready.changed() => if changed.is_err() { break None },
+                changed = unstartable.changed() => if changed.is_err() { break None },
+            }
+        };
+        self.seen.send_modify(|s| s.waiting = None);
+        life
+    }
+
+    /// The app's `initialize` arrived: it goes to the attached life, if
+    /// there is one. Returns the app's error when no life can be started
+    /// now (see [`Relay::cannot_start`]).
+    fn app_initialized(&self) -> Option<Vec<u8>> {
+        let (app, send, refused) = {
             let mut state = self.lock();
             let app = state.router.app().cloned();
             let line = match state.attached.clone() {
@@ -378,12 +460,17 @@ impl Relay {
                     .map(|line| (frames, line)),
                 None => None,
             };
-            (app, line)
+            let refused = match (&line, self.unstartable.borrow().as_deref()) {
+                (None, Some(why)) => state.router.refuse_initialize(-32603, why).flatten(),
+                _ => None,
+            };
+            (app, line, refused)
         };
         if let Some((frames, line)) = send {
             send_now(&frames, line);
         }
         self.seen.send_modify(|s| s.app = app);
+        refused
     }
 
     fn record_call(&self, call: Call) {
@@ -454,6 +541,34 @@ pub async fn write_app(
         }
     }
     let _ = out.flush().await;
+}
+
+/// What an app line held for a life is, for the window: a request's
+/// method and what it names (a tool, prompt or resource). Only read while
+/// a line waits, never on the way of lines that pass.
+fn waiting_call(line: &[u8]) -> Option<WaitingCall> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        #[serde(default)]
+        id: Option<Value>,
+        #[serde(default)]
+        method: Option<String>,
+        #[serde(default)]
+        params: Option<Value>,
+    }
+    let peek: Peek = serde_json::from_slice(line).ok()?;
+    peek.id?;
+    let method = peek.method?;
+    let params = peek.params.unwrap_or(Value::Null);
+    let target = ["name", "uri"]
+        .iter()
+        .find_map(|key| params.get(key).and_then(Value::as_str))
+        .map(str::to_owned);
+    Some(WaitingCall {
+        method,
+        target,
+        since_ms: crate::ids::now_ms(),
+    })
 }
 
 fn too_long(bytes: usize) -> Vec<u8> {

@@ -13,11 +13,27 @@
 //! its server) or from none (a window's command), a keyring restarted
 //! since the last call is found again, and no connection outlives the
 //! runtime it was made on. A call waits at most a minute, an unlock prompt
-//! included. What is not here: which values are kept where (`secrets`,
-//! `store`).
+//! included.
+//!
+//! Where the session bus is: where the process is told
+//! (`DBUS_SESSION_BUS_ADDRESS`), else where the window said it was, else
+//! the usual place (`$XDG_RUNTIME_DIR/bus`, `/run/user/UID/bus`). AI apps
+//! start servers, and so bridges, with a reduced environment (the official
+//! SDKs pass HOME, PATH, USER and a few more), which says nothing of the
+//! session; where the bus is not at the usual place (`dbus-launch`, a bus
+//! of a desktop without systemd) a bridge would find no keyring. So the
+//! process that owns the settings records the address it was told in the
+//! settings folder ([`record_bus`], a file of mode 0600 in the 0700
+//! folder), and a bridge told nothing reads it there ([`find_bus_in`]).
+//!
+//! What is not here: which values are kept where (`secrets`, `store`).
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use secret_service::{Collection, EncryptionType, Error};
@@ -103,8 +119,88 @@ impl From<Error> for Failure {
     }
 }
 
+/// The file, in the settings folder, that holds the window's bus address.
+pub const BUS_FILE: &str = "session-bus";
+
+/// The variable that says where the session bus is.
+const BUS_VARIABLE: &str = "DBUS_SESSION_BUS_ADDRESS";
+
+/// The settings folder a process told nothing of its session looks in.
+static RECORDED_IN: OnceLock<PathBuf> = OnceLock::new();
+
+/// Records where this process's session bus is, in the settings folder
+/// `dir`, for bridges started without being told (see the module's
+/// documentation). Nothing is written when this process was not told
+/// either, or when the file says so already. Called by the process that
+/// owns the settings.
+pub fn record_bus(dir: &Path) -> std::io::Result<()> {
+    let Some(address) = told_address() else {
+        return Ok(());
+    };
+    // The settings' own folder, made as their first save makes it.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let path = dir.join(BUS_FILE);
+    if std::fs::read_to_string(&path).is_ok_and(|now| now.trim() == address) {
+        return Ok(());
+    }
+    // Written aside and renamed over, so a bridge never reads half of it.
+    let tmp = dir.join(format!(".{BUS_FILE}.tmp-{}", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(format!("{address}\n").as_bytes()))
+        .and_then(|()| std::fs::rename(&tmp, &path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Makes this process look for the session bus in the settings folder
+/// `dir` when it is not told where it is. The first folder given stays.
+pub fn find_bus_in(dir: &Path) {
+    let _ = RECORDED_IN.set(dir.to_path_buf());
+}
+
+/// The address this process was told, if any.
+fn told_address() -> Option<String> {
+    std::env::var(BUS_VARIABLE)
+        .ok()
+        .map(|a| a.trim().to_owned())
+        .filter(|a| !a.is_empty())
+}
+
+/// The address the window recorded, when this process was told none.
+fn recorded_address() -> Option<String> {
+    if told_address().is_some() {
+        return None;
+    }
+    let dir = RECORDED_IN.get()?;
+    let text = std::fs::read_to_string(dir.join(BUS_FILE)).ok()?;
+    Some(text.trim().to_owned()).filter(|a| !a.is_empty())
+}
+
+/// The session bus: where this process was told, else where the window
+/// recorded it, else the usual place. A recorded bus that is gone (the
+/// window's session ended) gives way to the usual place.
+async fn session_bus() -> Result<zbus::Connection, zbus::Error> {
+    if let Some(address) = recorded_address()
+        && let Ok(builder) = zbus::connection::Builder::address(address.as_str())
+        && let Ok(bus) = builder.build().await
+    {
+        return Ok(bus);
+    }
+    zbus::Connection::session().await
+}
+
 async fn connect() -> Result<secret_service::SecretService<'static>, Failure> {
-    let bus = zbus::Connection::session().await.map_err(Failure::NoBus)?;
+    let bus = session_bus().await.map_err(Failure::NoBus)?;
     Ok(secret_service::SecretService::connect_with_existing(EncryptionType::Dh, bus).await?)
 }
 
