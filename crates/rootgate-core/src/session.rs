@@ -29,6 +29,7 @@ pub mod notify;
 pub mod offers;
 pub mod process;
 pub mod protocol;
+pub mod ready;
 pub mod rounds;
 mod serve;
 pub mod stderr_log;
@@ -180,6 +181,8 @@ pub struct Session {
     commands: mpsc::UnboundedSender<Command>,
     status: watch::Receiver<Status>,
     delivery: watch::Receiver<Delivery>,
+    /// Whether the current life has its first folders (see `ready`).
+    ready: watch::Receiver<ready::Readiness>,
     stderr: Arc<StderrLog>,
     messages: broadcast::Sender<ServerMessage>,
     /// Progress, lists changed and resources updated (see `offers`).
@@ -251,6 +254,10 @@ impl Session {
         let (commands, rx) = mpsc::unbounded_channel();
         let (status_tx, status) = watch::channel(Status::Stopped { last_exit: None });
         let (delivery_tx, delivery) = watch::channel(Delivery::default());
+        let (ready_tx, ready) = watch::channel(ready::Readiness::Pending);
+        if let Some(relay) = &relay {
+            relay.follow_readiness(ready.clone());
+        }
         let stderr = Arc::new(StderrLog::default());
         let messages = broadcast::Sender::new(SERVER_MESSAGE_BUFFER);
         let notices = broadcast::Sender::new(offers::NOTICE_BUFFER);
@@ -260,6 +267,8 @@ impl Session {
             commands: rx,
             status: status_tx,
             delivery: delivery_tx,
+            ready: ready_tx,
+            asks: None,
             following: Following::Unknown,
             restarted: None,
             roots: roots.clone(),
@@ -278,6 +287,7 @@ impl Session {
             commands,
             status,
             delivery,
+            ready,
             stderr,
             messages,
             notices,
@@ -354,6 +364,11 @@ impl Session {
 
     pub fn subscribe_delivery(&self) -> watch::Receiver<Delivery> {
         self.delivery.clone()
+    }
+
+    /// Whether the current life has its first folders yet (see `ready`).
+    pub fn subscribe_readiness(&self) -> watch::Receiver<ready::Readiness> {
+        self.ready.clone()
     }
 
     /// Forgets that the server was seen not to follow changes: withdrawals

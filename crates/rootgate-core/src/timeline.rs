@@ -120,6 +120,10 @@ pub enum Event {
         duration_ms: u64,
         outcome: String,
     },
+    /// The first request after a start that depends on folders (an AI
+    /// app's, or a try from the window) was held `held_ms` until the server
+    /// had its folders, or was not held; `said` tells which, and why.
+    FirstRequest { held_ms: u64, said: String },
     /// A stop was asked for (by the person, by a restart, by shutdown).
     Stopping { reason: String },
     /// The process ended.

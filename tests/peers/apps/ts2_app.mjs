@@ -6,6 +6,7 @@
 //   --pin     versionNegotiation { pin: "2026-07-28" }: modern only, no
 //             fallback (a modern-only app)
 //   --auto    versionNegotiation "auto": probes server/discover, falls back
+//   --first-call NAME   calls tool NAME right after connecting (see below)
 //   --elicitation   declares elicitation, answering "accept" with the
 //             driver's content (`elicit` on a callTool request)
 //
@@ -46,7 +47,19 @@ try {
   out({ event: "connectFailed", error: String(e?.message ?? e) });
   process.exit(1);
 }
-out({ event: "connected", server: client.getServerVersion(), protocolVersion: client.getNegotiatedProtocolVersion() });
+// --first-call NAME: call tool NAME (no arguments) as the very next thing
+// after connecting, as an agent does; its result comes with the connected
+// event.
+const firstAt = opts.indexOf("--first-call");
+let first;
+if (firstAt >= 0) {
+  try {
+    first = { ok: await client.callTool({ name: opts[firstAt + 1], arguments: {} }) };
+  } catch (e) {
+    first = { error: String(e?.message ?? e) };
+  }
+}
+out({ event: "connected", server: client.getServerVersion(), protocolVersion: client.getNegotiatedProtocolVersion(), first });
 
 async function run(req) {
   switch (req.op) {

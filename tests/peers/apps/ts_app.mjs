@@ -20,6 +20,7 @@
 // fixed text), {"event":"elicitation",...} (answered "accept" with the
 // driver's content), {"event":"closed"} when the server's side ends. Options before `--`: --roots URI[,URI...] (declare roots
 // and list these), --sampling, --elicitation, --name NAME, and
+// --first-call NAME (see below),
 // --config FILE --server NAME: start the server as the app does from its
 // config file (Claude Desktop's and Cursor's `mcpServers.NAME`, Claude
 // Code's `mcpServers.NAME` or `projects.PATH.mcpServers.NAME` with
@@ -132,7 +133,19 @@ try {
   out({ event: "connectFailed", error: String(e?.message ?? e) });
   process.exit(1);
 }
-out({ event: "connected", ms: performance.now() - started, server: client.getServerVersion(), capabilities: client.getServerCapabilities() });
+// --first-call NAME: call tool NAME (no arguments) as the very next thing
+// after `initialized`, as an agent does, before telling the driver; its
+// result (or error) comes with the connected event.
+const firstCall = value("--first-call");
+let first;
+if (firstCall !== undefined) {
+  try {
+    first = { ok: await client.callTool({ name: firstCall, arguments: {} }) };
+  } catch (e) {
+    first = { error: String(e?.message ?? e) };
+  }
+}
+out({ event: "connected", ms: performance.now() - started, server: client.getServerVersion(), capabilities: client.getServerCapabilities(), first });
 
 async function run(req) {
   switch (req.op) {

@@ -34,6 +34,7 @@ export function ofKind(event: Event, kind: KindFilter): boolean {
         event.kind === "rootsAnswered" ||
         event.kind === "rootsAskedInRound" ||
         event.kind === "listChangedSent" ||
+        event.kind === "firstRequest" ||
         event.kind === "notPickedUp" ||
         event.kind === "restartedToWithdraw" ||
         event.kind === "enforced" ||

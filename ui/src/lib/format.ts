@@ -137,6 +137,8 @@ export function describeEvent(event: Event): string {
       return sentence(`Restarted under new folder rules: ${event.reason}`);
     case "requestRefused":
       return `Refused its request “${event.method}”: Rootgate does not offer it.`;
+    case "firstRequest":
+      return event.said;
     case "call": {
       const what = event.target ? `${event.method} “${event.target}”` : event.method;
       return event.outcome === "ok"
@@ -339,6 +341,7 @@ export function eventTone(event: Event): Tone {
     case "rootsAnswered":
     case "rootsAskedInRound":
     case "listChangedSent":
+    case "firstRequest":
       return "info";
     case "inputNotOffered":
       return "warn";

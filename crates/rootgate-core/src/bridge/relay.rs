@@ -33,6 +33,7 @@ use crate::connections::WaitingCall;
 use crate::consent::SharedRoots;
 use crate::ids::ServerId;
 use crate::servers::Era;
+use crate::session::ready::{self, HOLD_BOUND, Readiness};
 use crate::session::wire::{Frame, Wire};
 use crate::timeline::{Event, Timeline};
 
@@ -66,6 +67,10 @@ struct State {
     notes: usize,
     /// The server's consented list, for a modern server's input rounds.
     roots: Option<watch::Receiver<SharedRoots>>,
+    /// Whether the server's current life has its first folders (see
+    /// `session::ready`): the app's first request that depends on folders
+    /// waits for it.
+    readiness: Option<watch::Receiver<Readiness>>,
 }
 
 /// The relay of one app connection.
@@ -107,6 +112,7 @@ impl Relay {
                 init_waiter: None,
                 notes: 0,
                 roots: None,
+                readiness: None,
             }),
             server,
             timeline,
@@ -131,15 +137,28 @@ impl Relay {
         self.seen.borrow().clone()
     }
 
+    /// Where the session publishes whether its server has its first
+    /// folders; the relay holds by it (see [`Relay::hold_first`]).
+    pub fn follow_readiness(&self, readiness: watch::Receiver<Readiness>) {
+        self.lock().readiness = Some(readiness);
+    }
+
     /// Reads the app's lines until it closes its output.
     pub async fn read_app(self: &Arc<Self>, input: impl AsyncRead + Unpin) {
         let mut lines = Lines::new(input);
         loop {
-            let outs = match lines.next().await {
-                Ok(Some(Line::Whole)) => self.lock().router.from_app(lines.line(), Instant::now()),
-                Ok(Some(Line::TooLong(bytes))) => vec![Out::App(too_long(bytes))],
+            let (outs, hold) = match lines.next().await {
+                Ok(Some(Line::Whole)) => {
+                    let mut state = self.lock();
+                    let outs = state.router.from_app(lines.line(), Instant::now());
+                    (outs, state.router.take_hold())
+                }
+                Ok(Some(Line::TooLong(bytes))) => (vec![Out::App(too_long(bytes))], None),
                 Ok(None) | Err(_) => return,
             };
+            if let Some(what) = hold {
+                self.hold_first(&what).await;
+            }
             self.perform(outs, None).await;
         }
     }
@@ -148,6 +167,35 @@ impl Relay {
     /// refused opening is kept for the life after it (see `session::era`).
     pub fn guess_era(&self, guessed: bool) {
         self.lock().router.guess_era(guessed);
+    }
+
+    /// The hold: the app's first request that depends on folders (`what`,
+    /// in words) waits until the server has applied its first folders, no
+    /// wait is needed, or [`HOLD_BOUND`] has passed; the timeline says
+    /// which. The app's reader waits with it, so nothing the app wrote
+    /// after it overtakes it. Later requests of the same life go at once.
+    async fn hold_first(&self, what: &str) {
+        let (life, readiness) = {
+            let state = self.lock();
+            (state.life, state.readiness.clone())
+        };
+        let Some(mut readiness) = readiness else {
+            return;
+        };
+        let held = ready::hold(&mut readiness, HOLD_BOUND).await;
+        {
+            let mut state = self.lock();
+            if state.life == life {
+                state.router.release_hold();
+            }
+        }
+        self.timeline.record(
+            &self.server,
+            Event::FirstRequest {
+                held_ms: u64::try_from(held.waited.as_millis()).unwrap_or(u64::MAX),
+                said: held.words(&format!("the app's first request ({what})")),
+            },
+        );
     }
 
     /// Attaches a new server life: its output is read from `stdout`, and
@@ -164,6 +212,9 @@ impl Relay {
         let (life, initialize) = {
             let mut state = self.lock();
             state.router.set_server_era(era);
+            // Each life starts without folders: the app's first request
+            // waits for them again.
+            state.router.arm_hold();
             state.roots = Some(roots);
             state.life += 1;
             state.attached = Some(wire.frames.clone());
@@ -276,13 +327,20 @@ impl Relay {
         loop {
             let outs = match lines.next().await {
                 Ok(Some(Line::Whole)) => {
-                    let mut state = self.lock();
-                    // A modern server's rounds are answered from the list as
-                    // it is now.
-                    if let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone()) {
-                        state.router.set_roots(now);
+                    let (outs, hold) = {
+                        let mut state = self.lock();
+                        // A modern server's rounds are answered from the
+                        // list as it is now.
+                        if let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone()) {
+                            state.router.set_roots(now);
+                        }
+                        let outs = state.router.from_server(lines.line(), Instant::now());
+                        (outs, state.router.take_hold())
+                    };
+                    match hold {
+                        Some(what) => self.hold_released(outs, what, frames),
+                        None => outs,
                     }
-                    state.router.from_server(lines.line(), Instant::now())
                 }
                 Ok(Some(Line::TooLong(bytes))) => vec![Out::Note(format!(
                     "the server wrote a line of {bytes} bytes, longer than {MAX_LINE}; dropped"
@@ -293,6 +351,33 @@ impl Relay {
         }
         self.detach(life, "the server stopped before answering")
             .await;
+    }
+
+    /// A modern app that opened with a request rather than
+    /// `server/discover` (the SDK 2.x client does, once it has discovered
+    /// the server on a connection of its own) has that request released
+    /// here, by the server's answer to the opening. The server's reader must
+    /// not wait, so the request (the last line for the server) is held on
+    /// a task of its own and sent when the hold ends; the rest goes now.
+    fn hold_released(
+        self: &Arc<Self>,
+        mut outs: Vec<Out>,
+        what: String,
+        frames: &mpsc::Sender<Frame>,
+    ) -> Vec<Out> {
+        let Some(at) = outs.iter().rposition(|o| matches!(o, Out::Server(_))) else {
+            return outs;
+        };
+        let Out::Server(line) = outs.remove(at) else {
+            return outs;
+        };
+        let relay = Arc::clone(self);
+        let frames = frames.clone();
+        tokio::spawn(async move {
+            relay.hold_first(&what).await;
+            let _ = frames.send(Frame::Lines(line)).await;
+        });
+        outs
     }
 
     /// Carries out what the router said. `from` is the life whose output

@@ -240,6 +240,12 @@ pub struct Router {
     /// That request, held until the server's era is known and it is open:
     /// its id (JSON text), method and params.
     deferred: Option<(Box<RawValue>, String, Option<Box<RawValue>>)>,
+    /// Set while the server's current life may not have its first folders
+    /// yet: the next app request that depends on folders is held (see
+    /// [`Router::take_hold`]).
+    hold_armed: bool,
+    /// That request, in words, for the relay to hold.
+    hold: Option<String>,
 }
 
 impl Default for Router {
@@ -269,7 +275,29 @@ impl Router {
             discovered: None,
             implicit_open: false,
             deferred: None,
+            // Armed from the start: an app that skips `initialized` and
+            // sends its first call at once is held as well.
+            hold_armed: true,
+            hold: None,
         }
+    }
+
+    /// A new server life starts: its first app request that depends on
+    /// folders is to be held until the server has them.
+    pub fn arm_hold(&mut self) {
+        self.hold_armed = true;
+        self.hold = None;
+    }
+
+    /// The hold is over for this life: requests go at once.
+    pub fn release_hold(&mut self) {
+        self.hold_armed = false;
+    }
+
+    /// The request the last line made, in words, if it must wait for the
+    /// server's first folders before it is written.
+    pub fn take_hold(&mut self) -> Option<String> {
+        self.hold.take()
     }
 
     /// Who the app is, once its `initialize` arrived.
@@ -435,6 +463,36 @@ mod tests {
         assert_eq!(call.duration, Duration::from_millis(7));
         assert_eq!(call.outcome, "ok");
         assert_eq!(router.in_flight(), 0);
+    }
+
+    #[test]
+    fn the_first_request_that_depends_on_folders_is_marked_for_the_hold_once_per_life() {
+        let mut router = Router::new();
+        initialized(&mut router, json!({}));
+        let now = Instant::now();
+        let send = |router: &mut Router, id: u32, method: &str, params: Value| {
+            let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            let outs = router.from_app(line.to_string().as_bytes(), now);
+            assert!(matches!(outs[0], Out::Server(_)), "{outs:?}");
+            router.take_hold()
+        };
+        for (id, method) in [(1, "ping"), (2, "tools/list"), (3, "prompts/list")] {
+            assert_eq!(send(&mut router, id, method, json!({})), None, "{method}");
+        }
+        let read = json!({"name": "read_text_file", "arguments": {"path": "/a"}});
+        assert_eq!(
+            send(&mut router, 4, "tools/call", read.clone()).as_deref(),
+            Some("tools/call “read_text_file”")
+        );
+        router.release_hold();
+        assert_eq!(send(&mut router, 5, "tools/call", read.clone()), None);
+        assert_eq!(send(&mut router, 6, "resources/list", json!({})), None);
+        // A new life has no folders either.
+        router.arm_hold();
+        assert_eq!(
+            send(&mut router, 7, "resources/list", json!({})).as_deref(),
+            Some("resources/list")
+        );
     }
 
     #[test]

@@ -37,6 +37,11 @@ pub(super) struct Actor {
     pub(super) commands: mpsc::UnboundedReceiver<Command>,
     pub(super) status: watch::Sender<Status>,
     pub(super) delivery: watch::Sender<Delivery>,
+    /// Whether the current life has its first folders (see `ready`).
+    pub(super) ready: watch::Sender<super::ready::Readiness>,
+    /// Whether the server asks for its folders at start, as seen in its
+    /// last life that settled it: a server that did not is not waited for.
+    pub(super) asks: Option<bool>,
     /// What was seen of the server's way with `list_changed`, across runs.
     pub(super) following: Following,
     /// The last restart made to apply a change.

@@ -169,6 +169,9 @@ impl Actor {
     /// Runs one life of the server process, from spawn to exit.
     pub(super) async fn run_connection(&mut self, spec: &ServerSpec) -> Next {
         self.status.send_replace(Status::Starting);
+        // A new life has no folders until it asks (see `ready`); what the
+        // last life had says nothing of this one.
+        self.ready.send_replace(super::ready::Readiness::Pending);
         let secrets = match self.read_secrets(spec).await {
             Ok(values) => values,
             Err(reason) => {

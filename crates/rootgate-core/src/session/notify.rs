@@ -169,6 +169,17 @@ impl NotifyGate {
         self.notified.is_some()
     }
 
+    /// When the server is taken to have applied, beyond doubt, the answer
+    /// of `generation` it was given: its modelled apply time plus `settle`,
+    /// the same margin the confirmation waits for. The first requests after
+    /// a start are held until then (see `ready`).
+    pub fn applied_by(&self, generation: u64) -> Option<Instant> {
+        self.applying
+            .iter()
+            .find(|a| a.generation == generation)
+            .map(|a| a.until)
+    }
+
     /// True once a wait has outlasted the pickup time, until the next answer.
     pub fn not_picked_up(&self) -> bool {
         self.not_picked_up

@@ -355,6 +355,7 @@ impl Session {
     /// One try from start to end, recorded whatever its outcome.
     async fn attempt(&self, ask: Ask, watch: Watch) -> Result<TryOutcome, SessionError> {
         let started = Instant::now();
+        self.hold_for_folders(&ask).await;
         let answered = || self.answered.load(std::sync::atomic::Ordering::Relaxed);
         let before = answered();
         let mut roots_asked = 0;
@@ -388,6 +389,29 @@ impl Session {
             duration_ms,
             roots_asked,
         })
+    }
+
+    /// A try right after a start waits, as an AI app's first request does,
+    /// until the server has applied its first folders (see `ready`), so
+    /// that it is not answered as if nothing were shared. A wait is
+    /// recorded; a try that did not wait is not (the window tries often).
+    async fn hold_for_folders(&self, ask: &Ask) {
+        if !matches!(self.status(), Status::Running(_)) {
+            return;
+        }
+        let mut readiness = self.ready.clone();
+        let held = super::ready::hold(&mut readiness, super::ready::HOLD_BOUND).await;
+        if held.waited.as_millis() == 0 {
+            return;
+        }
+        let what = format!("the try of {} “{}”", ask.method(), ask.target());
+        self.timeline.record(
+            &self.server,
+            Event::FirstRequest {
+                held_ms: u64::try_from(held.waited.as_millis()).unwrap_or(u64::MAX),
+                said: held.words(&what),
+            },
+        );
     }
 
     /// Sends `ask`, answering input rounds, until the server completes it.

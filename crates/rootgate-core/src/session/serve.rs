@@ -17,6 +17,7 @@ use super::actor::Actor;
 use super::connection::{Connection, Ending, seconds};
 use super::delivery::{DeliveryState, Following, Restarted};
 use super::notify::{Decision, NotifyGate};
+use super::ready::{FirstFolders, NoWait, Readiness};
 use super::wire::HandlerEvent;
 use crate::consent::{SharedRoot, SharedRoots};
 use crate::ids::now_ms;
@@ -48,12 +49,19 @@ impl Actor {
         // does not is told with `list_changed` once the hold has passed, so
         // folders shared before it started still reach it.
         let mut gate = NotifyGate::after_initialized(self.config.notify, Instant::now());
+        let mut first = self.first_folders(expanded.is_some());
         let mut last_given: Option<Arc<[SharedRoot]>> = None;
         let mut waiting = Waiting::default();
         let state = waiting.state(&gate, self.roots.borrow().generation());
         self.publish_delivery(state, None);
         loop {
-            let wake = gate.next_wake(self.roots.borrow().generation());
+            let wake = [
+                gate.next_wake(self.roots.borrow().generation()),
+                first.next_wake(),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             // Biased, in this order: the person's commands are never starved,
             // and everything the server said before it went away (answers,
             // messages) is recorded before its exit or closed output is.
@@ -91,7 +99,12 @@ impl Actor {
                         let len = roots.len();
                         last_given = Some(roots);
                         let current = self.roots.borrow().generation();
-                        gate.on_answered(generation, len, current, Instant::now())
+                        let decision = gate.on_answered(generation, len, current, Instant::now());
+                        self.asks = Some(true);
+                        if let Some(ready) = first.on_answered(generation, current, gate.applied_by(generation)) {
+                            self.ready.send_replace(ready);
+                        }
+                        decision
                     }
                     HandlerEvent::Refused { method } => {
                         self.record(Event::RequestRefused { method: method.to_owned() });
@@ -105,6 +118,10 @@ impl Actor {
                     }
                 },
                 _ = sleep_until(wake), if wake.is_some() => {
+                    if let Some(ready) = first.on_deadline(Instant::now()) {
+                        self.asks = Some(false);
+                        self.ready.send_replace(ready);
+                    }
                     let current = self.roots.borrow().generation();
                     gate.on_deadline(current, Instant::now())
                 }
@@ -174,6 +191,8 @@ impl Actor {
             .clone()
             .map(|p| super::listen::lists(p, self.notices.clone()));
         self.publish_delivery(DeliveryState::PerRequest, None);
+        self.ready
+            .send_replace(Readiness::Ready(NoWait::PerRequest));
         loop {
             tokio::select! {
                 biased;
@@ -210,6 +229,24 @@ impl Actor {
             }
             self.publish_delivery(DeliveryState::PerRequest, None);
         }
+    }
+
+    /// The start of a life's wait for its first folders, published: none
+    /// for a server told its folders as arguments (`arguments`), with
+    /// nothing shared, or seen not to ask in an earlier life.
+    fn first_folders(&self, arguments: bool) -> FirstFolders {
+        let known = if arguments {
+            Some(NoWait::Arguments)
+        } else if self.roots.borrow().is_empty() {
+            Some(NoWait::NothingShared)
+        } else if self.asks == Some(false) {
+            Some(NoWait::DoesNotAsk)
+        } else {
+            None
+        };
+        let (first, readiness) = FirstFolders::start(known, Instant::now());
+        self.ready.send_replace(readiness);
+        first
     }
 
     /// A command that came while the server runs: the ending it asks for,

@@ -96,12 +96,19 @@ impl Router {
         self.remember_for_replay(method, params);
         let ours = self.next_server_id;
         self.next_server_id += 1;
+        let target = target_of(method, params);
+        if self.hold_armed && depends_on_folders(method) {
+            self.hold = Some(match &target {
+                Some(target) => format!("{method} “{target}”"),
+                None => method.to_owned(),
+            });
+        }
         self.to_server.insert(
             ours,
             ToServer::App(Pending {
                 app_id: id_text.into(),
                 method: method.to_owned(),
-                target: target_of(method, params),
+                target,
                 started: now,
                 retry: None,
             }),

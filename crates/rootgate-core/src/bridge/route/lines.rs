@@ -40,6 +40,17 @@ pub(super) fn app_info(params: &Map<String, Value>) -> AppInfo {
     }
 }
 
+/// Whether an app request may depend on the server's folders, and so waits
+/// for a new server life to have them. Lifecycle, `ping`, and the lists
+/// whose items a server declares whatever its folders are exempt;
+/// `resources/list` is not, as a server's resources are often its files.
+pub(super) fn depends_on_folders(method: &str) -> bool {
+    !matches!(
+        method,
+        "initialize" | "ping" | "tools/list" | "prompts/list" | "resources/templates/list"
+    )
+}
+
 /// The tool, prompt or resource a request names, for the timeline.
 pub(super) fn target_of(method: &str, params: Option<&RawValue>) -> Option<String> {
     let key = match method {
