@@ -316,6 +316,12 @@ fn watch_settings(store: Arc<Store>) -> Option<notify::RecommendedWatcher> {
         return None;
     }
     tokio::spawn(async move {
+        // Read once more now that the watch is on: a save made between the
+        // first read and the watch has no event left to announce it (the
+        // reads the watcher used to count as changes hid this).
+        if let Err(e) = store.reload() {
+            eprintln!("rootgate: {e}");
+        }
         while rx.recv().await.is_some() {
             tokio::time::sleep(SETTINGS_SETTLE).await;
             while rx.try_recv().is_ok() {}

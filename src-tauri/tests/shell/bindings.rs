@@ -11,7 +11,7 @@ use rootgate_core::apps::catalog::{AppView, EntryView, FileView, ImportedAs};
 use rootgate_core::apps::import::Need;
 use rootgate_core::apps::route::{RoutedEntry, Skipped};
 use rootgate_core::apps::{AppKind, Format, Scope};
-use rootgate_core::connections::{AppIdentity, ConnectionView};
+use rootgate_core::connections::{AppIdentity, ConnectionView, WaitingCall};
 use rootgate_core::consent::SharedRoot;
 use rootgate_core::folders::Warning;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
@@ -64,6 +64,7 @@ fn declarations() -> String {
         FolderDelivery::decl(&cfg),
         ConnectionId::decl(&cfg),
         AppIdentity::decl(&cfg),
+        WaitingCall::decl(&cfg),
         ConnectionView::decl(&cfg),
         rootgate_core::downloads::Download::decl(&cfg),
         rootgate_core::supervisor::Retry::decl(&cfg),

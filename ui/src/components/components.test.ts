@@ -577,6 +577,30 @@ describe("the Connections view", () => {
     expect(q("connection-row")?.dataset.live).toBe("false");
   });
 
+  it("shows the app's request that waits for the server, in the row and the detail, until it is answered", async () => {
+    const waiting = { method: "tools/call", target: "read_text_file", sinceMs: today(10, 15, 2) };
+    const { app, handlers } = await shown((b) =>
+      b.api.listConnections.mockResolvedValue([connection("c1", { serverName: "Files", waiting })]),
+    );
+    expect(text(q("connection-waiting"))).toBe("tools/call “read_text_file” waits for the server since 10:15:02");
+    await app.openConnection("c1");
+    flushSync();
+    const fact = q("connection-detail")?.querySelector('[data-testid="connection-waiting"]');
+    expect(fact?.textContent).toContain("tools/call “read_text_file” waits for the server since 10:15:02.");
+    expect(fact?.textContent).toContain("held until Files is ready");
+    // Answered: nothing waits any more.
+    handlers.changes?.([{ kind: "connection", connection: connection("c1", { serverName: "Files", waiting: null }) }]);
+    flushSync();
+    expect(q("connection-waiting")).toBeNull();
+    // A bridge that is gone holds nothing, whatever it said last.
+    app.closeConnection();
+    handlers.changes?.([
+      { kind: "connection", connection: connection("c1", { live: false, endedAtMs: Date.now(), waiting }) },
+    ]);
+    flushSync();
+    expect(q("connection-waiting")).toBeNull();
+  });
+
   it("opens a connection's detail from its row, with its facts and timeline, and Back returns to the list", async () => {
     const call = {
       seq: 7,

@@ -226,6 +226,16 @@ export type ConnectionId = string;
 
 export type AppIdentity = { name: string, version: string, protocolVersion: string, };
 
+export type WaitingCall = { method: string, 
+/**
+ * The tool, prompt or resource it names, if any.
+ */
+target: string | null, 
+/**
+ * When it began to wait, in milliseconds since the epoch.
+ */
+sinceMs: number, };
+
 export type ConnectionView = { id: ConnectionId, 
 /**
  * The bridge's process.
@@ -242,7 +252,11 @@ calls: number,
 /**
  * The app's own folders, as it listed them.
  */
-appRoots: Array<string>, };
+appRoots: Array<string>, 
+/**
+ * The app's request that waits for the server now, if one does.
+ */
+waiting: WaitingCall | null, };
 
 export type Download = { 
 /**

@@ -4,6 +4,7 @@ import {
   appLabel,
   appName,
   formatMoment,
+  waitingText,
   shellQuote,
   uriToPath,
   deliveryNotes,
@@ -323,6 +324,19 @@ describe("formatMoment", () => {
   });
   it("says the date for any other day", () => {
     expect(formatMoment(new Date(2025, 1, 28, 23, 59, 1).getTime(), now)).toBe("2025-02-28 23:59:01");
+  });
+});
+
+describe("a request that waits for the server", () => {
+  const now = new Date(2025, 2, 1, 18, 0, 0).getTime();
+  const since = new Date(2025, 2, 1, 17, 59, 58).getTime();
+  it("names the method, what it names, and since when", () => {
+    expect(waitingText({ method: "tools/call", target: "read_text_file", sinceMs: since }, now)).toBe(
+      "tools/call “read_text_file” waits for the server since 17:59:58",
+    );
+    expect(waitingText({ method: "tools/list", target: null, sinceMs: since }, now)).toBe(
+      "tools/list waits for the server since 17:59:58",
+    );
   });
 });
 

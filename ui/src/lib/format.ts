@@ -1,7 +1,7 @@
 // Words for what the UI shows: timeline entries as sentences, status as a
 // badge, times, counts. Pure, so every case is unit tested.
 
-import type { AppIdentity, DeliverySummary, Event, FolderState, ServerView, Status } from "./bindings";
+import type { AppIdentity, DeliverySummary, Event, FolderState, ServerView, Status, WaitingCall } from "./bindings";
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");
@@ -37,6 +37,16 @@ export function appLabel(app: AppIdentity | null | undefined): string {
   if (name === "") return "An AI app";
   const version = app?.version.trim() ?? "";
   return version === "" ? name : `${name} ${version}`;
+}
+
+/**
+ * An app's request that waits in its bridge for the server (it starts or
+ * restarts), e.g. "tools/call “read_text_file” waits for the server since
+ * 10:15:02".
+ */
+export function waitingText(w: WaitingCall, now: number = Date.now()): string {
+  const what = w.target ? `${w.method} “${w.target}”` : w.method;
+  return `${what} waits for the server since ${formatMoment(w.sinceMs, now)}`;
 }
 
 /**

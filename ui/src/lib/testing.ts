@@ -210,6 +210,7 @@ export function connection(id: string, over: Partial<ConnectionView> = {}): Conn
     endedAtMs: null,
     calls: 0,
     appRoots: [],
+    waiting: null,
     ...over,
   };
 }
