@@ -81,10 +81,9 @@ const PY = {
   },
   // Filled in before(): the report file lives in this run's temp dir.
   args: [],
-  // Its SDK (mcp 2.x) speaks both eras, but its code asks for roots with
-  // the legacy API, which the SDK refuses in the modern era: the person
-  // sets it to the legacy protocol, as the form offers.
-  era: 'legacy',
+  // Its SDK (mcp 2.x) speaks both eras, and its code asks for roots with
+  // the 1.x API, which the SDK refuses in the modern era. Its era is left to
+  // Rootgate, which speaks the legacy era to a server that accepts it.
   // Started by hand: after the restart, Start must need no approval.
   enabled: false,
 };

@@ -1,11 +1,13 @@
 // A server of the 2026-07-28 era in the real app: the Python SDK server of
-// tests/servers/py_modern_server.py added through the form, left to
-// "Find out". What a person sees, checked against what really ran:
+// tests/servers/py_modern_server.py added through the form, set to the
+// modern protocol (it speaks both eras, and left to "Find out" it would be
+// spoken to in the legacy era, see ARCHITECTURE.md "Protocol eras"). What a
+// person sees, checked against what really ran:
 //
-// - Started, it is found modern: its row says "modern protocol 2026-07-28",
+// - Started, it speaks modern: its row says "modern protocol 2026-07-28",
 //   its detail says how it learns its folders (with each request; nothing
-//   sent on a change), and the timeline says how the era was found (it
-//   answered server/discover).
+//   sent on a change), and the timeline says how the era was settled (set
+//   on this server).
 // - A folder shared with it is shown "given with each request", and no
 //   `list_changed` is ever sent to it.
 // - The form offers the protocol setting; forcing the legacy era restarts it
@@ -39,7 +41,7 @@ import { step } from './lib/steps.mjs';
 
 const NAME = 'Modern Python';
 
-describe('a modern-era server: found by its answer to server/discover, given its folders with each request', () => {
+describe('a modern-era server: given its folders with each request', () => {
   let base, a, picks, app, id, server;
 
   before(() => {
@@ -52,6 +54,7 @@ describe('a modern-era server: found by its answer to server/discover, given its
       name: NAME,
       command: path.join(env.repo, 'tests/peers/.venv/bin/python'),
       args: [path.join(env.repo, 'tests/servers/py_modern_server.py')],
+      era: 'modern',
     };
   });
 
@@ -60,7 +63,7 @@ describe('a modern-era server: found by its answer to server/discover, given its
     cleanup(base);
   });
 
-  step('started, it is found modern, and the window says how it learns its folders', async () => {
+  step('started, it speaks modern, and the window says how it learns its folders', async () => {
     app = await App.launch({ args: ['--e2e-picks', picks] });
     id = await addServer(app, server);
     await approveAndStart(app, NAME, commandLine(server.command, server.args));
@@ -80,8 +83,8 @@ describe('a modern-era server: found by its answer to server/discover, given its
     assert.equal(await app.text('folder-state'), 'given with each request');
     const entries = await timeline(app, { details: false });
     const found = entries.find((e) => e.kind === 'eraFound');
-    assert.ok(found, `the timeline says how the era was found: ${JSON.stringify(entries.map((e) => e.kind))}`);
-    assert.match(found.text, /Speaks the modern protocol \(2026-07-28\): it answered server\/discover \(versions 2026-07-28\)/);
+    assert.ok(found, `the timeline says how the era was settled: ${JSON.stringify(entries.map((e) => e.kind))}`);
+    assert.match(found.text, /Speaks the modern protocol \(2026-07-28\): set on this server/);
     assert.ok(!entries.some((e) => e.kind === 'listChangedSent'), 'a modern server is never sent list_changed');
     await app.screenshot('modern-detail');
   });

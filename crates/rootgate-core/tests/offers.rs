@@ -421,6 +421,8 @@ async fn a_modern_server_asks_for_its_roots_during_a_call_and_it_is_counted() {
         command: python().to_str().unwrap().into(),
         args: vec![py_modern_server().to_str().unwrap().into()],
         enabled: true,
+        // Dual-era, it would be spoken to in the legacy era on its own.
+        era: rootgate_core::servers::EraChoice::Modern,
         ..Default::default()
     });
     h.store.grant(&spec.id, &root).unwrap();

@@ -141,7 +141,7 @@ export type ServerDraft = { name: string, command: string, args: Array<string>, 
  */
 enforceRoots: boolean, 
 /**
- * The protocol era to speak, or `Auto` to probe.
+ * The protocol era to speak, or `Auto` to find out.
  */
 era: EraChoice, 
 /**
@@ -181,13 +181,14 @@ approvedCommand: string | null,
  */
 ignoresListChanged: boolean, 
 /**
- * The protocol era to speak, or `Auto` to probe.
+ * The protocol era to speak, or `Auto` to find out.
  */
 era: EraChoice, 
 /**
- * Seen by Rootgate, not set by the person: the era the server's probe
- * found, so that later starts skip the probe. Forgotten when its command
- * changes, or when a start in that era fails (it is probed again).
+ * Seen by Rootgate, not set by the person: the era a start found (a
+ * server that refused `initialize` is modern), so that later starts
+ * need not find out. Forgotten when its command changes, or when a
+ * start in that era fails (it is found out again).
  */
 seenEra: Era | null, 
 /**
@@ -348,13 +349,14 @@ approvedCommand: string | null,
  */
 ignoresListChanged: boolean, 
 /**
- * The protocol era to speak, or `Auto` to probe.
+ * The protocol era to speak, or `Auto` to find out.
  */
 era: EraChoice, 
 /**
- * Seen by Rootgate, not set by the person: the era the server's probe
- * found, so that later starts skip the probe. Forgotten when its command
- * changes, or when a start in that era fails (it is probed again).
+ * Seen by Rootgate, not set by the person: the era a start found (a
+ * server that refused `initialize` is modern), so that later starts
+ * need not find out. Forgotten when its command changes, or when a
+ * start in that era fails (it is found out again).
  */
 seenEra: Era | null, 
 /**

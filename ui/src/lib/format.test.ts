@@ -58,16 +58,20 @@ describe("describeEvent: every timeline kind is a sentence", () => {
     [{ kind: "rootsAnswered", requestId: "3", generation: 5, roots: [] }, "Asked for roots → told no folders"],
     [{ kind: "listChangedSent", generation: 6 }, "Told the server its folders changed."],
     [
-      { kind: "eraFound", era: "modern", how: "it answered server/discover (versions 2026-07-28)" },
-      "Speaks the modern protocol (2026-07-28): it answered server/discover (versions 2026-07-28)",
+      {
+        kind: "eraFound",
+        era: "modern",
+        how: 'it refused initialize (JSON-RPC error -32022: "Unsupported protocol version: 2025-11-25", naming versions 2026-07-28), as a server that speaks only the modern era does, so it is started again and spoken to with server/discover',
+      },
+      'Speaks the modern protocol (2026-07-28): it refused initialize (JSON-RPC error -32022: "Unsupported protocol version: 2025-11-25", naming versions 2026-07-28), as a server that speaks only the modern era does, so it is started again and spoken to with server/discover.',
     ],
     [
       {
         kind: "eraFound",
         era: "legacy",
-        how: 'it refused server/discover (JSON-RPC error -32601: "Method not found"), so Rootgate uses initialize',
+        how: "it accepted initialize (2025-11-25), so it is spoken to in the legacy era, where a server that speaks both eras gets its folders whichever way its code asks for them",
       },
-      'Speaks the legacy protocol (initialize): it refused server/discover (JSON-RPC error -32601: "Method not found"), so Rootgate uses initialize.',
+      "Speaks the legacy protocol (initialize): it accepted initialize (2025-11-25), so it is spoken to in the legacy era, where a server that speaks both eras gets its folders whichever way its code asks for them.",
     ],
     [
       { kind: "rootsAskedInRound", method: "tools/call", target: "grep", key: "roots", generation: 2, roots: [root(1)] },

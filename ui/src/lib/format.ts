@@ -263,7 +263,7 @@ export function howItLearns(server: Pick<ServerView, "status" | "era" | "seenEra
       return {
         modern: false,
         era: "Found when it first starts",
-        how: `Rootgate asks it which protocol it speaks (server/discover) and remembers the answer.${args}`,
+        how: `Rootgate opens with the legacy handshake (initialize), which servers of both protocols accept, and speaks the modern protocol only if it refuses; it remembers which.${args}`,
       };
   }
 }
