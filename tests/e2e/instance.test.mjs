@@ -26,7 +26,7 @@ import path from 'node:path';
 import { after, before, describe } from 'node:test';
 import { promisify } from 'node:util';
 
-import { App, appPids, cleanup, env, tempDir, TIMEOUT, waitUntil } from './lib/app.mjs';
+import { App, appPids, cleanup, env, screenshotScreen, tempDir, TIMEOUT, waitUntil } from './lib/app.mjs';
 import { notices, showView } from './lib/flows.mjs';
 import { step } from './lib/steps.mjs';
 
@@ -116,6 +116,15 @@ async function start(program, args) {
   }
 }
 
+/**
+ * Waits for two frames, so that a screenshot shows what the page holds now:
+ * WebKit hands WebDriver the last frame it painted, which right after a
+ * change can still be the one before.
+ */
+async function painted(app) {
+  await app.driver.executeAsyncScript((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+}
+
 /** The real paths of the folders the consent dialogs open now ask about, reading each and cancelling it. */
 async function consentPaths(app) {
   const out = [];
@@ -160,7 +169,9 @@ describe('one Rootgate per settings file; the first run leads with the AI apps f
       [...document.querySelectorAll('nav.sidebar [data-testid^="nav-"]')].map((e) => e.dataset.testid),
     );
     assert.deepEqual(order, ['nav-folders', 'nav-servers', 'nav-apps', 'nav-connections', 'nav-activity']);
+    await painted(app);
     await app.screenshot('instance-first-run-apps-found');
+    await screenshotScreen('instance-first-run-apps-found-screen');
   });
 
   step('`rootgate FOLDER` while the window is open: the window asks about it, the command exits', async () => {
@@ -171,6 +182,7 @@ describe('one Rootgate per settings file; the first run leads with the AI apps f
     assert.equal(out.stdout.trim(), 'Rootgate is open already: it asks you about the folder in its window.');
     await app.visible('consent-dialog', { message: 'the consent prompt of the folder handed over' });
     assert.equal(await app.text('consent-real-path'), fs.realpathSync(notes));
+    await painted(app);
     await app.screenshot('instance-handed-over-prompt');
     assert.deepEqual(await consentPaths(app), [fs.realpathSync(notes)]);
     assert.deepEqual(appPids(env.app), before, 'no second app process');
@@ -189,6 +201,7 @@ describe('one Rootgate per settings file; the first run leads with the AI apps f
     await waitUntil(async () => (await notices(app)).some((n) => n.includes('gone')), {
       message: 'the refusal as a notice',
     });
+    await painted(app);
     await app.screenshot('instance-second-start-prompt');
     assert.deepEqual(await consentPaths(app), [fs.realpathSync(drafts)]);
 
@@ -212,6 +225,7 @@ describe('one Rootgate per settings file; the first run leads with the AI apps f
     for (const kind of ['claude-desktop', 'vscode', 'zed', 'goose']) {
       await app.visible(`app-card-${kind}`, { message: `the ${kind} card` });
     }
+    await painted(app);
     await app.screenshot('instance-apps-from-first-run');
   });
 });
