@@ -8,6 +8,8 @@
 //! drop on the window or the command line. Started as
 //! `rootgate --example-server`, the binary is instead the built-in example
 //! MCP server (our fixture server), so the example needs no second program.
+//! A start that finds another Rootgate on the same settings hands its
+//! folders to that one's window and exits (`rootgate_core::instance`).
 //!
 //! Public, besides [`run`], is only what the shell's integration tests
 //! (`tests/shell`) need: [`app`], [`context`] and [`Launch`], to build the
@@ -124,7 +126,7 @@ fn parse_cli(args: Vec<OsString>) -> Result<Cli, String> {
     while let Some(arg) = args.next() {
         match arg.to_str() {
             Some("--help" | "-h") => {
-                return Err("Usage: rootgate [FOLDER...]\n\nOpens Rootgate; each FOLDER is offered for sharing with a consent prompt.".into());
+                return Err("Usage: rootgate [FOLDER...]\n\nOpens Rootgate; each FOLDER is offered for sharing with a consent prompt. With Rootgate open already on the same settings, its window asks about them and this start exits.".into());
             }
             #[cfg(feature = "e2e-picker")]
             Some("--e2e-picks") => {

@@ -7,7 +7,9 @@ rootgate - decide which folders local MCP servers may see
 
 Usage:
   rootgate [FOLDER...]        Open the Rootgate window; each FOLDER is offered
-                              for sharing with a consent prompt.
+                              for sharing with a consent prompt. With the
+                              window open already, it asks there and this
+                              command returns.
   rootgate connect NAME       Run the server NAME for the AI app that started
                               this command (what an app's config runs).
   rootgate apps               The AI apps found here and their servers.
