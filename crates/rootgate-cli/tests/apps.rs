@@ -478,3 +478,58 @@ async fn a_bridge_told_nothing_of_the_session_reaches_the_keyring_the_window_rec
     claude.send(json!({"op": "close"})).await;
     let _ = claude.child.wait().await;
 }
+
+#[test]
+fn into_uses_an_existing_server_only_when_asked_and_says_how_it_differs() {
+    let rg = Rootgate::new();
+    let a = rg.dir.path().join("folders/a");
+    let b = rg.dir.path().join("folders/b");
+    std::fs::create_dir_all(&a).expect("a");
+    std::fs::create_dir_all(&b).expect("b");
+    let b = b.canonicalize().expect("real");
+    claude_config(&rg, &a.canonicalize().expect("real"));
+    assert!(
+        rootgate(&rg, &["import", "claude-desktop"])
+            .status
+            .success()
+    );
+    // Cursor runs the same server on another folder.
+    let cursor = rg.home().join(".cursor/mcp.json");
+    std::fs::create_dir_all(cursor.parent().expect("dir")).expect("dir");
+    std::fs::write(
+        &cursor,
+        format!(
+            r#"{{ "mcpServers": {{ "fs": {{ "command": "{}", "args": ["{}", "{}"], "env": {{ "{TOKEN}": "{SECRET}" }} }} }} }}"#,
+            node(),
+            fs_server_js().display(),
+            b.display()
+        ),
+    )
+    .expect("cursor");
+    let listed = text(&rootgate(&rg, &["apps"]).stdout);
+    assert!(
+        listed.contains("could use files instead (`rootgate import cursor fs --into files`)"),
+        "{listed}"
+    );
+    assert!(listed.contains(&b.display().to_string()), "{listed}");
+    let bad = rootgate(&rg, &["import", "cursor", "--into", "files"]);
+    assert_eq!(bad.status.code(), Some(2), "--into needs one entry");
+    let none = rootgate(&rg, &["import", "cursor", "fs", "--into", "nope"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(
+        text(&none.stderr).contains("no server `nope`"),
+        "{}",
+        text(&none.stderr)
+    );
+    let chosen = rootgate(&rg, &["import", "cursor", "fs", "--into", "files"]);
+    let said = text(&chosen.stdout);
+    assert!(chosen.status.success(), "{said}{}", text(&chosen.stderr));
+    assert!(
+        said.contains("`fs` now uses files, as you chose."),
+        "{said}"
+    );
+    assert!(said.contains("Differs: it is given"), "{said}");
+    assert!(!said.contains(SECRET), "a value was printed: {said}");
+    rg.store.reload().expect("reload");
+    assert_eq!(rg.store.snapshot().servers.len(), 1);
+}

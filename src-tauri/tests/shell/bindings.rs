@@ -7,7 +7,9 @@
 //! library's types implement `TS` with its `ts` feature, which the tests'
 //! dev-dependency on the library turns on.
 
-use rootgate_core::apps::catalog::{AppView, EntryView, FileView, ImportedAs};
+use rootgate_core::apps::catalog::{
+    AppView, Candidate, DoubtfulLink, EntryView, FileView, ImportedAs, Joined,
+};
 use rootgate_core::apps::import::Need;
 use rootgate_core::apps::route::{RoutedEntry, Skipped};
 use rootgate_core::apps::{AppKind, Format, Scope};
@@ -80,6 +82,9 @@ fn declarations() -> String {
         Scope::decl(&cfg),
         Need::decl(&cfg),
         ImportedAs::decl(&cfg),
+        DoubtfulLink::decl(&cfg),
+        Candidate::decl(&cfg),
+        Joined::decl(&cfg),
         EntryView::decl(&cfg),
         FileView::decl(&cfg),
         AppView::decl(&cfg),

@@ -426,20 +426,10 @@ required: boolean, };
 
 export type ImportedAs = { id: ServerId, name: string, };
 
-/**
- * An import link Rootgate does not trust, and why, in words.
- */
 export type DoubtfulLink = { server: ImportedAs, reason: string, };
 
-/**
- * A server an entry could use instead of becoming a new one, and how it
- * differs (`identity::differences`; never a value).
- */
 export type Candidate = { server: ImportedAs, differences: Array<string>, };
 
-/**
- * How an imported entry joined Rootgate.
- */
 export type Joined = { "kind": "new" } | { "kind": "same" } | { "kind": "chosen", differences: Array<string>, };
 
 export type EntryView = { scope: Scope, key: string, 

@@ -17,8 +17,8 @@
 //! recognised. [`differences`] says, in words and without any value, how
 //! an entry differs from a server, for the person who chooses to use that
 //! server anyway. What is not here: the choice itself (`catalog`), and
-//! reading a secret from the keyring to compare it: a value kept there is
-//! named as not compared.
+//! reading a secret from the keyring to compare it (a listing must not
+//! unlock the keyring): a value kept there is named as not compared.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -192,7 +192,8 @@ fn env_differences(plan: &ImportPlan, server: &ServerSpec) -> Vec<String> {
             ));
         } else if kept_elsewhere {
             said.push(format!(
-                "`{name}` keeps {variable} in the keyring, so its value was not compared"
+                "`{name}` keeps {variable} outside its settings (in the keyring, or not \
+                 stored), so its value was not compared"
             ));
         } else if value != theirs {
             said.push(format!("{variable} has another value in `{name}`"));
