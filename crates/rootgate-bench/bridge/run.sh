@@ -9,7 +9,8 @@
 #   bash crates/rootgate-bench/bridge/run.sh            the full run (3 rounds)
 #   QUICK=1 bash crates/rootgate-bench/bridge/run.sh    a smoke run: correctness, few iterations
 #
-# Environment: ROUNDS (default 3, QUICK 1), PROXIES ("floor rootgate fastmcp";
+# Environment: ROUNDS (default 3, QUICK 1), PROXIES ("floor rootgate fastmcp", and
+# "before" with BEFORE=an earlier rootgate binary;
 # QUICK leaves FastMCP out unless set), PROFILE (release; QUICK: debug, the
 # test suite's own build, since a smoke run checks correctness only), OUT (default
 # $BENCH_HOME/results/bridge.jsonl). Uses ../shared/bench's pinned SDK
@@ -85,6 +86,9 @@ for r in $(seq "$rounds"); do
       direct) run direct "${server[@]}" ;;
       floor) run floor "$floor" "${server[@]}" ;;
       rootgate) run rootgate "$rootgate" connect bench ;;
+      # A copy of an earlier build, for a change measured side by side in
+      # one run: PROXIES="floor before rootgate" BEFORE=/path/to/rootgate.
+      before) run before "${BEFORE:?BEFORE must name an earlier rootgate binary}" connect bench ;;
       fastmcp) run fastmcp "$BENCH_HOME/venv-fastmcp/bin/python" "$here/fastmcp_proxy.py" "${server[@]}" ;;
     esac
   done

@@ -93,3 +93,33 @@ for label in labels[1:]:
     rss = value(label, "rss_kb") / 1024
     cells.append(f"{rss:.1f} MiB" + (" (met; aim ≤ 12 MiB)" if label == "rootgate" and rss <= 12 else " (aim ≤ 12 MiB)" if label == "rootgate" else ""))
     print(f"| {label} | " + " | ".join(cells) + " |")
+
+# Issue #25's targets: what the bridge costs over the byte-copying floor,
+# paired within each round as above.
+if "floor" in labels:
+    def paired_to(label, base, what, f):
+        xs = [f(r, b) for r, b in zip(per_round(label, what), per_round(base, what))]
+        return statistics.median(xs), min(xs), max(xs)
+
+    floor_targets = [
+        ("p50", ("rtt", "median"), lambda r, b: r / b, "≤ 1.2×", lambda x: x <= 1.2),
+        ("100 in flight", "flight_calls_per_s", lambda r, b: r / b, "≥ 0.9×", lambda x: x >= 0.9),
+        ("1 MiB", ("big", "median"), lambda r, b: r / b, "≤ 1.1×", lambda x: x <= 1.1),
+        ("start-up", ("spawn", "median"), lambda r, b: r - b, "≤ floor + 5 ms", lambda x: x <= 5),
+    ]
+    print()
+    print("Ratios to the floor (issue #25): the median of the rounds' own ratios [lowest, highest round].")
+    print()
+    print("| proxy | " + " | ".join(t[0] for t in floor_targets) + " | RSS |")
+    print("|---|" + "---|" * (len(floor_targets) + 1))
+    for label in labels[1:]:
+        if label in ("floor", "fastmcp"):
+            continue
+        cells = []
+        for _, what, f, aim, ok in floor_targets:
+            x, lo, hi = paired_to(label, "floor", what, f)
+            shown = f"{x:+.1f} ms [{lo:+.1f}, {hi:+.1f}]" if aim.startswith("≤ floor") else f"{x:.3f}× [{lo:.2f}, {hi:.2f}]"
+            cells.append(f"{shown} ({'met' if ok(x) else 'missed'}; aim {aim})")
+        rss = value(label, "rss_kb") / 1024
+        cells.append(f"{rss:.1f} MiB ({'met' if rss <= 12 else 'missed'}; aim ≤ 12 MiB)")
+        print(f"| {label} | " + " | ".join(cells) + " |")

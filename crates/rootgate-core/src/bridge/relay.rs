@@ -331,7 +331,9 @@ impl Relay {
                         let mut state = self.lock();
                         // A modern server's rounds are answered from the
                         // list as it is now.
-                        if let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone()) {
+                        if state.router.uses_roots()
+                            && let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone())
+                        {
                             state.router.set_roots(now);
                         }
                         let outs = state.router.from_server(lines.line(), Instant::now());
@@ -467,8 +469,19 @@ impl Relay {
     /// Sends an app line to the server life that is ready, waiting for one;
     /// a line the life did not take (it ended under it) goes to the next.
     async fn to_ready_server(&self, line: Vec<u8>) {
+        // The common case: a life is ready and has room; no subscription,
+        // no wait.
+        let now = self.ready.borrow().clone();
+        let mut line = match now {
+            Some(frames) => match frames.try_send(Frame::Lines(line)) {
+                Ok(()) => return,
+                Err(mpsc::error::TrySendError::Full(Frame::Lines(back)))
+                | Err(mpsc::error::TrySendError::Closed(Frame::Lines(back))) => back,
+                Err(_) => return,
+            },
+            None => line,
+        };
         let mut ready = self.ready.subscribe();
-        let mut line = line;
         loop {
             let Some(frames) = self.next_life(&mut ready, &line).await else {
                 return;

@@ -289,6 +289,12 @@ impl Router {
         self.hold = None;
     }
 
+    /// Whether the router answers rounds from the consented list (a modern
+    /// server's), so the relay need only hand it the list then.
+    pub fn uses_roots(&self) -> bool {
+        self.modern()
+    }
+
     /// The hold is over for this life: requests go at once.
     pub fn release_hold(&mut self) {
         self.hold_armed = false;
@@ -314,14 +320,20 @@ impl Router {
     pub fn from_app(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
         // JSON is UTF-8, and what passes on unchanged must be too: serde
         // does not look inside the strings of fields it skips.
-        if let Err(e) = std::str::from_utf8(line) {
-            return vec![Out::App(error_line(
-                "null",
-                -32700,
-                &format!("Parse error: the line is not UTF-8 ({e})"),
-            ))];
-        }
-        let message: Message = match serde_json::from_slice(line) {
+        let text = match std::str::from_utf8(line) {
+            Ok(text) => text,
+            Err(e) => {
+                return vec![Out::App(error_line(
+                    "null",
+                    -32700,
+                    &format!("Parse error: the line is not UTF-8 ({e})"),
+                ))];
+            }
+        };
+        // Parsed from the checked text: serde then does not check the
+        // strings and the raw payload for UTF-8 a second time (a megabyte
+        // result was checked twice).
+        let message: Message = match serde_json::from_str(text) {
             Ok(m) => m,
             Err(e) => {
                 return vec![Out::App(error_line(
@@ -362,12 +374,12 @@ impl Router {
     /// A `roots/list` is handed back as [`Out::RootsList`], for the wire to
     /// answer.
     pub fn from_server(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
-        if std::str::from_utf8(line).is_err() {
+        let Ok(text) = std::str::from_utf8(line) else {
             return vec![Out::Note(
                 "the server wrote a line that is not UTF-8; dropped".into(),
             )];
-        }
-        let message: Message = match serde_json::from_slice(line) {
+        };
+        let message: Message = match serde_json::from_str(text) {
             Ok(m) => m,
             Err(e) => {
                 return vec![Out::Note(format!(

@@ -58,8 +58,17 @@ pub(super) fn target_of(method: &str, params: Option<&RawValue>) -> Option<Strin
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
         _ => return None,
     };
-    let params: Value = serde_json::from_str(params?.get()).ok()?;
-    params.get(key)?.as_str().map(str::to_owned)
+    // Only the one field is read; the arguments are skipped, not built.
+    #[derive(Deserialize)]
+    struct Named<'a> {
+        #[serde(default, borrow)]
+        name: Option<Cow<'a, str>>,
+        #[serde(default, borrow)]
+        uri: Option<Cow<'a, str>>,
+    }
+    let named: Named = serde_json::from_str(params?.get()).ok()?;
+    let found = if key == "name" { named.name } else { named.uri };
+    found.map(Cow::into_owned)
 }
 
 pub(super) fn outcome(error: Option<&RawValue>) -> String {
