@@ -196,6 +196,42 @@ describe('connect an app: import a Claude Desktop server, route Claude Desktop t
     await app.screenshot('apps-route-diff');
   });
 
+  step('at the smallest window the route dialog fits: nothing wider than the window, its buttons in view', async () => {
+    const before = await app.driver.manage().window().getRect();
+    await app.driver.manage().window().setRect({ width: 760, height: 520 });
+    await waitUntil(
+      async () => (await app.driver.executeScript(() => window.innerWidth)) <= 760,
+      { message: 'the window to be 760 wide' },
+    );
+    // What overflowed is measured, not looked for in a picture: the page
+    // must not scroll sideways, the dialog must lie inside the window, and
+    // its Write and Cancel buttons must be reachable without scrolling it.
+    const fit = await app.driver.executeScript(() => {
+      const dialog = document.querySelector('[data-testid="route-dialog"]');
+      const box = dialog.getBoundingClientRect();
+      const button = document.querySelector('[data-testid="route-confirm"]').getBoundingClientRect();
+      return {
+        pageWide: document.documentElement.scrollWidth,
+        inner: [window.innerWidth, window.innerHeight],
+        dialog: [box.left, box.top, box.right, box.bottom],
+        dialogWide: dialog.scrollWidth - dialog.clientWidth,
+        button: [button.left, button.top, button.right, button.bottom],
+      };
+    });
+    const [w, h] = fit.inner;
+    assert.ok(fit.pageWide <= w, `the page scrolls sideways: ${JSON.stringify(fit)}`);
+    assert.ok(fit.dialog[0] >= 0 && fit.dialog[2] <= w, `the dialog is wider than the window: ${JSON.stringify(fit)}`);
+    assert.ok(fit.dialog[1] >= 0 && fit.dialog[3] <= h, `the dialog is taller than the window: ${JSON.stringify(fit)}`);
+    assert.ok(fit.dialogWide <= 0, `the dialog scrolls sideways: ${JSON.stringify(fit)}`);
+    assert.ok(fit.button[2] <= w && fit.button[3] <= h, `Write the change is out of view: ${JSON.stringify(fit)}`);
+    await app.screenshot('apps-route-diff-small');
+    await app.driver.manage().window().setRect({ width: before.width, height: before.height });
+    await waitUntil(
+      async () => (await app.driver.executeScript(() => window.innerWidth)) > 760,
+      { message: 'the window back to its size' },
+    );
+  });
+
   step('Write routes the file: `rootgate connect`, its other settings kept, the original backed up', async () => {
     await app.click('route-confirm');
     await app.gone('route-dialog');

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import App from "../App.svelte";
 import type { AppView, EntryView, ServerChoice } from "../lib/bindings";
 import { AppState } from "../lib/app.svelte";
-import { connection, fakeBackend, prompt, server, settle } from "../lib/testing";
+import { appEntry, connection, fakeBackend, prompt, server, settle } from "../lib/testing";
 
 let mounted: Record<string, unknown>[] = [];
 afterEach(() => {
@@ -35,22 +35,13 @@ async function startApp(setup: (b: ReturnType<typeof fakeBackend>) => void = () 
 }
 
 function entry(key: string, over: Partial<EntryView> = {}): EntryView {
-  return {
-    scope: { kind: "global" },
-    key,
+  return appEntry(key, {
     commandLine: `uvx ${key}`,
     envNames: [],
-    remote: false,
-    enabled: true,
-    routedTo: null,
-    importedAs: null,
     folders: [],
-    needs: [],
-    keptPaths: [],
     importCommandLine: `uvx ${key}`,
-    notImportable: null,
     ...over,
-  };
+  });
 }
 
 function appWith(kind: AppView["app"], title: string, keys: string[]): AppView {
