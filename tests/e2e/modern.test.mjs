@@ -77,7 +77,7 @@ describe('a modern-era server: given its folders with each request', () => {
 
     await openDetail(app, NAME);
     const era = await app.text('server-learns');
-    assert.match(era, /Modern protocol, 2026-07-28\./);
+    assert.match(era, /Modern protocol, 2026-07-28 \(set on this server\)\./);
     assert.match(era, /with each request it handles/);
     assert.match(era, /a withdrawal takes effect with its next request/);
     assert.equal(await app.text('folder-state'), 'given with each request');

@@ -158,7 +158,7 @@ describe('a bad settings file: the app starts, keeps the file aside, says where,
       name: 'future',
       title: 'a file from a newer Rootgate',
       bytes: () => Buffer.from(good().replace('"version": 1', '"version": 99')),
-      reason: /written by a newer Rootgate \(format 99, this one reads 2\)/,
+      reason: /written by a newer Rootgate \(format 99, this one reads 3\)/,
       counts: [0, 0, 0],
       folders: () => [],
       servers: [],
@@ -212,7 +212,7 @@ describe('a bad settings file: the app starts, keeps the file aside, says where,
         const saved = readSettings();
         // Saved in this build's format (2: secrets by reference), whatever
         // the format read.
-        assert.equal(saved.version, 2);
+        assert.equal(saved.version, 3);
         assert.deepEqual(saved.roots.map((r) => r.realPath).sort(), c.folders().map((f) => f.path));
         assert.deepEqual(saved.servers.map((s) => s.name).sort(), c.servers);
         assert.equal(saved.grants.length, grantCount);
