@@ -28,6 +28,20 @@ fn modern_server(h: &Harness, era: EraChoice) -> (rootgate_core::servers::Server
     })
 }
 
+/// The dual-era test servers on both SDKs, as (name, command, arguments):
+/// the Python `mcp` 2.x server and the TypeScript SDK 2.x server, each
+/// with a tool that asks the 1.x way and one that uses the round helper.
+fn dual_era_sdk_servers() -> [(&'static str, String, Vec<String>); 2] {
+    [
+        (
+            "py",
+            python().display().to_string(),
+            vec![py_modern_server().display().to_string()],
+        ),
+        ("ts", node(), vec![ts_modern_server().display().to_string()]),
+    ]
+}
+
 async fn lines(session: &Session, tool: &str) -> Result<Vec<String>, SessionError> {
     let result = session.call_tool(tool, no_args()).await?;
     Ok(tool_text(&result).lines().map(str::to_owned).collect())
@@ -325,14 +339,7 @@ async fn held_to_the_legacy_era_sdk_servers_still_get_their_roots_in_rounds() {
     // roots into the legacy `roots/list` request, which Rootgate answers.
     let h = Harness::new();
     let (a, a_path) = h.folder("alpha");
-    for (name, command, args) in [
-        (
-            "py",
-            python().display().to_string(),
-            vec![py_modern_server().display().to_string()],
-        ),
-        ("ts", node(), vec![ts_modern_server().display().to_string()]),
-    ] {
+    for (name, command, args) in dual_era_sdk_servers() {
         let (spec, session) = h.server_from(ServerDraft {
             name: name.into(),
             command,
@@ -364,14 +371,7 @@ async fn dual_era_servers_get_exactly_their_folders_whichever_way_their_code_ask
     let h = Harness::new();
     let (a, a_path) = h.folder("alpha");
     let (b, b_path) = h.folder("béta two");
-    for (name, command, args) in [
-        (
-            "py",
-            python().display().to_string(),
-            vec![py_modern_server().display().to_string()],
-        ),
-        ("ts", node(), vec![ts_modern_server().display().to_string()]),
-    ] {
+    for (name, command, args) in dual_era_sdk_servers() {
         let (spec, session) = h.server_from(ServerDraft {
             name: name.into(),
             command,
@@ -413,14 +413,7 @@ async fn in_the_modern_era_the_1x_roots_call_is_refused_by_its_own_sdk() {
     // modern era, the same servers' 1.x call fails in their SDKs.
     let h = Harness::new();
     let (a, _) = h.folder("alpha");
-    for (name, command, args) in [
-        (
-            "py",
-            python().display().to_string(),
-            vec![py_modern_server().display().to_string()],
-        ),
-        ("ts", node(), vec![ts_modern_server().display().to_string()]),
-    ] {
+    for (name, command, args) in dual_era_sdk_servers() {
         let (spec, session) = h.server_from(ServerDraft {
             name: name.into(),
             command,
