@@ -76,15 +76,6 @@ fn claude_config(rg: &Rootgate, folder: &Path) -> (PathBuf, String) {
     (path, original)
 }
 
-async fn allowed(app: &mut App) -> Vec<PathBuf> {
-    let result = app.call("list_allowed_directories", json!({})).await;
-    tool_text(&result)
-        .lines()
-        .filter(|l| l.starts_with('/'))
-        .map(PathBuf::from)
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn import_route_connect_and_unroute_a_claude_desktop_config() {
     let rg = Rootgate::new();
@@ -193,7 +184,7 @@ async fn import_route_connect_and_unroute_a_claude_desktop_config() {
         "{:#?}",
         claude.connected
     );
-    assert_eq!(allowed(&mut claude).await, vec![shared.clone()]);
+    assert_eq!(allowed::<Vec<_>>(&mut claude).await, vec![shared.clone()]);
     drop(claude);
 
     let undone = rootgate(&rg, &["unroute", "claude-desktop"]);

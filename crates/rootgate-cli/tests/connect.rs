@@ -13,16 +13,6 @@ use std::path::PathBuf;
 use app::*;
 use serde_json::{Value, json};
 
-/// The folders the filesystem server says it allows, through its own tool.
-async fn allowed(app: &mut App) -> BTreeSet<PathBuf> {
-    let result = app.call("list_allowed_directories", json!({})).await;
-    tool_text(&result)
-        .lines()
-        .filter(|l| l.starts_with('/'))
-        .map(PathBuf::from)
-        .collect()
-}
-
 fn set(paths: &[&PathBuf]) -> BTreeSet<PathBuf> {
     paths.iter().map(|p| (*p).clone()).collect()
 }
@@ -74,7 +64,7 @@ async fn the_filesystem_server_sees_exactly_the_folders_shared_with_it() {
     let want = set(&[&a_path, &b_path]);
     let deadline = tokio::time::Instant::now() + WAIT;
     let got = loop {
-        let got = allowed(&mut app).await;
+        let got: BTreeSet<PathBuf> = allowed(&mut app).await;
         if got == want {
             break got;
         }
@@ -107,7 +97,7 @@ async fn the_filesystem_server_sees_exactly_the_folders_shared_with_it() {
         assert!(tokio::time::Instant::now() < deadline, "still read: {text}");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(allowed(&mut app).await, set(&[&b_path]));
+    assert_eq!(allowed::<BTreeSet<_>>(&mut app).await, set(&[&b_path]));
     let (ok, _) = read(&mut app, &b_path.join("b.txt")).await;
     assert!(ok, "the folder still shared is still readable");
     app.send(json!({"op": "close"})).await;
@@ -138,7 +128,7 @@ async fn configured_in_claude_desktops_config_file_as_a_person_would() {
     assert_eq!(app.connected["server"]["name"], "secure-filesystem-server");
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        let got = allowed(&mut app).await;
+        let got: BTreeSet<PathBuf> = allowed(&mut app).await;
         if got == set(&[&a_path]) {
             break;
         }

@@ -203,15 +203,6 @@ fn servers_by_entry(rg: &Rootgate) -> BTreeMap<&'static str, rootgate_core::serv
         .collect()
 }
 
-async fn allowed(app: &mut App) -> Vec<PathBuf> {
-    let result = app.call("list_allowed_directories", json!({})).await;
-    tool_text(&result)
-        .lines()
-        .filter(|l| l.starts_with('/'))
-        .map(PathBuf::from)
-        .collect()
-}
-
 /// Routes the three apps from the terminal and starts each routed entry
 /// as its app would: each sees its own folder, and only it.
 async fn route_and_check(rg: &Rootgate, window: bool, apps: &Apps) {
@@ -247,7 +238,7 @@ async fn route_and_check(rg: &Rootgate, window: bool, apps: &Apps) {
             app.connected
         );
         assert_eq!(
-            allowed(&mut app).await,
+            allowed::<Vec<_>>(&mut app).await,
             vec![apps.folders[key].clone()],
             "{key} sees its own folder, and no other"
         );

@@ -353,3 +353,14 @@ pub fn processes_with(marker: &str) -> Vec<i32> {
         })
         .collect()
 }
+
+/// The folders the npm filesystem server says it allows, through its own
+/// `list_allowed_directories` tool, collected as the caller wants them.
+pub async fn allowed<C: FromIterator<PathBuf>>(app: &mut App) -> C {
+    let result = app.call("list_allowed_directories", json!({})).await;
+    tool_text(&result)
+        .lines()
+        .filter(|l| l.starts_with('/'))
+        .map(PathBuf::from)
+        .collect()
+}
