@@ -28,17 +28,32 @@ fn modern_server(h: &Harness, era: EraChoice) -> (rootgate_core::servers::Server
     })
 }
 
-/// The dual-era test servers on both SDKs, as (name, command, arguments):
-/// the Python `mcp` 2.x server and the TypeScript SDK 2.x server, each
-/// with a tool that asks the 1.x way and one that uses the round helper.
-fn dual_era_sdk_servers() -> [(&'static str, String, Vec<String>); 2] {
+/// The dual-era test servers on both SDKs, by name, as drafts held to
+/// `era`: the Python `mcp` 2.x server and the TypeScript SDK 2.x server,
+/// each with a tool that asks the 1.x way and one that uses the round
+/// helper.
+fn dual_era_sdk_servers(era: EraChoice) -> [(&'static str, ServerDraft); 2] {
+    let draft = |name: &str, command: String, args: Vec<String>| ServerDraft {
+        name: name.into(),
+        command,
+        args,
+        enabled: true,
+        era,
+        ..Default::default()
+    };
     [
         (
             "py",
-            python().display().to_string(),
-            vec![py_modern_server().display().to_string()],
+            draft(
+                "py",
+                python().display().to_string(),
+                vec![py_modern_server().display().to_string()],
+            ),
         ),
-        ("ts", node(), vec![ts_modern_server().display().to_string()]),
+        (
+            "ts",
+            draft("ts", node(), vec![ts_modern_server().display().to_string()]),
+        ),
     ]
 }
 
@@ -339,15 +354,8 @@ async fn held_to_the_legacy_era_sdk_servers_still_get_their_roots_in_rounds() {
     // roots into the legacy `roots/list` request, which Rootgate answers.
     let h = Harness::new();
     let (a, a_path) = h.folder("alpha");
-    for (name, command, args) in dual_era_sdk_servers() {
-        let (spec, session) = h.server_from(ServerDraft {
-            name: name.into(),
-            command,
-            args,
-            enabled: true,
-            era: EraChoice::Legacy,
-            ..Default::default()
-        });
+    for (name, draft) in dual_era_sdk_servers(EraChoice::Legacy) {
+        let (spec, session) = h.server_from(draft);
         h.store.grant(&spec.id, &a).unwrap();
         let Status::Running(info) = running(&session).await else {
             unreachable!()
@@ -371,14 +379,8 @@ async fn dual_era_servers_get_exactly_their_folders_whichever_way_their_code_ask
     let h = Harness::new();
     let (a, a_path) = h.folder("alpha");
     let (b, b_path) = h.folder("béta two");
-    for (name, command, args) in dual_era_sdk_servers() {
-        let (spec, session) = h.server_from(ServerDraft {
-            name: name.into(),
-            command,
-            args,
-            enabled: true,
-            ..Default::default()
-        });
+    for (name, draft) in dual_era_sdk_servers(EraChoice::Auto) {
+        let (spec, session) = h.server_from(draft);
         h.store.grant(&spec.id, &a).unwrap();
         let Status::Running(info) = running(&session).await else {
             unreachable!()
@@ -413,15 +415,8 @@ async fn in_the_modern_era_the_1x_roots_call_is_refused_by_its_own_sdk() {
     // modern era, the same servers' 1.x call fails in their SDKs.
     let h = Harness::new();
     let (a, _) = h.folder("alpha");
-    for (name, command, args) in dual_era_sdk_servers() {
-        let (spec, session) = h.server_from(ServerDraft {
-            name: name.into(),
-            command,
-            args,
-            enabled: true,
-            era: EraChoice::Modern,
-            ..Default::default()
-        });
+    for (name, draft) in dual_era_sdk_servers(EraChoice::Modern) {
+        let (spec, session) = h.server_from(draft);
         h.store.grant(&spec.id, &a).unwrap();
         running(&session).await;
         let said = match session.call_tool("legacy_roots", no_args()).await {

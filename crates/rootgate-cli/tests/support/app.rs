@@ -98,18 +98,7 @@ impl Rootgate {
 
     /// Adds a server and approves its command, as a person would.
     pub fn server(&self, name: &str, command: impl Into<String>, args: &[&str]) -> ServerSpec {
-        let spec = self
-            .store
-            .add_server(ServerDraft {
-                name: name.into(),
-                command: command.into(),
-                args: args.iter().map(|s| s.to_string()).collect(),
-                ..Default::default()
-            })
-            .expect("add server");
-        self.store
-            .approve_command(&spec.id, &spec.command_line())
-            .expect("approve")
+        self.server_in_era(name, command, args, Default::default())
     }
 
     /// Adds a server held to `era` (the person's per-server setting) and
