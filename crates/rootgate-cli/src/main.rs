@@ -26,6 +26,7 @@ use rootgate_core::instance;
 use rootgate_core::session::SessionConfig;
 use rootgate_core::settings::SettingsFile;
 
+mod app_io;
 mod apps_cmd;
 mod help;
 mod listing;
@@ -129,7 +130,7 @@ fn connect(args: &[OsString]) -> ExitCode {
         session: SessionConfig::default(),
     };
     let outcome = runtime.block_on(async {
-        let (input, output) = app_io();
+        let (input, output) = app_io::app_io();
         bridge::connect(options, input, output).await
     });
     // The stdin reader may still be blocked in a read of the app's input;
@@ -139,63 +140,6 @@ fn connect(args: &[OsString]) -> ExitCode {
         Outcome::Disconnected => ExitCode::SUCCESS,
         Outcome::Failed(_) => ExitCode::FAILURE,
     }
-}
-
-/// The app's end of the connection: standard input and output, read and
-/// written on the runtime's own reactor. AI apps give pipes (Python's
-/// subprocess) or socket pairs (Node's child_process, and so Electron
-/// apps); anything else (a file, a terminal) goes through tokio's standard
-/// streams, which use a thread of their own for each read and write (and so
-/// a few thread wake-ups per message, which is what the reactor avoids).
-fn app_io() -> (
-    Box<dyn tokio::io::AsyncRead + Unpin + Send>,
-    Box<dyn tokio::io::AsyncWrite + Unpin + Send>,
-) {
-    use std::os::fd::{AsFd, OwnedFd};
-    use tokio::net::unix::pipe;
-    let owned = |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().ok();
-    let socket = |fd: OwnedFd| -> Option<tokio::net::UnixStream> {
-        let stream = std::os::unix::net::UnixStream::from(fd);
-        // Only a socket has a peer: anything else is not one.
-        stream.peer_addr().ok()?;
-        stream.set_nonblocking(true).ok()?;
-        tokio::net::UnixStream::from_std(stream).ok()
-    };
-    let input: Box<dyn tokio::io::AsyncRead + Unpin + Send> = match owned(std::io::stdin().as_fd())
-    {
-        Some(fd) if is_socket(&fd) => match socket(fd) {
-            Some(s) => Box::new(s),
-            None => Box::new(tokio::io::stdin()),
-        },
-        Some(fd) => match pipe::Receiver::from_file(std::fs::File::from(fd)) {
-            Ok(p) => Box::new(p),
-            Err(_) => Box::new(tokio::io::stdin()),
-        },
-        None => Box::new(tokio::io::stdin()),
-    };
-    let output: Box<dyn tokio::io::AsyncWrite + Unpin + Send> =
-        match owned(std::io::stdout().as_fd()) {
-            Some(fd) if is_socket(&fd) => match socket(fd) {
-                Some(s) => Box::new(s),
-                None => Box::new(tokio::io::stdout()),
-            },
-            Some(fd) => match pipe::Sender::from_file(std::fs::File::from(fd)) {
-                Ok(p) => Box::new(p),
-                Err(_) => Box::new(tokio::io::stdout()),
-            },
-            None => Box::new(tokio::io::stdout()),
-        };
-    (input, output)
-}
-
-/// Whether `fd` is a socket.
-fn is_socket(fd: &std::os::fd::OwnedFd) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    let file = match fd.try_clone() {
-        Ok(fd) => std::fs::File::from(fd),
-        Err(_) => return false,
-    };
-    file.metadata().is_ok_and(|m| m.file_type().is_socket())
 }
 
 fn usage_error(message: &str) -> ExitCode {
