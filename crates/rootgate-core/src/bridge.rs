@@ -17,6 +17,7 @@
 pub mod link;
 pub mod relay;
 pub mod route;
+pub mod spare;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -3,10 +3,11 @@
 //! `notifications/cancelled`. Nothing here keeps state.
 
 use super::*;
+use crate::bridge::spare;
 
 /// A line as it came, with the newline it was read without.
 pub(super) fn with_newline(line: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(line.len() + 1);
+    let mut out = spare::take(line.len() + 1);
     out.extend_from_slice(line);
     out.push(b'\n');
     out
@@ -102,7 +103,11 @@ pub(super) fn cancelled_request(params: Option<&RawValue>) -> Option<(Map<String
 
 pub(super) fn request_line(id: &str, method: &str, params: Option<&RawValue>) -> Vec<u8> {
     let method = Value::String(method.to_owned()).to_string();
-    let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}"#).into_bytes();
+    let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}"#);
+    // Sized at once (a big line's memory reused, see `spare`): growing it
+    // would copy a large `params` again.
+    let mut line = spare::take(head.len() + params.map_or(0, |p| p.get().len()) + 12);
+    line.extend_from_slice(head.as_bytes());
     if let Some(params) = params {
         line.extend_from_slice(br#","params":"#);
         line.extend_from_slice(params.get().as_bytes());
@@ -126,7 +131,12 @@ pub(super) fn response_line(
     result: Option<&RawValue>,
     error: Option<&RawValue>,
 ) -> Vec<u8> {
-    let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"#).into_bytes();
+    let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"#);
+    // Sized at once (a big result's memory reused, see `spare`): growing it
+    // would copy a megabyte result again for the closing brace.
+    let body = error.or(result).map_or(2, |raw| raw.get().len());
+    let mut line = spare::take(head.len() + body + 12);
+    line.extend_from_slice(head.as_bytes());
     match (result, error) {
         (_, Some(error)) => {
             line.extend_from_slice(br#""error":"#);
