@@ -14,6 +14,7 @@
 //! What is not here: the routing decisions (`route`), the byte-level relay
 //! (`relay`), and the command line (the `rootgate` binary).
 
+mod app_side;
 pub mod link;
 pub mod relay;
 pub mod route;

@@ -16,7 +16,9 @@ use thiserror::Error;
 
 use crate::ids::ServerId;
 use crate::names::{self, NameError};
-use crate::secrets::{SecretPlace, looks_secret, name_secrets_in};
+
+mod secret_words;
+pub use secret_words::{SecretPlace, looks_secret, name_secrets_in};
 
 /// How a server learns that a folder was withdrawn.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -21,10 +21,12 @@
 //! signalling (`process`), and the notification timing rules (`notify`).
 
 mod actor;
+pub mod app_side;
 mod connection;
 pub mod delivery;
 pub mod era;
 pub mod listen;
+pub mod notices;
 pub mod notify;
 pub mod offers;
 pub mod process;
@@ -43,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
-use crate::bridge::relay::Relay;
+use self::app_side::AppSide;
 use crate::consent::SharedRoots;
 use crate::ids::ServerId;
 use crate::secrets::Secrets;
@@ -186,7 +188,7 @@ pub struct Session {
     stderr: Arc<StderrLog>,
     messages: broadcast::Sender<ServerMessage>,
     /// Progress, lists changed and resources updated (see `offers`).
-    notices: broadcast::Sender<offers::Notice>,
+    notices: broadcast::Sender<notices::Notice>,
     /// How many `roots/list` the server has been answered (the actor counts).
     answered: Arc<std::sync::atomic::AtomicU64>,
     /// A modern server's resources followed, each on a listen stream of its
@@ -226,12 +228,12 @@ impl Session {
 
     /// [`Session::spawn`] for a bridge: the server's handshake and
     /// everything but its roots go through `relay`, to and from an AI app.
-    pub fn spawn_relayed(
+    pub fn spawn_relayed<A: AppSide + 'static>(
         server: ServerId,
         roots: watch::Receiver<SharedRoots>,
         timeline: Arc<Timeline>,
         config: SessionConfig,
-        relay: Arc<Relay>,
+        relay: Arc<A>,
     ) -> Session {
         Session::spawn_with(
             server,
@@ -248,7 +250,7 @@ impl Session {
         roots: watch::Receiver<SharedRoots>,
         timeline: Arc<Timeline>,
         config: SessionConfig,
-        relay: Option<Arc<Relay>>,
+        relay: Option<Arc<dyn AppSide>>,
         secrets: Arc<Secrets>,
     ) -> Session {
         let (commands, rx) = mpsc::unbounded_channel();

@@ -38,7 +38,7 @@ use crate::ids::{ConnectionId, RootId, ServerId};
 use crate::roots::Root;
 use crate::servers::{ServerDraft, ServerSpec};
 use crate::session::delivery::{DeliverySummary, FolderDelivery};
-use crate::session::offers::OfferKind;
+use crate::session::notices::OfferKind;
 use crate::session::{Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status};
 use crate::settings::{Recovery, SettingsFile};
 use crate::store::{Store, StoreError};

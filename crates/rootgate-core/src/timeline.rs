@@ -73,7 +73,7 @@ pub enum Event {
         #[cfg_attr(feature = "ts", ts(type = "JsonValue | null"))]
         arguments: Option<serde_json::Value>,
         duration_ms: u64,
-        outcome: crate::session::offers::TryResult,
+        outcome: TryResult,
         detail: Option<String>,
         roots_asked: u32,
     },
@@ -139,6 +139,21 @@ pub enum Event {
     },
     /// The server kept failing; Rootgate stopped restarting it.
     GaveUp { attempts: u32 },
+}
+
+/// How a try ended, as the timeline keeps it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TryResult {
+    /// The server answered with a result.
+    Ok,
+    /// The tool ran and reported an error (`isError`).
+    ToolError,
+    /// The request failed: the server refused it, did not answer, or went.
+    Failed,
+    /// The person cancelled it.
+    Cancelled,
 }
 
 /// One timeline entry.

@@ -19,7 +19,7 @@ use thiserror::Error;
 
 use super::identity;
 use super::import::{self, ImportError, ImportPlan, Need};
-pub use super::link::{Candidate, DoubtfulLink, ImportedAs, server_names};
+pub use super::link::{Candidate, DoubtfulLink, ImportedAs};
 use super::link::{is_this, standing};
 use super::locate::{self, Places};
 use super::route::{ImportRecord, Ledger, LedgerData, RouteError};
@@ -219,6 +219,38 @@ pub(super) fn file_view(
         routed_by_rootgate: ledger.routes.iter().any(|r| r.file == file.path),
         servers: entries,
     }
+}
+
+/// For each entry of `file`, the Rootgate server to route it to, or why it
+/// is left alone, for `route::plan_route`.
+pub fn server_names(
+    file: &ConfigFile,
+    places: &Places,
+    ledger: &LedgerData,
+    settings: &Settings,
+) -> BTreeMap<(Scope, String), Result<String, String>> {
+    let view = file_view(0, file, places, ledger, settings);
+    view.servers
+        .into_iter()
+        .map(|e| {
+            let to = match (e.imported_as, e.doubtful_link, e.same_as) {
+                (Some(server), _, _) => Ok(server.name),
+                (None, Some(link), _) => Err(format!(
+                    "its link to `{}` is not trusted: {}",
+                    link.server.name, link.reason
+                )),
+                (None, None, Some(same)) => Err(format!(
+                    "it is not imported yet; it runs exactly what `{}` runs, so importing it \
+                     links it there",
+                    same.name
+                )),
+                (None, None, None) => {
+                    Err("it is not imported into Rootgate yet; import it first".into())
+                }
+            };
+            ((e.scope, e.key), to)
+        })
+        .collect()
 }
 
 fn entry_view(

@@ -247,7 +247,7 @@ impl ImportPlan {
 
 /// Whether a variable's name says its value is a secret (kept here for
 /// its callers; it lives with the rest of secrets' rules).
-pub use crate::secrets::looks_secret;
+pub use crate::servers::looks_secret;
 
 #[derive(Default)]
 struct Needs(Vec<Need>);

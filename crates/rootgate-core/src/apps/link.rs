@@ -9,14 +9,10 @@
 //! shown with its reason and routing leaves the entry alone. Nothing here
 //! changes the ledger or the settings: `catalog::import_entry` does.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
-use super::catalog::file_view;
 use super::identity;
 use super::import::ImportPlan;
-use super::locate::Places;
 use super::route::{ImportRecord, LedgerData};
 use super::{AppKind, ConfigFile, Scope};
 use crate::ids::ServerId;
@@ -171,36 +167,4 @@ fn link_doubt(
             app.title()
         )
     })
-}
-
-/// For each entry of `file`, the Rootgate server to route it to, or why it
-/// is left alone, for `route::plan_route`.
-pub fn server_names(
-    file: &ConfigFile,
-    places: &Places,
-    ledger: &LedgerData,
-    settings: &Settings,
-) -> BTreeMap<(Scope, String), Result<String, String>> {
-    let view = file_view(0, file, places, ledger, settings);
-    view.servers
-        .into_iter()
-        .map(|e| {
-            let to = match (e.imported_as, e.doubtful_link, e.same_as) {
-                (Some(server), _, _) => Ok(server.name),
-                (None, Some(link), _) => Err(format!(
-                    "its link to `{}` is not trusted: {}",
-                    link.server.name, link.reason
-                )),
-                (None, None, Some(same)) => Err(format!(
-                    "it is not imported yet; it runs exactly what `{}` runs, so importing it \
-                     links it there",
-                    same.name
-                )),
-                (None, None, None) => {
-                    Err("it is not imported into Rootgate yet; import it first".into())
-                }
-            };
-            ((e.scope, e.key), to)
-        })
-        .collect()
 }

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
+use super::app_side::AppSide;
 use super::delivery::{Delivery, DeliveryState, Following, Restarted};
 use super::wire::ServerMessage;
 use super::{Command, SessionConfig, Status, StderrLog};
-use crate::bridge::relay::Relay;
 use crate::consent::{SharedRoot, SharedRoots};
 use crate::ids::ServerId;
 use crate::servers::ServerSpec;
@@ -54,11 +54,11 @@ pub(super) struct Actor {
     /// lives: a try counts those answered while it ran (see `offers`).
     pub(super) answered: Arc<std::sync::atomic::AtomicU64>,
     /// Where the handler passes progress and list changes (see `offers`).
-    pub(super) notices: broadcast::Sender<super::offers::Notice>,
+    pub(super) notices: broadcast::Sender<super::notices::Notice>,
     pub(super) config: SessionConfig,
     /// Set for a bridge's session: the AI app's relay, which makes the
     /// handshake and carries everything but roots.
-    pub(super) relay: Option<Arc<Relay>>,
+    pub(super) relay: Option<Arc<dyn AppSide>>,
     /// Where the values of the server's secrets are read at each start.
     pub(super) secrets: Arc<crate::secrets::Secrets>,
 }

@@ -23,11 +23,11 @@ use tokio::task::JoinHandle;
 mod handshake;
 
 use super::actor::{Actor, Next};
+use super::app_side::AppSide;
 use super::process::{self, DrainOnDrop, ExitWatch};
 use super::protocol::RootsClient;
 use super::wire::{self, HandlerEvent, QUEUE_FRAMES, Wire};
 use super::{Command, RunningInfo, SUPPORTED_VERSIONS, Status, StderrLog};
-use crate::bridge::relay::Relay;
 use crate::consent::SharedRoots;
 use crate::enforcement;
 use crate::placeholders;
@@ -84,7 +84,7 @@ pub(super) enum LinkKind {
     },
     /// A bridge's relay for an AI app.
     Relay {
-        relay: Arc<Relay>,
+        relay: Arc<dyn AppSide>,
         life: u64,
         reader: JoinHandle<()>,
     },

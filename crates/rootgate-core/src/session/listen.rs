@@ -15,7 +15,7 @@ use rmcp::service::{Peer, RoleClient};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::offers::{Notice, OfferKind};
+use super::notices::{Notice, OfferKind};
 
 /// A listening task, which ends its stream (the server told) when this is
 /// dropped. The task is not aborted: it must live long enough to send the

@@ -29,26 +29,16 @@ use rmcp::model::{
     ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use super::notices::Notice;
 use super::{Session, SessionError, Status, rounds};
-use crate::secrets::looks_secret;
 use crate::servers::Era;
-use crate::timeline::Event;
-
-/// The kinds of things a server offers.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum OfferKind {
-    Tools,
-    Resources,
-    Templates,
-    Prompts,
-}
+use crate::servers::looks_secret;
+use crate::timeline::{Event, TryResult};
 
 /// One kind of what a server offers.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -100,38 +90,12 @@ pub struct TryOutcome {
     pub roots_asked: u32,
 }
 
-/// How a try ended, as the timeline keeps it.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum TryResult {
-    /// The server answered with a result.
-    Ok,
-    /// The tool ran and reported an error (`isError`).
-    ToolError,
-    /// The request failed: the server refused it, did not answer, or went.
-    Failed,
-    /// The person cancelled it.
-    Cancelled,
-}
-
 /// Progress the server reported on one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
     pub progress: f64,
     pub total: Option<f64>,
     pub message: Option<String>,
-}
-
-/// What the server said on its own about what it offers.
-#[derive(Debug, Clone)]
-pub enum Notice {
-    /// `notifications/progress`, for whichever request carries the token.
-    Progress(ProgressNotificationParam),
-    /// `notifications/{tools,resources,prompts}/list_changed`.
-    ListChanged(OfferKind),
-    /// `notifications/resources/updated` for a resource followed.
-    ResourceUpdated { uri: String },
 }
 
 /// How many notices a subscriber may fall behind before it misses the

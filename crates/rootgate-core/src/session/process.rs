@@ -655,7 +655,7 @@ mod tests {
         let mut s = spec("sh", &["-c", "printf '%s' \"$API_TOKEN\""]);
         s.env.insert("API_TOKEN".into(), String::new());
         s.secrets
-            .insert("API_TOKEN".into(), crate::secrets::SecretPlace::Keyring);
+            .insert("API_TOKEN".into(), crate::servers::SecretPlace::Keyring);
         let launch = Launch {
             grace: Duration::from_millis(500),
             enforce: None,

@@ -44,7 +44,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, mpsc, watch};
 
-use super::offers::{Notice, OfferKind};
+use super::notices::{Notice, OfferKind};
 use super::wire::{Frame, HandlerEvent, LineQueue, QUEUE_FRAMES, ServerMessage, Wire};
 use crate::consent::SharedRoots;
 

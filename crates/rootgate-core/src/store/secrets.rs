@@ -16,7 +16,8 @@
 
 use super::{Store, StoreError, find_server};
 use crate::ids::ServerId;
-use crate::secrets::{SecretError, SecretKey, SecretPlace, label};
+use crate::secrets::{SecretError, SecretKey, label};
+use crate::servers::SecretPlace;
 use crate::servers::ServerSpec;
 
 /// A saved server's spec once its secrets' values are kept, and what to

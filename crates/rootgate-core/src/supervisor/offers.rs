@@ -19,7 +19,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Change, Supervisor, SupervisorError, lock};
 use crate::ids::ServerId;
-use crate::session::offers::{Notice, Offers, Progress, TryOutcome, Watch};
+use crate::session::notices::Notice;
+use crate::session::offers::{Offers, Progress, TryOutcome, Watch};
 
 /// The change the window is told of for a server's notice; progress goes
 /// to its call instead (see [`Supervisor::call_tool`]).

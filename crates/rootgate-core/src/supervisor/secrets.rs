@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use super::{ServerView, Supervisor, SupervisorError};
 use crate::ids::ServerId;
-use crate::secrets::{SecretError, SecretPlace};
+use crate::secrets::SecretError;
+use crate::servers::SecretPlace;
 use crate::store::{Store, StoreError};
 
 impl Supervisor {

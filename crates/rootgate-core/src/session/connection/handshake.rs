@@ -239,7 +239,7 @@ impl Actor {
         &mut self,
         conn: &mut Connection,
         spec: &ServerSpec,
-        relay: Arc<Relay>,
+        relay: Arc<dyn AppSide>,
         stdout: DrainOnDrop,
         stdin: ChildStdin,
     ) -> Result<Answered, Ending> {
@@ -259,11 +259,11 @@ impl Actor {
         // A guessed era's refused opening is kept for the next life, where
         // the server is spoken to in the modern era (see `era`).
         relay.guess_era(known.is_none());
-        let mut attached = relay.attach(stdout, &wire, era, self.roots.clone());
+        let mut attached = Arc::clone(&relay).attach(stdout, &wire, era, self.roots.clone());
         conn.wire = Some(wire);
         let mut ended = attached.ended.clone();
-        let mut seen = relay.subscribe();
-        let mut app_arrived = seen.borrow().app.is_some();
+        let mut app_arrived = relay.app_arrived();
+        let mut arrival = relay.app_arrival();
         conn.link = Some(Link {
             kind: LinkKind::Relay {
                 relay,
@@ -289,14 +289,12 @@ impl Actor {
                     Err(_) => return Err(closed()),
                 },
                 _ = &mut deadline, if app_arrived => return Err(self.no_answer(Era::Legacy)),
-                changed = seen.changed(), if !app_arrived => {
-                    if changed.is_err() {
+                arrived = &mut arrival, if !app_arrived => {
+                    if !arrived {
                         return Err(Ending::Quit(None));
                     }
-                    if seen.borrow_and_update().app.is_some() {
-                        app_arrived = true;
-                        deadline.as_mut().reset(tokio::time::Instant::now() + self.config.init_timeout);
-                    }
+                    app_arrived = true;
+                    deadline.as_mut().reset(tokio::time::Instant::now() + self.config.init_timeout);
                 }
                 _ = ended.wait_for(|ended| *ended) => return Err(closed()),
                 command = self.commands.recv() => {
