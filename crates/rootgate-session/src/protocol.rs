@@ -443,7 +443,7 @@ mod tests {
         let (client_write, server_in) = tokio::io::duplex(4096);
         let (publish, roots) = watch::channel(SharedRoots::empty());
         publish.send_modify(|current| {
-            if let Some(next) = current.advance(shared(&["a"])) {
+            if let Some(next) = current.advance_for_tests(shared(&["a"])) {
                 *current = next;
             }
         });

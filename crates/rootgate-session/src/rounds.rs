@@ -88,7 +88,9 @@ mod tests {
                 name: u.rsplit('/').next().unwrap_or_default().to_owned(),
             })
             .collect();
-        SharedRoots::empty().advance(roots).expect("a new list")
+        SharedRoots::empty()
+            .advance_for_tests(roots)
+            .expect("a new list")
     }
 
     fn requests(json: Value) -> InputRequests {

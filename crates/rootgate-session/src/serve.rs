@@ -421,9 +421,11 @@ mod tests {
     #[test]
     fn restart_only_when_a_withdrawal_cannot_be_told() {
         let given = shared(&["file:///a", "file:///b"]);
-        let just_a = SharedRoots::empty().advance(given[..1].to_vec()).unwrap();
-        let none = just_a.advance(vec![]).unwrap();
-        let more = just_a.advance(given.clone()).unwrap();
+        let just_a = SharedRoots::empty()
+            .advance_for_tests(given[..1].to_vec())
+            .unwrap();
+        let none = just_a.advance_for_tests(vec![]).unwrap();
+        let more = just_a.advance_for_tests(given.clone()).unwrap();
         assert_eq!(
             must_restart(Withdrawal::Notify, false, Some(&given), &just_a),
             None

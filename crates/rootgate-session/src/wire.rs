@@ -427,7 +427,7 @@ mod tests {
         let (publish, roots) = watch::channel(SharedRoots::empty());
         for list in lists {
             publish.send_modify(|current| {
-                if let Some(next) = current.advance(shared(list)) {
+                if let Some(next) = current.advance_for_tests(shared(list)) {
                     *current = next;
                 }
             });

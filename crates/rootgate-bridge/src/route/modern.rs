@@ -498,7 +498,9 @@ mod tests {
                 name: "n".into(),
             })
             .collect();
-        SharedRoots::empty().advance(list).expect("a list")
+        SharedRoots::empty()
+            .advance_for_tests(list)
+            .expect("a list")
     }
 
     /// A router whose app declared `capabilities`, connected to a modern
