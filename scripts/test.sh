@@ -11,6 +11,7 @@ bash scripts/setup.sh test
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
+step "import circles (scripts/check-layers.py)"; python3 scripts/check-layers.py
 step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo build"

@@ -15,7 +15,7 @@ use rootgate_core::apps::catalog::AppView;
 use rootgate_core::apps::{AppKind, Scope};
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
-use rootgate_core::secrets::SecretPlace;
+use rootgate_core::servers::SecretPlace;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;

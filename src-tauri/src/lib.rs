@@ -16,20 +16,20 @@
 //! very same app on Tauri's mock runtime; the types the webview receives
 //! that the TypeScript bindings declare ([`AppInfo`], [`CommandError`],
 //! [`ErrorCode`], [`Notice`]); and, with the `test-picker` feature, the
-//! hidden `E2ePicks`. Commands, the bridge, the picker and the shell's state
+//! hidden `E2ePicks`. Commands, the event pump (`events`), the picker and the shell's state
 //! stay private.
 //!
 //! Not here: consent rules, settings, sessions (core); the UI (`ui/`).
 
-mod bridge;
 mod commands;
 mod error;
+mod events;
 #[cfg(target_os = "linux")]
 mod painting;
 mod picker;
 
-pub use bridge::Notice;
 pub use error::{CommandError, ErrorCode};
+pub use events::Notice;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -147,10 +147,10 @@ fn on_drop<R: Runtime>(app: &AppHandle<R>, paths: &[PathBuf]) {
     };
     let intake = supervisor.prompts_for_paths(paths);
     for notice in intake.notices() {
-        bridge::notice(app, notice);
+        events::notice(app, notice);
     }
     if !intake.prompts.is_empty() {
-        let _ = app.emit(bridge::PROMPTS, intake.prompts);
+        let _ = app.emit(events::PROMPTS, intake.prompts);
     }
 }
 
@@ -403,14 +403,14 @@ fn setup<R: Runtime>(
     if let Some(picks) = launch.e2e_picks.clone() {
         app.manage(E2ePicks(picks));
     }
-    bridge::forward(app.handle().clone(), &supervisor);
+    events::forward(app.handle().clone(), &supervisor);
     // Another start of Rootgate on these settings hands its folders over
     // on the same socket: their prompts reach the page as a change; here,
     // the window comes to the front and the refusals become notices.
     let handle = app.handle().clone();
     supervisor.take_other_starts(Box::new(move |answer| {
         for notice in &answer.notices {
-            bridge::notice(&handle, notice.clone());
+            events::notice(&handle, notice.clone());
         }
         raise(&handle);
     }));
@@ -419,7 +419,7 @@ fn setup<R: Runtime>(
     let handle = app.handle().clone();
     tauri::async_runtime::spawn(async move {
         if let Err(e) = listening.listen_for_bridges().await {
-            bridge::notice(
+            events::notice(
                 &handle,
                 format!("AI apps connected through Rootgate will not show in this window: {e}"),
             );

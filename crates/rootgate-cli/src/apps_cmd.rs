@@ -309,7 +309,7 @@ fn say_unstored(store: &Store, server: &rootgate_core::servers::ServerSpec) {
     let unstored: Vec<&str> = server
         .secrets
         .iter()
-        .filter(|(_, place)| **place == rootgate_core::secrets::SecretPlace::NotStored)
+        .filter(|(_, place)| **place == rootgate_core::servers::SecretPlace::NotStored)
         .map(|(name, _)| name.as_str())
         .collect();
     if unstored.is_empty() {

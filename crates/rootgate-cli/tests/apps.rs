@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use app::*;
-use rootgate_core::secrets::SecretPlace;
+use rootgate_core::servers::SecretPlace;
 use rootgate_core::servers::ServerSpec;
 use serde_json::{Value, json};
 

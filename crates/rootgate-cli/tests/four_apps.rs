@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use app::*;
-use rootgate_core::secrets::SecretPlace;
+use rootgate_core::servers::SecretPlace;
 use serde_json::{Value, json};
 
 /// The four entries: key, app id, the token in the app's file (None: VS

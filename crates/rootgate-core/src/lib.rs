@@ -1,39 +1,31 @@
-//! Rootgate's core: which folders each local MCP server may see, and the
-//! sessions that tell them.
+//! `rootgate-core`: the façade. The desktop shell (`src-tauri`) and the
+//! command (`crates/rootgate-cli`) depend on this crate alone, and call the
+//! [`supervisor::Supervisor`], which owns the store, one session per
+//! server, the open consent prompts, restarts, the AI apps' files and the
+//! bridges' connections.
 //!
-//! The crate holds folders and their checks (`folders`, `roots`, `uri`, `names`),
-//! consent (`consent`), server specifications (`servers`), the settings file
-//! (`settings`), secret environment values and the keyring (`secrets`), the
-//! store that saves and publishes (`store`), and one actor
-//! per running server (`session`), with its timeline and stderr log, and the
-//! processes below them (`launcher`, `procs`). It has no
-//! GUI dependency and builds and tests headless; the desktop app is a thin
-//! shell over it. It deliberately holds no UI text beyond error and warning
-//! messages, and never takes a path from anywhere but a caller that got it
-//! from the person at the machine.
+//! The layers it is built on are their own crates, lowest first (see
+//! ARCHITECTURE.md, "Layers"): `rootgate-model` (folders, consent, servers,
+//! settings, store, timeline, secrets), `rootgate-launcher` (the process
+//! each server runs under, Landlock), `rootgate-session` (MCP, one session
+//! per server), `rootgate-apps` (the AI apps' config files) and
+//! `rootgate-bridge` (`rootgate connect`, and the connections the window
+//! lists). They are re-exported here under the module names they had when
+//! they were one crate, so a caller names one crate, and so that the
+//! shell's and the command's paths did not change with the split.
+//!
+//! What is not here: any GUI dependency, and any decision of the layers
+//! below; this crate only puts them together. Its one module of its own is
+//! `supervisor`.
 
-pub mod apps;
-pub mod bridge;
-pub mod connections;
-pub mod consent;
-pub mod downloads;
-pub mod enforcement;
-pub mod folders;
-pub mod ids;
-pub mod instance;
-pub mod launcher;
-pub mod monitor;
-pub mod mounts;
-pub mod names;
-pub mod placeholders;
-pub mod procs;
-pub mod roots;
-pub mod secrets;
-pub mod servers;
-pub mod session;
-pub mod settings;
-pub mod store;
+pub use rootgate_apps as apps;
+pub use rootgate_bridge as bridge;
+pub use rootgate_bridge::{connections, instance};
+pub use rootgate_launcher::{enforcement, launcher, procs};
+pub use rootgate_model::{
+    consent, downloads, folders, ids, monitor, mounts, names, placeholders, roots, secrets,
+    servers, settings, store, templates, timeline, uri,
+};
+pub use rootgate_session as session;
+
 pub mod supervisor;
-pub mod templates;
-pub mod timeline;
-pub mod uri;

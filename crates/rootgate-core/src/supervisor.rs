@@ -31,18 +31,20 @@ use serde::Serialize;
 use thiserror::Error;
 use tokio::sync::broadcast;
 
-use crate::connections::{ConnectionChange, ConnectionView, Connections};
-use crate::consent::SharedRoots;
-use crate::folders::FolderError;
-use crate::ids::{ConnectionId, RootId, ServerId};
-use crate::roots::Root;
-use crate::servers::{ServerDraft, ServerSpec};
-use crate::session::delivery::{DeliverySummary, FolderDelivery};
-use crate::session::offers::OfferKind;
-use crate::session::{Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status};
-use crate::settings::{Recovery, SettingsFile};
-use crate::store::{Store, StoreError};
-use crate::timeline::{Entry, Page, Timeline};
+use rootgate_bridge::connections::{ConnectionChange, ConnectionView, Connections};
+use rootgate_model::consent::SharedRoots;
+use rootgate_model::folders::FolderError;
+use rootgate_model::ids::{ConnectionId, RootId, ServerId};
+use rootgate_model::roots::Root;
+use rootgate_model::servers::{ServerDraft, ServerSpec};
+use rootgate_model::settings::{Recovery, SettingsFile};
+use rootgate_model::store::{Store, StoreError};
+use rootgate_model::timeline::{Entry, Page, Timeline};
+use rootgate_session::delivery::{DeliverySummary, FolderDelivery};
+use rootgate_session::notices::OfferKind;
+use rootgate_session::{
+    Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status,
+};
 
 mod apps;
 mod kept_timeline;
@@ -75,14 +77,14 @@ pub enum SupervisorError {
     UnknownPrompt,
     #[error(
         "the folder now leads to \"{}\", not \"{}\" as when you chose it; choose it again",
-        crate::names::written_out(&now.display().to_string()),
-        crate::names::written_out(&shown.display().to_string())
+        rootgate_model::names::written_out(&now.display().to_string()),
+        rootgate_model::names::written_out(&shown.display().to_string())
     )]
     FolderMoved { shown: PathBuf, now: PathBuf },
     #[error("the command `{command_line}` has not been approved to run yet")]
     NeedsApproval { command_line: String },
     #[error(transparent)]
-    Apps(#[from] crate::apps::catalog::AppsError),
+    Apps(#[from] rootgate_apps::catalog::AppsError),
     #[error("this change was already written or dropped; look at the app again")]
     UnknownPlan,
     #[error("the command cannot be found: {0}")]
@@ -126,7 +128,7 @@ pub struct ServerView {
     pub waits_for: Option<String>,
     /// The package its command fetches at start (npx, uvx, …), and whether
     /// that version is pinned, for the approval dialog to say.
-    pub downloads: Option<crate::downloads::Download>,
+    pub downloads: Option<rootgate_model::downloads::Download>,
     /// The restart scheduled after a failure, if one is: the server is
     /// not failed for good, and the window says when it starts again.
     pub retry: Option<Retry>,
@@ -156,7 +158,12 @@ fn command_exists(draft: &ServerDraft) -> Result<(), SupervisorError> {
         .get("PATH")
         .map(std::ffi::OsString::from)
         .or_else(|| std::env::var_os("PATH"));
-    if crate::enforcement::resolve_command(command, path.as_deref(), draft.cwd.as_deref()).is_some()
+    if rootgate_launcher::enforcement::resolve_command(
+        command,
+        path.as_deref(),
+        draft.cwd.as_deref(),
+    )
+    .is_some()
     {
         return Ok(());
     }
@@ -281,7 +288,7 @@ impl Supervisor {
         config: SessionConfig,
         restart_policy: RestartPolicy,
     ) -> Result<Arc<Supervisor>, SupervisorError> {
-        let secrets = crate::secrets::Secrets::system();
+        let secrets = rootgate_model::secrets::Secrets::system();
         Supervisor::open_with_secrets(file, config, restart_policy, secrets)
     }
 
@@ -291,14 +298,14 @@ impl Supervisor {
         file: SettingsFile,
         config: SessionConfig,
         restart_policy: RestartPolicy,
-        secrets: Arc<crate::secrets::Secrets>,
+        secrets: Arc<rootgate_model::secrets::Secrets>,
     ) -> Result<Arc<Supervisor>, SupervisorError> {
         let (store, recovery) = Store::open_with_secrets(file, secrets)?;
         // Bridges that AI apps start are not told where the session bus is,
         // and find the keyring through what the window records here (see
         // `secrets::service`); failing to record it changes nothing else.
         if let Some(dir) = store.file().path().parent()
-            && let Err(e) = crate::secrets::service::record_bus(dir)
+            && let Err(e) = rootgate_model::secrets::service::record_bus(dir)
         {
             eprintln!(
                 "rootgate: where the session bus is could not be recorded in {} ({e}); \
@@ -341,7 +348,7 @@ impl Supervisor {
         *lock(&supervisor.timeline_saved) = supervisor.timeline.newest(1).last().map(|e| e.seq);
         supervisor.keep_timeline();
         supervisor.check_availability();
-        if let Err(e) = crate::monitor::spawn(Arc::clone(&supervisor.store)) {
+        if let Err(e) = rootgate_model::monitor::spawn(Arc::clone(&supervisor.store)) {
             // Without events, availability is still checked at every start
             // and when a folder is chosen again; say so in the log.
             tracing::warn!("folders will not be watched for changes: {e}");
@@ -381,11 +388,12 @@ impl Supervisor {
     /// root whose folder now resolves elsewhere as unavailable (its grants
     /// were for the old real path).
     pub fn check_availability(&self) {
-        let mounts = crate::mounts::MountTable::read();
+        let mounts = rootgate_model::mounts::MountTable::read();
         for root in self.store.snapshot().roots {
-            let _ = self
-                .store
-                .set_available(&root.id, crate::monitor::is_available(&root, &mounts));
+            let _ = self.store.set_available(
+                &root.id,
+                rootgate_model::monitor::is_available(&root, &mounts),
+            );
         }
     }
 
@@ -500,7 +508,7 @@ impl Supervisor {
     /// window, the one writer of the settings, remembers what it found, so
     /// that the next bridge (and the window's own session) need not ask.
     fn remember_bridged_era(&self, entry: &Entry) {
-        let crate::timeline::Event::EraFound { era, .. } = entry.event else {
+        let rootgate_model::timeline::Event::EraFound { era, .. } = entry.event else {
             return;
         };
         let Ok(spec) = self.store.server(&entry.server) else {
@@ -571,13 +579,13 @@ impl Supervisor {
         if spec.ignores_list_changed {
             delivery.following = Following::Ignores;
         }
-        let folders_as_arguments = crate::placeholders::has_placeholders(&spec);
+        let folders_as_arguments = rootgate_model::placeholders::has_placeholders(&spec);
         let (resolved_command_line, waits_for) = if folders_as_arguments {
             let shared = self
                 .store
                 .shared_with(&spec.id)
                 .unwrap_or_else(|_| SharedRoots::empty());
-            match crate::placeholders::expand(&spec, shared.roots()) {
+            match rootgate_model::placeholders::expand(&spec, shared.roots()) {
                 Ok(expanded) => {
                     let mut filled = spec.clone();
                     filled.args = expanded.args;
@@ -593,7 +601,7 @@ impl Supervisor {
         ServerView {
             command_line: spec.command_line(),
             approved: spec.is_approved(),
-            downloads: crate::downloads::of(&spec.command, &spec.args),
+            downloads: rootgate_model::downloads::of(&spec.command, &spec.args),
             retry: self.retry_of(&spec.id),
             keyring_problem: self.store.secrets().problem(&spec),
             missing_secrets: self.store.secrets().missing(&spec),
@@ -627,8 +635,10 @@ impl Supervisor {
                     .iter()
                     .filter(|r| r.id != root.id)
                     .map(|r| r.real_path.as_path());
-                let warnings = crate::folders::check(&root.chosen_path)
-                    .map(|folder| crate::folders::warnings(&folder, self.home.as_deref(), others))
+                let warnings = rootgate_model::folders::check(&root.chosen_path)
+                    .map(|folder| {
+                        rootgate_model::folders::warnings(&folder, self.home.as_deref(), others)
+                    })
                     .unwrap_or_default()
                     .into_iter()
                     .map(|warning| WarningView {
@@ -670,7 +680,7 @@ impl Supervisor {
                 .iter()
                 .any(|g| &g.server == id && &g.root == root_id);
             if !granted {
-                let now = crate::folders::check(&root.chosen_path)?;
+                let now = rootgate_model::folders::check(&root.chosen_path)?;
                 if now.real() != root.real_path {
                     return Err(SupervisorError::FolderMoved {
                         shown: root.real_path.clone(),
@@ -887,13 +897,13 @@ impl Supervisor {
     /// returns its path. Each report becomes a change for the window; an
     /// app's own folders become suggestion prompts. Called once, by the app.
     pub async fn listen_for_bridges(self: &Arc<Self>) -> std::io::Result<PathBuf> {
-        let path = crate::connections::socket_path(self.settings_path());
+        let path = rootgate_bridge::connections::socket_path(self.settings_path());
         let mut reports = self.connections.subscribe();
         let importer = self.me.clone();
         self.connections
             .answer_imports_with(Box::new(move |request| match importer.upgrade() {
                 Some(supervisor) => supervisor.import_for_terminal(request),
-                None => crate::connections::ImportAnswer::default(),
+                None => rootgate_bridge::connections::ImportAnswer::default(),
             }));
         self.connections.listen(&path).await?;
         let me = self.me.clone();

@@ -13,9 +13,10 @@ mod harness;
 use std::time::Duration;
 
 use harness::*;
-use rootgate_core::session::offers::{Notice, OfferKind, Offers, TryResult, Watch};
+use rootgate_core::session::notices::{Notice, OfferKind};
+use rootgate_core::session::offers::{Offers, Watch};
 use rootgate_core::session::{Session, SessionError, Status};
-use rootgate_core::timeline::Event;
+use rootgate_core::timeline::{Event, TryResult};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use harness::*;
 use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::offers::OfferKind;
+use rootgate_core::session::notices::OfferKind;
 use rootgate_core::session::{SessionConfig, SessionError};
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::supervisor::{Change, Supervisor, SupervisorError};

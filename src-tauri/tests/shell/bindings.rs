@@ -53,7 +53,7 @@ fn declarations() -> String {
         Withdrawal::decl(&cfg),
         Era::decl(&cfg),
         EraChoice::decl(&cfg),
-        rootgate_core::secrets::SecretPlace::decl(&cfg),
+        rootgate_core::servers::SecretPlace::decl(&cfg),
         ServerDraft::decl(&cfg),
         ServerSpec::decl(&cfg),
         RunningInfo::decl(&cfg),
@@ -98,11 +98,11 @@ fn declarations() -> String {
         ErrorCode::decl(&cfg),
         CommandError::decl(&cfg),
         <serde_json::Value as TS>::decl(&cfg),
-        rootgate_core::session::offers::OfferKind::decl(&cfg),
+        rootgate_core::session::notices::OfferKind::decl(&cfg),
         rootgate_core::session::offers::OfferList::decl(&cfg),
         rootgate_core::session::offers::Offers::decl(&cfg),
         rootgate_core::session::offers::TryOutcome::decl(&cfg),
-        rootgate_core::session::offers::TryResult::decl(&cfg),
+        rootgate_core::timeline::TryResult::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust types by src-tauri/tests/shell/bindings.rs; do not edit.\n\

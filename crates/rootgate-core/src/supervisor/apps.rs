@@ -16,13 +16,13 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{ConsentPrompt, ServerView, Supervisor, SupervisorError, lock};
-use crate::apps::catalog::{self, AppView, AppsError, Joined};
-use crate::apps::import::ImportError;
-use crate::apps::locate::Places;
-use crate::apps::route::{self, Ledger, Plan, RoutedEntry, Skipped};
-use crate::apps::{AppKind, ConfigFile, Scope, Transport};
-use crate::connections::{ImportAnswer, ImportRequest};
-use crate::ids::ServerId;
+use rootgate_apps::catalog::{self, AppView, AppsError, Joined};
+use rootgate_apps::import::ImportError;
+use rootgate_apps::locate::Places;
+use rootgate_apps::route::{self, Ledger, Plan, RoutedEntry, Skipped};
+use rootgate_apps::{AppKind, ConfigFile, Scope, Transport};
+use rootgate_bridge::connections::{ImportAnswer, ImportRequest};
+use rootgate_model::ids::ServerId;
 
 /// Plans shown and not yet applied or dropped.
 #[derive(Default)]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{Supervisor, lock};
-use crate::timeline::Entry;
+use rootgate_model::timeline::Entry;
 
 /// How many entries per server are kept across launches.
 pub const KEPT_PER_SERVER: usize = 500;
@@ -24,7 +24,7 @@ fn path_beside(settings: &Path) -> PathBuf {
 }
 
 /// The entries kept by an earlier launch, of servers that still exist.
-pub(super) fn load(settings: &Path, servers: &[crate::ids::ServerId]) -> Vec<Entry> {
+pub(super) fn load(settings: &Path, servers: &[rootgate_model::ids::ServerId]) -> Vec<Entry> {
     let Ok(text) = std::fs::read_to_string(path_beside(settings)) else {
         return Vec::new();
     };
@@ -46,7 +46,7 @@ impl Supervisor {
         let path = path_beside(self.store.file().path());
         let written = serde_json::to_vec(&entries)
             .map_err(std::io::Error::other)
-            .and_then(|bytes| crate::apps::route::write_private(&path, &bytes));
+            .and_then(|bytes| rootgate_apps::route::write_private(&path, &bytes));
         if let Err(e) = written {
             tracing::warn!("the timeline could not be kept for the next launch: {e}");
         }

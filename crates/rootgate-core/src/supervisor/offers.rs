@@ -18,8 +18,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{Change, Supervisor, SupervisorError, lock};
-use crate::ids::ServerId;
-use crate::session::offers::{Notice, Offers, Progress, TryOutcome, Watch};
+use rootgate_model::ids::ServerId;
+use rootgate_session::notices::Notice;
+use rootgate_session::offers::{Offers, Progress, TryOutcome, Watch};
 
 /// The change the window is told of for a server's notice; progress goes
 /// to its call instead (see [`Supervisor::call_tool`]).

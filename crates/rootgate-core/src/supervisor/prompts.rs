@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{FolderView, Supervisor, SupervisorError, lock};
-use crate::connections::ConnectionView;
-use crate::folders::{self, CheckedFolder, Warning};
-use crate::ids::{RootId, ServerId};
-use crate::servers::ServerSpec;
-use crate::store::StoreError;
+use rootgate_bridge::connections::ConnectionView;
+use rootgate_model::folders::{self, CheckedFolder, Warning};
+use rootgate_model::ids::{RootId, ServerId};
+use rootgate_model::servers::ServerSpec;
+use rootgate_model::store::StoreError;
 
 /// What the app says about roots wherever it asks for consent. Roots are
 /// advice to a server, not a sandbox, and a person deciding deserves to
@@ -311,7 +311,7 @@ impl Supervisor {
                 }),
                 suggested: suggestion.as_ref().is_some_and(|x| x.server == s.id),
                 enforced: s.enforce_roots,
-                restarts: s.enforce_roots || crate::placeholders::has_placeholders(s),
+                restarts: s.enforce_roots || rootgate_model::placeholders::has_placeholders(s),
             })
             .collect();
         let mut prompts = lock(&self.prompts);

@@ -15,9 +15,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::{Supervisor, SupervisorError, lock};
-use crate::ids::ServerId;
-use crate::session::Status;
-use crate::timeline::Event;
+use rootgate_model::ids::ServerId;
+use rootgate_model::timeline::Event;
+use rootgate_session::Status;
 
 /// How an enabled server that stops unexpectedly is started again:
 /// exponential backoff with jitter, up to a bound, after which Rootgate
@@ -157,7 +157,7 @@ impl Supervisor {
             old.cancel();
         }
         let retry = Retry {
-            at_ms: crate::ids::now_ms() + delay.as_millis() as u64,
+            at_ms: rootgate_model::ids::now_ms() + delay.as_millis() as u64,
             attempt: entry.attempts,
             of: policy.max_attempts,
         };

@@ -12,9 +12,10 @@
 use std::sync::Arc;
 
 use super::{ServerView, Supervisor, SupervisorError};
-use crate::ids::ServerId;
-use crate::secrets::{SecretError, SecretPlace};
-use crate::store::{Store, StoreError};
+use rootgate_model::ids::ServerId;
+use rootgate_model::secrets::SecretError;
+use rootgate_model::servers::SecretPlace;
+use rootgate_model::store::{Store, StoreError};
 
 impl Supervisor {
     /// The value of the secret variable `name` of server `id`, for the
@@ -98,11 +99,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::secrets::{MemoryKeyring, Secrets};
-    use crate::servers::ServerDraft;
-    use crate::session::{SessionConfig, Status};
-    use crate::settings::SettingsFile;
     use crate::supervisor::RestartPolicy;
+    use rootgate_model::secrets::{MemoryKeyring, Secrets};
+    use rootgate_model::servers::ServerDraft;
+    use rootgate_model::settings::SettingsFile;
+    use rootgate_session::{SessionConfig, Status};
 
     const VALUE: &str = "sk-live-supervisor-test";
 

@@ -10,15 +10,15 @@
 //! reports (`connections`).
 
 use super::{ConsentPrompt, Suggestion, Supervisor, lock};
-use crate::connections::{ConnectionView, OpenAnswer, OpenRequest};
-use crate::folders;
-use crate::ids::{ConnectionId, ServerId};
+use rootgate_bridge::connections::{ConnectionView, OpenAnswer, OpenRequest};
+use rootgate_model::folders;
+use rootgate_model::ids::{ConnectionId, ServerId};
 
 /// What the person is shown as an AI app's name: the product's name for
 /// the apps Rootgate knows (`claude-code` is Claude Code), else the name
 /// as the app gave it, or "An AI app" when it gave none.
 pub fn app_title(client_name: &str) -> String {
-    if let Some(kind) = crate::apps::AppKind::from_client_name(client_name) {
+    if let Some(kind) = rootgate_apps::AppKind::from_client_name(client_name) {
         return kind.title().to_owned();
     }
     let name = client_name.trim();
@@ -55,7 +55,7 @@ impl Supervisor {
         server: &ServerId,
         app: &str,
     ) -> Option<ConsentPrompt> {
-        let path = crate::uri::uri_to_path(uri).ok()?;
+        let path = rootgate_model::uri::uri_to_path(uri).ok()?;
         let folder = folders::check(&path).ok()?;
         let settings = self.store.snapshot();
         let spec = settings.servers.iter().find(|s| &s.id == server)?;
@@ -94,7 +94,7 @@ impl Supervisor {
         let app = connection.app.map(|a| a.name).unwrap_or_default();
         let mut prompts = Vec::new();
         for uri in &connection.app_roots {
-            let Some(real) = crate::uri::uri_to_path(uri)
+            let Some(real) = rootgate_model::uri::uri_to_path(uri)
                 .ok()
                 .and_then(|p| folders::check(&p).ok())
                 .map(|f| f.real().to_path_buf())

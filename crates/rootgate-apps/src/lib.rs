@@ -1,0 +1,306 @@
+//! `rootgate-apps`: the AI apps' own config files, and nothing else of
+//! Rootgate's: it reads the store's servers and settings (`rootgate-model`)
+//! but never starts a server or speaks MCP, and knows nothing of the bridge
+//! or the window. Its foreign stack is lossless editing (jsonc-parser,
+//! yaml-edit), diffs (similar) and digests (sha2).
+//!
+//! Modules: `catalog` (what the window shows of each app, and imports),
+//! `goose` and `json` (reading and editing each format), `identity`
+//! (whether two entries are one server), `import` (an entry as a server
+//! draft), `link` (where an entry stands with Rootgate's servers), `locate`
+//! (where each app keeps its files), `route` (rewriting an app to reach its
+//! servers through Rootgate, and undoing it).
+//!
+//! AI apps' own MCP configuration: finding it, reading the servers it
+//! holds, and rewriting it so that an app reaches its servers through
+//! `rootgate connect`.
+//!
+//! Six apps are known (see [`AppKind`]): Claude Desktop, Claude Code,
+//! Cursor and VS Code write JSON, Zed writes JSON with comments and
+//! trailing commas, and Goose writes YAML. `locate` says where each keeps
+//! its files on Linux; `json` and `goose` read them into [`ParsedConfig`]
+//! and edit them in place, keeping every other key, comment and the file's
+//! formatting; `import` turns an entry into a server draft and folder
+//! offers; `identity` says whether two entries are one server and `link`
+//! where an entry stands with Rootgate's servers; `route`
+//! plans a rewrite (with its diff), writes it atomically beside a backup,
+//! and undoes it byte for byte.
+//!
+//! This module never approves a command or shares a folder: an imported
+//! server is a draft the person still approves, and the folders found in
+//! its arguments are offers that go through the consent prompt. It never
+//! writes a file it did not read and check for changes first, and it never
+//! puts an environment value in an error message.
+
+pub mod catalog;
+pub mod goose;
+pub mod identity;
+pub mod import;
+pub mod json;
+pub mod link;
+pub mod locate;
+pub mod route;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// An AI app whose MCP configuration Rootgate can read and route.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AppKind {
+    ClaudeDesktop,
+    ClaudeCode,
+    Cursor,
+    /// `vscode`, as the command line and the window name it.
+    #[serde(rename = "vscode")]
+    VsCode,
+    Zed,
+    Goose,
+}
+
+impl AppKind {
+    /// Every known app, in the order they are listed.
+    pub const ALL: [AppKind; 6] = [
+        AppKind::ClaudeDesktop,
+        AppKind::ClaudeCode,
+        AppKind::Cursor,
+        AppKind::VsCode,
+        AppKind::Zed,
+        AppKind::Goose,
+    ];
+
+    /// The app's name as people know it.
+    pub fn title(self) -> &'static str {
+        match self {
+            AppKind::ClaudeDesktop => "Claude Desktop",
+            AppKind::ClaudeCode => "Claude Code",
+            AppKind::Cursor => "Cursor",
+            AppKind::VsCode => "VS Code",
+            AppKind::Zed => "Zed",
+            AppKind::Goose => "Goose",
+        }
+    }
+
+    /// The app's name on the command line (`rootgate import claude-desktop`).
+    pub fn id(self) -> &'static str {
+        match self {
+            AppKind::ClaudeDesktop => "claude-desktop",
+            AppKind::ClaudeCode => "claude-code",
+            AppKind::Cursor => "cursor",
+            AppKind::VsCode => "vscode",
+            AppKind::Zed => "zed",
+            AppKind::Goose => "goose",
+        }
+    }
+
+    /// The app named `id` (as [`AppKind::id`] writes it; a few common
+    /// spellings are accepted too).
+    pub fn from_id(id: &str) -> Option<AppKind> {
+        let id = id.to_ascii_lowercase().replace(['_', ' '], "-");
+        Some(match id.as_str() {
+            "claude-desktop" | "claude" => AppKind::ClaudeDesktop,
+            "claude-code" => AppKind::ClaudeCode,
+            "cursor" => AppKind::Cursor,
+            "vscode" | "vs-code" | "code" => AppKind::VsCode,
+            "zed" => AppKind::Zed,
+            "goose" => AppKind::Goose,
+            _ => return None,
+        })
+    }
+
+    /// The app whose MCP client introduces itself as `client_name` in its
+    /// `initialize` (`clientInfo.name`), when it is one Rootgate knows.
+    /// The names are what each app sends: Claude Desktop `claude-ai`,
+    /// Claude Code `claude-code`, Cursor `cursor-vscode`, VS Code `Visual
+    /// Studio Code` (and its Insiders build), Zed `Zed`, Goose `goose`;
+    /// case is not minded, as the apps have changed it between versions.
+    pub fn from_client_name(client_name: &str) -> Option<AppKind> {
+        let name = client_name.trim().to_ascii_lowercase();
+        Some(match name.as_str() {
+            "claude-ai" => AppKind::ClaudeDesktop,
+            "claude-code" => AppKind::ClaudeCode,
+            "cursor-vscode" => AppKind::Cursor,
+            "visual studio code" | "visual studio code - insiders" => AppKind::VsCode,
+            "zed" => AppKind::Zed,
+            "goose" => AppKind::Goose,
+            _ => return None,
+        })
+    }
+
+    /// How the app's files are written.
+    pub fn format(self) -> Format {
+        match self {
+            AppKind::Zed | AppKind::VsCode => Format::Jsonc,
+            AppKind::Goose => Format::Yaml,
+            _ => Format::Json,
+        }
+    }
+}
+
+/// The syntax of a config file.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Format {
+    Json,
+    /// JSON with comments and trailing commas (Zed, VS Code).
+    Jsonc,
+    Yaml,
+}
+
+/// Where in a file a server entry sits. Most files hold one list; Claude
+/// Code's `~/.claude.json` holds one for the user and one per project.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "path")]
+pub enum Scope {
+    /// The file's own list (`mcpServers`, `servers`, `context_servers`,
+    /// `extensions`).
+    Global,
+    /// `projects.<path>.mcpServers` in `~/.claude.json`; the path as written
+    /// there.
+    Project(String),
+}
+
+/// How an entry starts its server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A local command speaking MCP on standard input and output. Values are
+    /// as written in the file: variables such as `${input:token}` are not
+    /// expanded (see `import`).
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<String>,
+        /// VS Code's and Cursor's `envFile`.
+        env_file: Option<String>,
+        /// Goose's `env_keys`: variables whose values Goose keeps in its own
+        /// keyring, not in the file.
+        env_keys: Vec<String>,
+    },
+    /// A server reached over the network (`url`, or `type: http/sse`).
+    /// Rootgate runs local servers only, so these are listed, not imported.
+    Remote { url: String },
+}
+
+/// One server entry of an app's config, as the file holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawEntry {
+    pub scope: Scope,
+    /// The entry's name in the app's config.
+    pub key: String,
+    pub transport: Transport,
+    /// Whether the app runs it (Goose's and Zed's `enabled`, VS Code's
+    /// `disabled`); true when the file does not say.
+    pub enabled: bool,
+}
+
+/// A VS Code `inputs` declaration: a value VS Code asks the person for
+/// when it starts a server that names it as `${input:ID}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputDecl {
+    pub id: String,
+    pub description: Option<String>,
+    /// Whether VS Code masks it (`"password": true`).
+    pub password: bool,
+}
+
+/// What a config file holds that Rootgate cares about.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParsedConfig {
+    pub entries: Vec<RawEntry>,
+    pub inputs: Vec<InputDecl>,
+    /// Project folders a Claude Code `~/.claude.json` knows, whose
+    /// `.mcp.json` files are read too (see `locate`).
+    pub projects: Vec<String>,
+}
+
+/// What an entry is rewritten to: the absolute path of `rootgate`,
+/// `["connect", NAME]`, and the environment the bridge needs (only
+/// `XDG_CONFIG_HOME` when Rootgate's settings are not in the default place).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteTo {
+    pub scope: Scope,
+    pub key: String,
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// Why a config file could not be read or rewritten. Never holds an
+/// environment value: files hold secrets.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error("{file}: not valid {format} at line {line}, column {column}: {reason}")]
+    Syntax {
+        file: String,
+        format: &'static str,
+        line: usize,
+        column: usize,
+        reason: String,
+    },
+    #[error("{file}: `{key}` is not what {app} writes there: {reason}")]
+    Shape {
+        file: String,
+        app: &'static str,
+        key: String,
+        reason: String,
+    },
+    #[error("{file}: there is no server `{key}`{scope}")]
+    NoSuchEntry {
+        file: String,
+        key: String,
+        scope: String,
+    },
+}
+
+/// A file that an app reads: which app, where, and in what syntax.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigFile {
+    pub app: AppKind,
+    pub path: PathBuf,
+    pub format: Format,
+}
+
+/// Reads the entries of `text`, a file of `app`. `file` names it in errors.
+pub fn parse(app: AppKind, file: &str, text: &str) -> Result<ParsedConfig, ConfigError> {
+    match app {
+        AppKind::Goose => goose::parse(file, text),
+        _ => json::parse(app, file, text),
+    }
+}
+
+/// `text` with each entry in `routes` rewritten to run `rootgate connect`,
+/// everything else kept as it was, byte for byte where the syntax allows.
+pub fn rewrite(
+    app: AppKind,
+    file: &str,
+    text: &str,
+    routes: &[RouteTo],
+) -> Result<String, ConfigError> {
+    match app {
+        AppKind::Goose => goose::rewrite(file, text, routes),
+        _ => json::rewrite(app, file, text, routes),
+    }
+}
+
+/// `current` with each entry named in `entries` put back as `original` (an
+/// earlier version of the same file) had it, everything else in `current`
+/// kept: how a route is undone when the app changed the file since.
+pub fn restore(
+    app: AppKind,
+    file: &str,
+    current: &str,
+    original: &str,
+    entries: &[(Scope, String)],
+) -> Result<String, ConfigError> {
+    match app {
+        AppKind::Goose => goose::restore(file, current, original, entries),
+        _ => json::restore(app, file, current, original, entries),
+    }
+}

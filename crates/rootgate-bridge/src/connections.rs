@@ -1,0 +1,687 @@
+//! Live connections of AI apps through bridges, as the window sees them.
+//!
+//! Each `rootgate connect` process reports to the window over a Unix
+//! socket private to the user: the socket sits in a folder of mode 0700 in
+//! `$XDG_RUNTIME_DIR` (or `/tmp/rootgate-UID`), is itself 0600, and every
+//! peer's uid is checked on both sides. A bridge says who the app is,
+//! which server it reaches, what happened on the connection (its timeline:
+//! calls, what the server was told about roots, restarts), and the folders
+//! the app itself works in. Nothing a bridge sends can change consent: the
+//! window shows reports and turns the app's folders into consent prompts,
+//! which only the person answers. A bridge started before the window
+//! waits for the socket and reports everything it kept when the window
+//! opens; a window that goes away costs the bridge nothing.
+//!
+//! This module holds the report format ([`Report`]), where the socket is
+//! ([`socket_path`]), and the window's listener and registry
+//! ([`Connections`]). The bridge's side is `bridge::link`.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::broadcast;
+
+use rootgate_model::ids::{ConnectionId, ServerId, now_ms};
+use rootgate_model::timeline::Entry;
+use rootgate_session::Status;
+
+/// How many timeline entries the window keeps per connection.
+pub const ENTRIES_KEPT: usize = 2_000;
+/// How many ended connections the window keeps showing.
+pub const ENDED_KEPT: usize = 50;
+/// The longest report line read; a longer one ends that bridge's reports.
+const MAX_REPORT: usize = 4 * 1024 * 1024;
+
+/// Who the app is, as its `initialize` said.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppIdentity {
+    pub name: String,
+    pub version: String,
+    pub protocol_version: String,
+}
+
+/// An app's request that waits in the bridge for the server: no life of
+/// the server is ready to take it (it starts or restarts).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitingCall {
+    pub method: String,
+    /// The tool, prompt or resource it names, if any.
+    pub target: Option<String>,
+    /// When it began to wait, in milliseconds since the epoch.
+    pub since_ms: u64,
+}
+
+/// What a bridge reports, one JSON object per line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Report {
+    /// The first line: which connection this is.
+    Hello {
+        connection: ConnectionId,
+        pid: u32,
+        server: ServerId,
+        server_name: String,
+        started_at_ms: u64,
+    },
+    /// The app's `initialize` arrived.
+    App { app: AppIdentity },
+    /// The server's status changed.
+    Status { status: Status },
+    /// Something happened on the connection.
+    Entry { entry: Entry },
+    /// The folders the app itself works in (its roots), as URIs.
+    Suggest { uris: Vec<String> },
+    /// The app's request that waits for the server, or none any more.
+    Waiting { call: Option<WaitingCall> },
+    /// Not a bridge's: `rootgate import` asks the open window to import an
+    /// AI app's servers, since the window holds the settings. The first and
+    /// only line; the window answers with one [`ImportAnswer`] line.
+    Import { request: ImportRequest },
+    /// Not a bridge's: another start of Rootgate on the same settings
+    /// (`rootgate FOLDER`, the app opened from the menu again) hands its
+    /// folders to the window that owns them, and exits (see `instance`).
+    /// The first and only line; the window answers with one [`OpenAnswer`]
+    /// line.
+    Open { request: OpenRequest },
+}
+
+/// What another start of Rootgate hands to the window that owns the
+/// settings: the folders named on its command line, made absolute where
+/// it was started (the window's working folder is another). None: the
+/// person only wants the window.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenRequest {
+    #[serde(with = "wire_paths")]
+    pub folders: Vec<PathBuf>,
+}
+
+/// The window's answer to an [`OpenRequest`]: how many consent prompts it
+/// opened, and why each other folder cannot be shared, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenAnswer {
+    pub prompts: usize,
+    pub notices: Vec<String>,
+}
+
+/// Who answers another start's [`OpenRequest`]: the app, which opens the
+/// prompts and raises its window.
+pub type Opener = dyn Fn(OpenRequest) -> OpenAnswer + Send + Sync;
+
+/// Paths on the link: as text when they are UTF-8, else as their bytes, so
+/// that a folder whose name is not UTF-8 is handed over as it is rather
+/// than lost (JSON strings cannot hold it).
+mod wire_paths {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum WirePath {
+        Text(String),
+        Bytes(Vec<u8>),
+    }
+
+    pub fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(paths.iter().map(|p| match p.to_str() {
+            Some(text) => WirePath::Text(text.to_owned()),
+            None => WirePath::Bytes(p.as_os_str().as_bytes().to_vec()),
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+        Ok(Vec::<WirePath>::deserialize(d)?
+            .into_iter()
+            .map(|p| match p {
+                WirePath::Text(text) => PathBuf::from(text),
+                WirePath::Bytes(bytes) => PathBuf::from(OsString::from_vec(bytes)),
+            })
+            .collect())
+    }
+}
+
+/// What `rootgate import` asks of an open window: the servers `keys` (all
+/// when empty) of `file`, an `app` config the person named on the command
+/// line, with their `values` for what the app would fill in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportRequest {
+    pub app: rootgate_apps::AppKind,
+    pub file: PathBuf,
+    pub keys: Vec<String>,
+    pub values: std::collections::BTreeMap<String, String>,
+    /// The server the person chose to import the one entry of `keys` into
+    /// (`--into NAME`), instead of a server of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing: Option<String>,
+}
+
+/// The window's answer to an [`ImportRequest`]: a line per server, in words
+/// for the terminal, and whether any needs a value the person must give.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportAnswer {
+    pub lines: Vec<String>,
+    pub errors: Vec<String>,
+    pub needs_value: bool,
+}
+
+/// Who answers import requests: the supervisor, which holds the store.
+pub type Importer = dyn Fn(ImportRequest) -> ImportAnswer + Send + Sync;
+
+/// One connection, as the window shows it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionView {
+    pub id: ConnectionId,
+    /// The bridge's process.
+    pub pid: u32,
+    pub server: ServerId,
+    pub server_name: String,
+    pub app: Option<AppIdentity>,
+    pub started_at_ms: u64,
+    pub status: Status,
+    /// False once the bridge has gone.
+    pub live: bool,
+    pub ended_at_ms: Option<u64>,
+    /// How many app requests were answered.
+    pub calls: u64,
+    /// The app's own folders, as it listed them.
+    pub app_roots: Vec<String>,
+    /// The app's request that waits for the server now, if one does.
+    pub waiting: Option<WaitingCall>,
+}
+
+/// What changed among the connections.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnectionChange {
+    Updated(ConnectionView),
+    Entry {
+        connection: ConnectionId,
+        entry: Entry,
+    },
+    /// The app works in these folders: suggestions for the person.
+    Suggested {
+        connection: ConnectionId,
+        server: ServerId,
+        app: Option<AppIdentity>,
+        uris: Vec<String>,
+    },
+}
+
+struct Known {
+    view: ConnectionView,
+    entries: VecDeque<Entry>,
+}
+
+/// Every connection the window heard of.
+pub struct Connections {
+    inner: Mutex<HashMap<ConnectionId, Known>>,
+    changes: broadcast::Sender<ConnectionChange>,
+    importer: std::sync::OnceLock<Box<Importer>>,
+    opener: std::sync::OnceLock<Box<Opener>>,
+}
+
+impl Default for Connections {
+    fn default() -> Self {
+        Connections {
+            inner: Mutex::new(HashMap::new()),
+            changes: broadcast::Sender::new(1024),
+            importer: std::sync::OnceLock::new(),
+            opener: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl Connections {
+    fn lock(&self) -> MutexGuard<'_, HashMap<ConnectionId, Known>> {
+        // Each critical section leaves the map whole.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sets who answers `rootgate import`'s requests; the first one set
+    /// stays.
+    pub fn answer_imports_with(&self, importer: Box<Importer>) {
+        let _ = self.importer.set(importer);
+    }
+
+    /// Sets who answers another start's folders (see [`Report::Open`]);
+    /// the first one set stays.
+    pub fn answer_opens_with(&self, opener: Box<Opener>) {
+        let _ = self.opener.set(opener);
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<ConnectionChange> {
+        self.changes.subscribe()
+    }
+
+    /// Every connection, live ones first, newest first.
+    pub fn list(&self) -> Vec<ConnectionView> {
+        let mut views: Vec<ConnectionView> = self.lock().values().map(|k| k.view.clone()).collect();
+        views.sort_by_key(|v| (!v.live, std::cmp::Reverse(v.started_at_ms)));
+        views
+    }
+
+    /// A connection's entries kept, oldest first.
+    pub fn entries(&self, id: &ConnectionId) -> Vec<Entry> {
+        self.lock()
+            .get(id)
+            .map(|k| k.entries.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Binds the socket at `path` and takes bridges' reports from then on.
+    /// A socket left by a window that is gone is replaced; one a live
+    /// window answers on is not (that window owns the settings), and that
+    /// is an error.
+    pub async fn listen(self: &Arc<Self>, path: &Path) -> io::Result<()> {
+        if let Some(dir) = path.parent() {
+            private_dir(dir)?;
+        }
+        if UnixStream::connect(path).await.is_ok() {
+            return Err(io::Error::new(
+                io::ErrorKind::AddrInUse,
+                format!("another Rootgate window listens on {}", path.display()),
+            ));
+        }
+        let _ = std::fs::remove_file(path);
+        let listener = UnixListener::bind(path)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                if !same_user(&stream) {
+                    continue;
+                }
+                tokio::spawn(Arc::clone(&me).read_reports(stream));
+            }
+        });
+        Ok(())
+    }
+
+    async fn read_reports(self: Arc<Self>, stream: UnixStream) {
+        let mut lines = BufReader::new(stream);
+        let mut line = Vec::new();
+        let mut id: Option<ConnectionId> = None;
+        loop {
+            line.clear();
+            match read_line(&mut lines, &mut line).await {
+                Ok(true) => {}
+                Ok(false) | Err(_) => break,
+            }
+            let Ok(report) = serde_json::from_slice::<Report>(&line) else {
+                // A bridge of another version, or garbage: its reports end.
+                break;
+            };
+            match (&id, report) {
+                (
+                    None,
+                    Report::Hello {
+                        connection,
+                        pid,
+                        server,
+                        server_name,
+                        started_at_ms,
+                    },
+                ) => {
+                    id = Some(connection.clone());
+                    self.hello(connection, pid, server, server_name, started_at_ms);
+                }
+                (None, Report::Import { request }) => {
+                    self.answer_import(lines.into_inner(), request).await;
+                    return;
+                }
+                (None, Report::Open { request }) => {
+                    self.answer_open(lines.into_inner(), request).await;
+                    return;
+                }
+                (Some(id), report) => self.apply(id, report),
+                // Nothing before the hello counts.
+                (None, _) => break,
+            }
+        }
+        if let Some(id) = id {
+            self.ended(&id);
+        }
+    }
+
+    /// Answers an import request on `stream`, off the runtime's threads:
+    /// an import reads files and saves the settings.
+    async fn answer_import(self: Arc<Self>, mut stream: UnixStream, request: ImportRequest) {
+        use tokio::io::AsyncWriteExt;
+        let me = Arc::clone(&self);
+        let answer = tokio::task::spawn_blocking(move || match me.importer.get() {
+            Some(importer) => importer(request),
+            None => ImportAnswer {
+                errors: vec!["this window does not take imports".into()],
+                ..ImportAnswer::default()
+            },
+        })
+        .await
+        .unwrap_or_else(|e| ImportAnswer {
+            errors: vec![format!("the window failed to import: {e}")],
+            ..ImportAnswer::default()
+        });
+        if let Ok(mut line) = serde_json::to_vec(&answer) {
+            line.push(b'\n');
+            let _ = stream.write_all(&line).await;
+        }
+    }
+
+    /// Answers another start's folders on `stream`, off the runtime's
+    /// threads: checking a folder may wait on a slow disk.
+    async fn answer_open(self: Arc<Self>, mut stream: UnixStream, request: OpenRequest) {
+        use tokio::io::AsyncWriteExt;
+        let me = Arc::clone(&self);
+        let folders = request.folders.len();
+        let answer = tokio::task::spawn_blocking(move || match me.opener.get() {
+            Some(opener) => opener(request),
+            None => OpenAnswer {
+                notices: vec![
+                    "this Rootgate window does not take folders from another start".into(),
+                ],
+                ..OpenAnswer::default()
+            },
+        })
+        .await
+        .unwrap_or_else(|e| OpenAnswer {
+            notices: vec![format!(
+                "the window failed to take {folders} folder(s): {e}"
+            )],
+            ..OpenAnswer::default()
+        });
+        if let Ok(mut line) = serde_json::to_vec(&answer) {
+            line.push(b'\n');
+            let _ = stream.write_all(&line).await;
+        }
+    }
+
+    fn hello(
+        &self,
+        id: ConnectionId,
+        pid: u32,
+        server: ServerId,
+        server_name: String,
+        started_at_ms: u64,
+    ) {
+        let view = {
+            let mut map = self.lock();
+            let known = map.entry(id.clone()).or_insert_with(|| Known {
+                view: ConnectionView {
+                    id: id.clone(),
+                    pid,
+                    server,
+                    server_name,
+                    app: None,
+                    started_at_ms,
+                    status: Status::Starting,
+                    live: true,
+                    ended_at_ms: None,
+                    calls: 0,
+                    app_roots: Vec::new(),
+                    waiting: None,
+                },
+                entries: VecDeque::new(),
+            });
+            // A bridge that reconnects reports its whole timeline again.
+            known.entries.clear();
+            known.view.calls = 0;
+            known.view.live = true;
+            known.view.ended_at_ms = None;
+            known.view.clone()
+        };
+        let _ = self.changes.send(ConnectionChange::Updated(view));
+    }
+
+    fn apply(&self, id: &ConnectionId, report: Report) {
+        let mut changes = Vec::new();
+        {
+            let mut map = self.lock();
+            let Some(known) = map.get_mut(id) else { return };
+            match report {
+                Report::Hello { .. } | Report::Import { .. } | Report::Open { .. } => return,
+                Report::App { app } => known.view.app = Some(app),
+                Report::Status { status } => known.view.status = status,
+                Report::Waiting { call } => known.view.waiting = call,
+                Report::Entry { entry } => {
+                    if matches!(entry.event, rootgate_model::timeline::Event::Call { .. }) {
+                        known.view.calls += 1;
+                    }
+                    if known.entries.len() == ENTRIES_KEPT {
+                        known.entries.pop_front();
+                    }
+                    known.entries.push_back(entry.clone());
+                    changes.push(ConnectionChange::Entry {
+                        connection: id.clone(),
+                        entry,
+                    });
+                }
+                Report::Suggest { uris } => {
+                    known.view.app_roots = uris.clone();
+                    changes.push(ConnectionChange::Suggested {
+                        connection: id.clone(),
+                        server: known.view.server.clone(),
+                        app: known.view.app.clone(),
+                        uris,
+                    });
+                }
+            }
+            changes.insert(0, ConnectionChange::Updated(known.view.clone()));
+        }
+        for change in changes {
+            let _ = self.changes.send(change);
+        }
+    }
+
+    fn ended(&self, id: &ConnectionId) {
+        let view = {
+            let mut map = self.lock();
+            let Some(known) = map.get_mut(id) else { return };
+            known.view.live = false;
+            known.view.ended_at_ms = Some(now_ms());
+            // Nothing waits in a bridge that is gone.
+            known.view.waiting = None;
+            // A bridge that went without saying its server stopped (it was
+            // killed) leaves no server running: its launcher ends it.
+            if matches!(
+                known.view.status,
+                Status::Running(_) | Status::Starting | Status::Stopping
+            ) {
+                known.view.status = Status::Stopped { last_exit: None };
+            }
+            let view = known.view.clone();
+            // Ended connections beyond the newest few are forgotten.
+            let mut ended: Vec<(u64, ConnectionId)> = map
+                .values()
+                .filter(|k| !k.view.live)
+                .map(|k| (k.view.ended_at_ms.unwrap_or(0), k.view.id.clone()))
+                .collect();
+            if ended.len() > ENDED_KEPT {
+                ended.sort();
+                for (_, old) in &ended[..ended.len() - ENDED_KEPT] {
+                    map.remove(old);
+                }
+            }
+            view
+        };
+        let _ = self.changes.send(ConnectionChange::Updated(view));
+    }
+}
+
+/// Reads one line of at most [`MAX_REPORT`] bytes into `line` (without its
+/// newline); false at the end of the stream.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+) -> io::Result<bool> {
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        let (chunk, newline) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        if line.len() + chunk.len() > MAX_REPORT {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "report too long",
+            ));
+        }
+        line.extend_from_slice(chunk);
+        let used = chunk.len() + usize::from(newline);
+        reader.consume(used);
+        if newline {
+            return Ok(true);
+        }
+    }
+}
+
+/// Whether the peer of `stream` runs as this process's user.
+pub fn same_user(stream: &UnixStream) -> bool {
+    stream
+        .peer_cred()
+        .is_ok_and(|cred| cred.uid() == nix::unistd::getuid().as_raw())
+}
+
+/// Creates `dir` with mode 0700 if it is missing, and refuses one that
+/// another user owns or others may enter.
+pub fn private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::DirBuilder::new()
+        .recursive(false)
+        .mode(0o700)
+        .create(dir)
+    {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
+        }
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::metadata(dir)?;
+    if meta.uid() != nix::unistd::getuid().as_raw() || meta.mode() & 0o077 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} must belong to this user and be closed to others (mode 0700)",
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Where the window of the settings file `settings` listens for bridges:
+/// `$XDG_RUNTIME_DIR/rootgate/window-HASH.sock`, HASH naming the settings
+/// file, so that windows of different settings (a test's, a person's) never
+/// meet. Without `XDG_RUNTIME_DIR`, `/tmp/rootgate-UID` stands in.
+pub fn socket_path(settings: &Path) -> PathBuf {
+    let uid = nix::unistd::getuid().as_raw();
+    // AI apps start servers with a reduced environment (the official SDKs
+    // pass HOME, PATH, USER and a few more, not XDG_RUNTIME_DIR), so a
+    // bridge must find the window's socket without it: systemd's
+    // `/run/user/UID` is what XDG_RUNTIME_DIR is in a desktop session.
+    let standard = PathBuf::from(format!("/run/user/{uid}"));
+    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(run) => PathBuf::from(run).join("rootgate"),
+        None if standard.is_dir() => standard.join("rootgate"),
+        None => PathBuf::from(format!("/tmp/rootgate-{uid}")),
+    };
+    // FNV-1a: a stable name, not a secret.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in settings.as_os_str().as_encoded_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    dir.join(format!("window-{hash:016x}.sock"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_settings_file_has_its_own_socket() {
+        let a = socket_path(Path::new("/home/a/.config/rootgate/settings.json"));
+        let b = socket_path(Path::new("/tmp/test/config/rootgate/settings.json"));
+        assert_ne!(a, b);
+        assert_eq!(
+            a,
+            socket_path(Path::new("/home/a/.config/rootgate/settings.json"))
+        );
+        assert!(
+            a.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("window-")
+        );
+    }
+
+    #[test]
+    fn a_folder_open_to_others_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(private_dir(&open).is_err());
+        let made = dir.path().join("made/here");
+        private_dir(&made).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(std::fs::metadata(&made).unwrap().mode() & 0o777, 0o700);
+    }
+
+    #[test]
+    fn reports_round_trip_as_lines() {
+        let report = Report::Hello {
+            connection: ConnectionId::generate(),
+            pid: 7,
+            server: ServerId::generate(),
+            server_name: "files".into(),
+            started_at_ms: 1,
+        };
+        let line = serde_json::to_string(&report).unwrap();
+        assert!(line.contains("\"kind\":\"hello\""), "{line}");
+        assert_eq!(serde_json::from_str::<Report>(&line).unwrap(), report);
+    }
+
+    #[test]
+    fn a_folder_whose_name_is_not_utf8_is_handed_over_as_it_is() {
+        use std::os::unix::ffi::OsStringExt;
+        let odd = PathBuf::from(std::ffi::OsString::from_vec(b"/tmp/caf\xe9".to_vec()));
+        let report = Report::Open {
+            request: OpenRequest {
+                folders: vec![PathBuf::from("/home/a/projects"), odd],
+            },
+        };
+        let line = serde_json::to_string(&report).unwrap();
+        assert!(line.contains("\"kind\":\"open\""), "{line}");
+        assert!(line.contains("\"/home/a/projects\""), "{line}");
+        assert_eq!(serde_json::from_str::<Report>(&line).unwrap(), report);
+    }
+}

@@ -1,0 +1,485 @@
+//! `rootgate-bridge`: what runs behind `rootgate connect NAME`, and the
+//! window's side of it. It builds on sessions (`rootgate-session`), giving
+//! each the relay as its app side; it is not the command line (the
+//! `rootgate` binary), the window, or the supervisor.
+//!
+//! Modules: `relay` (the tasks that carry lines), `route` (the pure
+//! decisions about each line), `link` (the bridge's reports to the
+//! window), `app_side` (the relay as a session's app side), `spare` (big
+//! lines' buffers, reused), `connections`
+//! (the window's list of bridges, over a local socket), `instance` (the
+//! one window per settings file).
+//!
+//! The bridge: `rootgate connect NAME`, which an AI app runs in place of a
+//! server, so that the server it reaches is Rootgate's and sees exactly the
+//! folders the person shared with it.
+//!
+//! The bridge speaks MCP on its own stdin and stdout to the app, runs the
+//! named server as a session of Rootgate's own (the same spawn, launcher,
+//! approval check, consent-answered `roots/list`, notification rules,
+//! Landlock enforcement and timeline as the window's sessions), and
+//! carries everything else both ways through its relay (`relay`, `route`).
+//! It reads the settings file and never writes it: only the window's
+//! process does. A change made in the window reaches it through the file,
+//! which it watches.
+//!
+//! What is not here: the routing decisions (`route`), the byte-level relay
+//! (`relay`), and the command line (the `rootgate` binary).
+
+mod app_side;
+pub mod connections;
+pub mod instance;
+pub mod link;
+pub mod relay;
+pub mod route;
+pub mod spare;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use notify::{RecursiveMode, Watcher};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+use relay::Relay;
+use rootgate_model::ids::ServerId;
+use rootgate_model::servers::ServerSpec;
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::store::Store;
+use rootgate_model::timeline::Timeline;
+use rootgate_session::{Session, SessionConfig, Status};
+
+/// How long changes to the settings file are gathered before it is read
+/// again: an atomic save is a few events (the temporary file, the rename).
+const SETTINGS_SETTLE: Duration = Duration::from_millis(50);
+
+/// What `rootgate connect` was asked for.
+pub struct Options {
+    pub settings: SettingsFile,
+    /// The configured server's name, as the app's config gives it.
+    pub server: String,
+    pub session: SessionConfig,
+}
+
+/// How the bridge ended, for its exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The app closed the connection.
+    Disconnected,
+    /// The server could not be reached or stopped; the reason was written
+    /// to stderr and given to the app as the error of its request.
+    Failed(String),
+}
+
+/// Why the named server cannot be served at all.
+fn refusal(store: &Store, name: &str) -> Result<ServerSpec, String> {
+    let servers = store.snapshot().servers;
+    let wanted = name.trim();
+    let Some(spec) = servers
+        .iter()
+        .find(|s| s.name.trim().eq_ignore_ascii_case(wanted))
+    else {
+        let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        return Err(if names.is_empty() {
+            format!(
+                "there is no server named \"{wanted}\" in Rootgate, and none is configured yet: \
+                 open Rootgate and add it"
+            )
+        } else {
+            format!(
+                "there is no server named \"{wanted}\" in Rootgate; the configured ones are: {}",
+                names.join(", ")
+            )
+        });
+    };
+    if !spec.is_approved() {
+        return Err(format!(
+            "the command of \"{}\" has not been approved to run yet: open Rootgate and approve \
+             its command (`{}`)",
+            spec.name,
+            spec.masked_command_line()
+        ));
+    }
+    Ok(spec.clone())
+}
+
+/// Runs the bridge for the app on `app_in`/`app_out` until the app closes
+/// the connection or the server cannot go on.
+pub async fn connect(
+    options: Options,
+    app_in: impl AsyncRead + Unpin + Send + 'static,
+    app_out: impl AsyncWrite + Unpin + Send + 'static,
+) -> Outcome {
+    let (out_tx, out_rx) = mpsc::channel(1024);
+    let done = tokio_util::sync::CancellationToken::new();
+    let writer = tokio::spawn(relay::write_app(out_rx, app_out, done.clone()));
+    let timeline = Arc::new(Timeline::default());
+    // AI apps start the bridge without saying where the session bus is; the
+    // window recorded it beside the settings (see `secrets::service`).
+    if let Some(dir) = options.settings.path().parent() {
+        rootgate_model::secrets::service::find_bus_in(dir);
+    }
+    let opened = Store::open_read_only(options.settings.clone());
+    let (store, spec) = match opened {
+        Ok((store, problem)) => {
+            if let Some(problem) = problem {
+                eprintln!(
+                    "rootgate: the settings file {} is damaged ({problem}); using what could be read",
+                    options.settings.path().display()
+                );
+            }
+            let spec = refusal(&store, &options.server);
+            (Some(Arc::new(store)), spec)
+        }
+        Err(e) => (None, Err(format!("the settings could not be read: {e}"))),
+    };
+    let server = spec
+        .as_ref()
+        .map(|s| s.id.clone())
+        .unwrap_or_else(|_| ServerId::generate());
+    let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
+    let (app_gone_tx, mut app_gone) = tokio::sync::oneshot::channel::<()>();
+    let reader_relay = Arc::clone(&relay);
+    tokio::spawn(async move {
+        reader_relay.read_app(app_in).await;
+        let _ = app_gone_tx.send(());
+    });
+    let wait = options.session.init_timeout;
+    let outcome = match (store, spec) {
+        (Some(store), Ok(spec)) => {
+            serve(
+                store,
+                spec,
+                &relay,
+                timeline,
+                options.session,
+                &mut app_gone,
+            )
+            .await
+        }
+        (_, Err(why)) => {
+            refuse(&relay, &why, wait, &mut app_gone).await;
+            Outcome::Failed(why)
+        }
+        (None, Ok(_)) => Outcome::Failed("the settings could not be read".into()),
+    };
+    // The app's reader may still wait for its input; what is queued for
+    // the app goes out, and the bridge ends.
+    done.cancel();
+    let _ = writer.await;
+    outcome
+}
+
+/// Says why the server cannot be reached: to stderr at once (AI apps show
+/// it in their logs), and to the app as the error of its `initialize`, which
+/// may still be on its way (for at most `wait`).
+async fn refuse(
+    relay: &Arc<Relay>,
+    why: &str,
+    wait: Duration,
+    app_gone: &mut tokio::sync::oneshot::Receiver<()>,
+) {
+    eprintln!("rootgate: {why}");
+    let mut seen = relay.subscribe();
+    let deadline = tokio::time::sleep(wait);
+    tokio::pin!(deadline);
+    while !relay.refuse(why).await {
+        tokio::select! {
+            _ = &mut *app_gone => return,
+            _ = &mut deadline => return,
+            changed = seen.changed() => if changed.is_err() { return },
+        }
+    }
+}
+
+async fn serve(
+    store: Arc<Store>,
+    spec: ServerSpec,
+    relay: &Arc<Relay>,
+    timeline: Arc<Timeline>,
+    config: SessionConfig,
+    app_gone: &mut tokio::sync::oneshot::Receiver<()>,
+) -> Outcome {
+    let mounts = rootgate_model::mounts::MountTable::read();
+    for root in store.snapshot().roots {
+        let _ = store.set_available(
+            &root.id,
+            rootgate_model::monitor::is_available(&root, &mounts),
+        );
+    }
+    if let Err(e) = rootgate_model::monitor::spawn(Arc::clone(&store)) {
+        eprintln!("rootgate: folders will not be watched for changes: {e}");
+    }
+    let _watch = watch_settings(Arc::clone(&store));
+    let roots = match store.subscribe(&spec.id) {
+        Ok(roots) => roots,
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    let session =
+        Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
+    let mut status = session.subscribe_status();
+    // Reports to the window, when there is one; kept alive until the end.
+    let _link = link::Link {
+        socket: crate::connections::socket_path(store.file().path()),
+        connection: rootgate_model::ids::ConnectionId::generate(),
+        server: spec.id.clone(),
+        server_name: spec.name.clone(),
+        started_at_ms: rootgate_model::ids::now_ms(),
+        relay: Arc::clone(relay),
+        timeline: Arc::clone(session.timeline()),
+        status: session.subscribe_status(),
+    }
+    .spawn();
+    let (id, name) = (spec.id.clone(), spec.name.clone());
+    session.start(spec);
+    let outcome = loop {
+        tokio::select! {
+            _ = &mut *app_gone => break Outcome::Disconnected,
+            changed = status.changed() => {
+                if changed.is_err() {
+                    break Outcome::Failed("the server was removed from Rootgate".into());
+                }
+                let now = status.borrow_and_update().clone();
+                let why = match now {
+                    // The server cannot start until the person shares a
+                    // folder: the app is answered at once meanwhile, and
+                    // stays connected for when they do.
+                    Status::Waiting { reason } => {
+                        relay.cannot_start(&cannot_start(&store, &id, &name, &reason)).await;
+                        continue;
+                    }
+                    Status::Failed { reason } => reason,
+                    Status::Stopped { .. } => "the server was removed from Rootgate".to_owned(),
+                    _ => continue,
+                };
+                refuse(relay, &why, config.init_timeout, app_gone).await;
+                break Outcome::Failed(why);
+            }
+        }
+    };
+    session.shutdown().await;
+    outcome
+}
+
+/// Whether a watcher's event may mean that the settings file `name` now
+/// says something else: it was written, created, renamed over or removed,
+/// or the watcher lost events and cannot say. Opening and reading it do
+/// not change it, and must not count: inotify reports every open, the
+/// bridge's own re-read among them, so counting those made each re-read
+/// wake the next one, about 19 times a second for as long as the bridge
+/// lived. Metadata (a `chmod`, a `touch`) does not change what it says
+/// either.
+fn may_change(event: &notify::Result<notify::Event>, name: &std::ffi::OsStr) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    let Ok(event) = event else {
+        // The watcher failed to deliver something: read again to be sure.
+        return true;
+    };
+    if event.paths.is_empty() {
+        // Events were lost (the queue overflowed): the file may have changed.
+        return true;
+    }
+    let changes = match event.kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        _ => true,
+    };
+    changes && event.paths.iter().any(|p| p.file_name() == Some(name))
+}
+
+/// What the app is told while its server cannot start (`reason`, the
+/// session's words for it): most often that it has no folder. The server
+/// is named as it is now (`name` if it is gone).
+fn cannot_start(store: &Store, id: &ServerId, name: &str, reason: &str) -> String {
+    let available = store
+        .shared_with(id)
+        .map(|shared| shared.roots().len())
+        .unwrap_or(0);
+    let granted = store.snapshot().grants.iter().any(|g| &g.server == id);
+    let name = store
+        .server(id)
+        .map_or_else(|_| name.to_owned(), |s| s.name);
+    match (granted, available) {
+        (false, _) => format!(
+            "{name} has no folder shared with it in Rootgate; share one in the Rootgate window"
+        ),
+        (true, 0) => format!(
+            "{name} has no folder it can be given in Rootgate: the folders shared with it are \
+             not there now (moved, deleted or unmounted); share one in the Rootgate window"
+        ),
+        _ => format!(
+            "{name} cannot start in Rootgate now: {reason}; change that in the Rootgate window"
+        ),
+    }
+}
+
+/// Reads the settings file again whenever it changes, so a change made in
+/// the window reaches this connection. The watcher lives as long as the
+/// value returned.
+fn watch_settings(store: Arc<Store>) -> Option<notify::RecommendedWatcher> {
+    let path: PathBuf = store.file().path().to_path_buf();
+    let dir = path.parent()?.to_path_buf();
+    let name = path.file_name()?.to_owned();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if may_change(&event, &name) {
+            let _ = tx.send(());
+        }
+    })
+    .ok()?;
+    // The folder, not the file: a save renames a new file over the old one.
+    if let Err(e) = watcher.watch(&dir, RecursiveMode::NonRecursive) {
+        eprintln!("rootgate: changes made in the window will not reach this connection: {e}");
+        return None;
+    }
+    tokio::spawn(async move {
+        // Read once more now that the watch is on: a save made between the
+        // first read and the watch has no event left to announce it (the
+        // reads the watcher used to count as changes hid this).
+        if let Err(e) = store.reload() {
+            eprintln!("rootgate: {e}");
+        }
+        while rx.recv().await.is_some() {
+            tokio::time::sleep(SETTINGS_SETTLE).await;
+            while rx.try_recv().is_ok() {}
+            if let Err(e) = store.reload() {
+                eprintln!("rootgate: {e}");
+            }
+        }
+    });
+    Some(watcher)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc as std_mpsc;
+
+    /// Reading the settings file (as every re-read does) is seen by the
+    /// watcher, and must not count as a change; a save that renames a new
+    /// file over it must. Events come in order, so the first that counts
+    /// has to be the save's, after every read's.
+    #[test]
+    fn reading_the_settings_is_no_change_and_a_save_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, b"{}").unwrap();
+        let (tx, rx) = std_mpsc::channel();
+        let mut watcher = notify::recommended_watcher(move |e| {
+            let _ = tx.send(e);
+        })
+        .unwrap();
+        watcher
+            .watch(dir.path(), RecursiveMode::NonRecursive)
+            .unwrap();
+        for _ in 0..5 {
+            std::fs::read(&path).unwrap();
+        }
+        let tmp = dir.path().join(".settings.json.tmp-1");
+        std::fs::write(&tmp, b"{\"version\": 2}").unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+
+        let name = path.file_name().unwrap().to_owned();
+        let mut reads_of_it = 0;
+        let first = loop {
+            let event = rx
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the watcher reported the save");
+            if may_change(&event, &name) {
+                break event.unwrap();
+            }
+            let event = event.unwrap();
+            if matches!(event.kind, notify::EventKind::Access(_))
+                && event.paths.iter().any(|p| p == &path)
+            {
+                reads_of_it += 1;
+            }
+        };
+        // The kernel merges identical events in a row: five opens are one.
+        assert!(reads_of_it >= 1, "the reads were seen, and passed over");
+        assert!(
+            matches!(
+                first.kind,
+                notify::EventKind::Modify(notify::event::ModifyKind::Name(_))
+            ),
+            "the first change is the save's rename: {first:?}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod waiting_tests {
+    use super::*;
+    use serde_json::Value;
+    use tokio::io::AsyncWriteExt;
+
+    fn answer(line: Option<Vec<u8>>) -> Value {
+        serde_json::from_slice(&line.expect("an answer for the app")).expect("JSON")
+    }
+
+    /// With no server life ready, the app's request waits and is shown as
+    /// waiting; once no life can start, it is answered at once with why,
+    /// as is the app's `initialize` still waiting and every later request.
+    #[tokio::test]
+    async fn a_request_waits_in_view_and_is_answered_once_no_server_can_start() {
+        let (out_tx, mut out_rx) = mpsc::channel(16);
+        let timeline = Arc::new(Timeline::default());
+        let relay = Relay::new(ServerId::generate(), Arc::clone(&timeline), out_tx);
+        let (mut app, app_in) = tokio::io::duplex(64 * 1024);
+        let reader = Arc::clone(&relay);
+        tokio::spawn(async move { reader.read_app(app_in).await });
+        let mut seen = relay.subscribe();
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n\
+              {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"read_text_file\",\"arguments\":{}}}\n",
+        )
+        .await
+        .unwrap();
+        let waiting = seen
+            .wait_for(|s| s.waiting.is_some())
+            .await
+            .unwrap()
+            .waiting
+            .clone()
+            .unwrap();
+        assert_eq!(waiting.method, "tools/call");
+        assert_eq!(waiting.target.as_deref(), Some("read_text_file"));
+
+        let why =
+            "files has no folder shared with it in Rootgate; share one in the Rootgate window";
+        relay.cannot_start(why).await;
+        let mut answers = [answer(out_rx.recv().await), answer(out_rx.recv().await)];
+        answers.sort_by_key(|a| a["id"].as_i64());
+        for (answer, id) in answers.iter().zip([1, 2]) {
+            assert_eq!(answer["id"], id, "{answer}");
+            assert_eq!(answer["error"]["message"], why, "{answer}");
+        }
+        seen.wait_for(|s| s.waiting.is_none()).await.unwrap();
+
+        app.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n")
+            .await
+            .unwrap();
+        let later = answer(out_rx.recv().await);
+        assert_eq!(later["id"], 3, "{later}");
+        assert_eq!(later["error"]["message"], why, "{later}");
+        let calls: Vec<String> = timeline
+            .all()
+            .into_iter()
+            .filter_map(|e| match e.event {
+                rootgate_model::timeline::Event::Call {
+                    method, outcome, ..
+                } => Some(format!("{method}: {outcome}")),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            vec![
+                format!("tools/call: error -32603: {why}"),
+                format!("tools/list: error -32603: {why}"),
+            ]
+        );
+    }
+}

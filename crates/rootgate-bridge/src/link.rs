@@ -1,0 +1,151 @@
+//! The bridge's side of the window link: what this connection reports to
+//! the Rootgate window, when there is one.
+//!
+//! The bridge connects to the window's socket (see `connections`), checks
+//! that the window runs as the same user, says who it is, and then reports
+//! its timeline, the app's identity, the server's status and the app's own
+//! folders as they change. When there is no window, or it goes away, the
+//! bridge waits for the socket to appear again (watching its folder, not
+//! polling) and then reports everything it kept. The link only reports:
+//! the bridge takes nothing from the window, which could not change
+//! consent through it anyway.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use notify::{RecursiveMode, Watcher};
+use tokio::io::AsyncWriteExt;
+use tokio::net::UnixStream;
+use tokio::sync::{broadcast, mpsc, watch};
+
+use super::relay::{Relay, Seen};
+use crate::connections::{AppIdentity, Report, private_dir, same_user};
+use rootgate_model::ids::{ConnectionId, ServerId};
+use rootgate_model::timeline::Timeline;
+use rootgate_session::Status;
+
+/// What the link reports about.
+pub struct Link {
+    pub socket: PathBuf,
+    pub connection: ConnectionId,
+    pub server: ServerId,
+    pub server_name: String,
+    pub started_at_ms: u64,
+    pub relay: Arc<Relay>,
+    pub timeline: Arc<Timeline>,
+    pub status: watch::Receiver<Status>,
+}
+
+impl Link {
+    /// Starts reporting, for as long as the returned watcher lives (it
+    /// wakes the link when the window's socket appears).
+    pub fn spawn(self) -> Option<notify::RecommendedWatcher> {
+        let dir = self.socket.parent()?.to_path_buf();
+        if let Err(e) = private_dir(&dir) {
+            eprintln!("rootgate: the window will not see this connection: {e}");
+            return None;
+        }
+        let (wake_tx, wake) = mpsc::unbounded_channel();
+        let mut watcher = notify::recommended_watcher(move |_: notify::Result<notify::Event>| {
+            let _ = wake_tx.send(());
+        })
+        .ok()?;
+        watcher.watch(&dir, RecursiveMode::NonRecursive).ok()?;
+        tokio::spawn(self.run(wake));
+        Some(watcher)
+    }
+
+    async fn run(mut self, mut wake: mpsc::UnboundedReceiver<()>) {
+        loop {
+            if let Ok(stream) = UnixStream::connect(&self.socket).await
+                && same_user(&stream)
+            {
+                // Ends when the window goes away.
+                let _ = self.report(stream).await;
+            }
+            if wake.recv().await.is_none() {
+                return;
+            }
+            while wake.try_recv().is_ok() {}
+        }
+    }
+
+    async fn report(&mut self, stream: UnixStream) -> std::io::Result<()> {
+        let mut out = tokio::io::BufWriter::new(stream);
+        // Subscribed before the entries so far are read, so none falls
+        // between; those seen twice are skipped by their sequence number.
+        let mut entries = self.timeline.subscribe();
+        let mut seen = self.relay.subscribe();
+        let kept = self.timeline.for_server(&self.server);
+        let mut last_seq = kept.last().map_or(0, |e| e.seq);
+        let mut lines = vec![Report::Hello {
+            connection: self.connection.clone(),
+            pid: std::process::id(),
+            server: self.server.clone(),
+            server_name: self.server_name.clone(),
+            started_at_ms: self.started_at_ms,
+        }];
+        lines.extend(seen_reports(&seen.borrow_and_update()));
+        lines.push(Report::Status {
+            status: self.status.borrow_and_update().clone(),
+        });
+        lines.extend(kept.into_iter().map(|entry| Report::Entry { entry }));
+        write(&mut out, &lines).await?;
+        loop {
+            let batch = tokio::select! {
+                entry = entries.recv() => match entry {
+                    Ok(entry) if entry.seq > last_seq && entry.server == self.server => {
+                        last_seq = entry.seq;
+                        vec![Report::Entry { entry }]
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+                changed = seen.changed() => {
+                    if changed.is_err() { return Ok(()); }
+                    seen_reports(&seen.borrow_and_update())
+                }
+                changed = self.status.changed() => {
+                    if changed.is_err() { return Ok(()); }
+                    vec![Report::Status { status: self.status.borrow_and_update().clone() }]
+                }
+            };
+            write(&mut out, &batch).await?;
+        }
+    }
+}
+
+fn seen_reports(seen: &Seen) -> Vec<Report> {
+    let mut reports = Vec::new();
+    if let Some(app) = &seen.app {
+        reports.push(Report::App {
+            app: AppIdentity {
+                name: app.name.clone(),
+                version: app.version.clone(),
+                protocol_version: app.protocol_version.clone(),
+            },
+        });
+    }
+    if !seen.app_roots.is_empty() {
+        reports.push(Report::Suggest {
+            uris: seen.app_roots.clone(),
+        });
+    }
+    // Always said, so that a call that stopped waiting is seen to.
+    reports.push(Report::Waiting {
+        call: seen.waiting.clone(),
+    });
+    reports
+}
+
+async fn write(
+    out: &mut tokio::io::BufWriter<UnixStream>,
+    reports: &[Report],
+) -> std::io::Result<()> {
+    for report in reports {
+        let mut line = serde_json::to_vec(report).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        out.write_all(&line).await?;
+    }
+    out.flush().await
+}

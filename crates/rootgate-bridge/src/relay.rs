@@ -1,0 +1,763 @@
+//! The bridge's relay: the tasks that carry lines between an AI app and
+//! the server Rootgate runs for it, through the [`Router`].
+//!
+//! One relay lives as long as the app's connection; the server under it
+//! may have several lives (a restart to withdraw a folder, or to remake an
+//! enforced ruleset). Each life attaches to the relay: a task reads the
+//! server's output and routes it, `roots/list` going to the session's wire
+//! to be answered from consent; the app's one reader passes the app's lines
+//! to the life that is ready, and waits while none is (during a restart),
+//! so none is lost or reordered and the app is held back by its own pipe;
+//! while none can start at all (`Relay::cannot_start`), the app's requests
+//! are answered at once with why. An `initialize` for a restarted
+//! server is the app's again, answered inside the bridge, followed by what
+//! the server must be told again (initialized, logging level,
+//! subscriptions); the app is not interrupted.
+//!
+//! What is not here: the decisions about lines (`route`), the process and
+//! the session's roots logic (`session`), and the bridge's settings and
+//! window link (`bridge`).
+
+use std::io;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::route::{AppInfo, Call, Out, Router};
+use crate::connections::WaitingCall;
+use rootgate_model::consent::SharedRoots;
+use rootgate_model::ids::ServerId;
+use rootgate_model::servers::Era;
+use rootgate_model::timeline::{Event, Timeline};
+use rootgate_session::ready::{self, HOLD_BOUND, Readiness};
+use rootgate_session::wire::{Frame, Wire};
+
+/// The longest line either side may write. A longer one is dropped whole
+/// (read through to its end without being kept), with an error to an app
+/// and a note for a server: a hostile peer costs its own connection a
+/// bounded buffer, nothing more.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// What the window and the bridge's own loop are told of the connection.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen {
+    /// Who the app is, once it sent `initialize`.
+    pub app: Option<AppInfo>,
+    /// The app's own roots: suggestions, never shared by themselves.
+    pub app_roots: Vec<String>,
+    /// The app's request held because no server life is ready for it (the
+    /// server starts or restarts), so the window can show what waits.
+    pub waiting: Option<WaitingCall>,
+}
+
+struct State {
+    router: Router,
+    /// The current server life: its number and the wire's frames, once it
+    /// answered `initialize` (ready) or before (attached).
+    life: u64,
+    attached: Option<mpsc::Sender<Frame>>,
+    /// Waits for the current life's `initialize` answer.
+    init_waiter: Option<oneshot::Sender<Result<Value, String>>>,
+    /// Notes written to stderr so far (they stop after a few).
+    notes: usize,
+    /// The server's consented list, for a modern server's input rounds.
+    roots: Option<watch::Receiver<SharedRoots>>,
+    /// Whether the server's current life has its first folders (see
+    /// `session::ready`): the app's first request that depends on folders
+    /// waits for it.
+    readiness: Option<watch::Receiver<Readiness>>,
+}
+
+/// The relay of one app connection.
+pub struct Relay {
+    state: Mutex<State>,
+    server: ServerId,
+    timeline: Arc<Timeline>,
+    app_out: mpsc::Sender<Vec<u8>>,
+    /// The frames of the life that is ready to take app lines.
+    ready: watch::Sender<Option<mpsc::Sender<Frame>>>,
+    /// Why no life can be started now (see [`Relay::cannot_start`]); set
+    /// and cleared under the state's lock, with `attached`.
+    unstartable: watch::Sender<Option<String>>,
+    seen: watch::Sender<Seen>,
+}
+
+/// A server life attached to the relay.
+pub struct Attached {
+    pub life: u64,
+    /// Resolves with the server's `initialize` result.
+    pub initialized: oneshot::Receiver<Result<Value, String>>,
+    /// Set when the server's output ended.
+    pub ended: watch::Receiver<bool>,
+    pub reader: JoinHandle<()>,
+}
+
+impl Relay {
+    /// A relay writing to the app through `app_out` (see [`write_app`]).
+    pub fn new(
+        server: ServerId,
+        timeline: Arc<Timeline>,
+        app_out: mpsc::Sender<Vec<u8>>,
+    ) -> Arc<Relay> {
+        Arc::new(Relay {
+            state: Mutex::new(State {
+                router: Router::new(),
+                life: 0,
+                attached: None,
+                init_waiter: None,
+                notes: 0,
+                roots: None,
+                readiness: None,
+            }),
+            server,
+            timeline,
+            app_out,
+            ready: watch::Sender::new(None),
+            unstartable: watch::Sender::new(None),
+            seen: watch::Sender::new(Seen::default()),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Each critical section leaves the router whole.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What is known of the connection, as it changes.
+    pub fn subscribe(&self) -> watch::Receiver<Seen> {
+        self.seen.subscribe()
+    }
+
+    pub fn seen(&self) -> Seen {
+        self.seen.borrow().clone()
+    }
+
+    /// Where the session publishes whether its server has its first
+    /// folders; the relay holds by it (see [`Relay::hold_first`]).
+    pub fn follow_readiness(&self, readiness: watch::Receiver<Readiness>) {
+        self.lock().readiness = Some(readiness);
+    }
+
+    /// Reads the app's lines until it closes its output.
+    pub async fn read_app(self: &Arc<Self>, input: impl AsyncRead + Unpin) {
+        let mut lines = Lines::new(input);
+        loop {
+            let (outs, hold) = match lines.next().await {
+                Ok(Some(Line::Whole)) => {
+                    let mut state = self.lock();
+                    let outs = state.router.from_app(lines.line(), Instant::now());
+                    (outs, state.router.take_hold())
+                }
+                Ok(Some(Line::TooLong(bytes))) => (vec![Out::App(too_long(bytes))], None),
+                Ok(None) | Err(_) => return,
+            };
+            if let Some(what) = hold {
+                self.hold_first(&what).await;
+            }
+            self.perform(outs, None).await;
+        }
+    }
+
+    /// Whether the era of the next life to attach is a guess, whose
+    /// refused opening is kept for the life after it (see `session::era`).
+    pub fn guess_era(&self, guessed: bool) {
+        self.lock().router.guess_era(guessed);
+    }
+
+    /// The hold: the app's first request that depends on folders (`what`,
+    /// in words) waits until the server has applied its first folders, no
+    /// wait is needed, or [`HOLD_BOUND`] has passed; the timeline says
+    /// which. The app's reader waits with it, so nothing the app wrote
+    /// after it overtakes it. Later requests of the same life go at once.
+    async fn hold_first(&self, what: &str) {
+        let (life, readiness) = {
+            let state = self.lock();
+            (state.life, state.readiness.clone())
+        };
+        let Some(mut readiness) = readiness else {
+            return;
+        };
+        let held = ready::hold(&mut readiness, HOLD_BOUND).await;
+        {
+            let mut state = self.lock();
+            if state.life == life {
+                state.router.release_hold();
+            }
+        }
+        self.timeline.record(
+            &self.server,
+            Event::FirstRequest {
+                held_ms: u64::try_from(held.waited.as_millis()).unwrap_or(u64::MAX),
+                said: held.words(&format!("the app's first request ({what})")),
+            },
+        );
+    }
+
+    /// Attaches a new server life: its output is read from `stdout`, and
+    /// what is for it goes to `wire`. The app's `initialize` is sent at
+    /// once if it arrived already, or as soon as it does.
+    pub fn attach(
+        self: &Arc<Self>,
+        stdout: impl AsyncRead + Unpin + Send + 'static,
+        wire: &Wire,
+        era: Era,
+        roots: watch::Receiver<SharedRoots>,
+    ) -> Attached {
+        let (init_tx, initialized) = oneshot::channel();
+        let (life, initialize) = {
+            let mut state = self.lock();
+            state.router.set_server_era(era);
+            // Each life starts without folders: the app's first request
+            // waits for them again.
+            state.router.arm_hold();
+            state.roots = Some(roots);
+            state.life += 1;
+            state.attached = Some(wire.frames.clone());
+            state.init_waiter = Some(init_tx);
+            // A life is coming: what the app asks waits for it again.
+            self.unstartable.send_replace(None);
+            (state.life, state.router.initialize_for_server())
+        };
+        self.ready.send_replace(None);
+        if let Some(line) = initialize {
+            send_now(&wire.frames, line);
+        }
+        let (ended_tx, ended) = watch::channel(false);
+        let relay = Arc::clone(self);
+        let frames = wire.frames.clone();
+        let reader = tokio::spawn(async move {
+            relay.read_server(stdout, life, &frames).await;
+            let _ = ended_tx.send(true);
+        });
+        Attached {
+            life,
+            initialized,
+            ended,
+            reader,
+        }
+    }
+
+    /// The life `life` answered `initialize`: what a restarted server must
+    /// be told again goes first, then the app's lines flow to it.
+    pub async fn ready(&self, life: u64, replay: bool) {
+        let (frames, lines) = {
+            let mut state = self.lock();
+            if state.life != life {
+                return;
+            }
+            let lines = if replay {
+                state.router.replay()
+            } else {
+                Vec::new()
+            };
+            (state.attached.clone(), lines)
+        };
+        let Some(frames) = frames else { return };
+        for line in lines {
+            if frames.send(Frame::Lines(line)).await.is_err() {
+                return;
+            }
+        }
+        self.ready.send_replace(Some(frames));
+    }
+
+    /// The life `life` ended (or is being ended): app requests waiting for
+    /// it get an error with `why`.
+    pub async fn detach(&self, life: u64, why: &str) {
+        let outs = {
+            let mut state = self.lock();
+            if state.life != life {
+                return;
+            }
+            state.attached = None;
+            state.init_waiter = None;
+            state.router.server_gone(why, Instant::now())
+        };
+        self.ready.send_replace(None);
+        self.perform(outs, None).await;
+    }
+
+    /// No server life can be started now (its folders are passed as
+    /// arguments, and none is shared): until one attaches, every app
+    /// request is answered at once with `why`, those already waiting
+    /// included, and so is the app's `initialize` if it waits, rather than
+    /// left to the app's own timeout with nothing to say. Ignored while a
+    /// life is attached (it attached since the caller saw why).
+    pub async fn cannot_start(&self, why: &str) {
+        let refused = {
+            let mut state = self.lock();
+            if state.attached.is_some() {
+                return;
+            }
+            self.unstartable.send_replace(Some(why.to_owned()));
+            state.router.refuse_initialize(-32603, why)
+        };
+        if let Some(Some(line)) = refused {
+            let _ = self.app_out.send(line).await;
+        }
+    }
+
+    /// The app's `initialize` can never be served (unknown server, command
+    /// not approved, server failed to start): it gets `why` as its error.
+    /// Returns false if it has not arrived yet.
+    pub async fn refuse(&self, why: &str) -> bool {
+        let line = self.lock().router.refuse_initialize(-32603, why);
+        match line {
+            Some(Some(line)) => {
+                let _ = self.app_out.send(line).await;
+                true
+            }
+            Some(None) => true,
+            None => false,
+        }
+    }
+
+    async fn read_server(
+        self: &Arc<Self>,
+        stdout: impl AsyncRead + Unpin,
+        life: u64,
+        frames: &mpsc::Sender<Frame>,
+    ) {
+        let mut lines = Lines::new(stdout);
+        loop {
+            let outs = match lines.next().await {
+                Ok(Some(Line::Whole)) => {
+                    let (outs, hold) = {
+                        let mut state = self.lock();
+                        // A modern server's rounds are answered from the
+                        // list as it is now.
+                        if state.router.uses_roots()
+                            && let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone())
+                        {
+                            state.router.set_roots(now);
+                        }
+                        let outs = state.router.from_server(lines.line(), Instant::now());
+                        (outs, state.router.take_hold())
+                    };
+                    match hold {
+                        Some(what) => self.hold_released(outs, what, frames),
+                        None => outs,
+                    }
+                }
+                Ok(Some(Line::TooLong(bytes))) => vec![Out::Note(format!(
+                    "the server wrote a line of {bytes} bytes, longer than {MAX_LINE}; dropped"
+                ))],
+                Ok(None) | Err(_) => break,
+            };
+            self.perform(outs, Some((life, frames))).await;
+        }
+        self.detach(life, "the server stopped before answering")
+            .await;
+    }
+
+    /// A modern app that opened with a request rather than
+    /// `server/discover` (the SDK 2.x client does, once it has discovered
+    /// the server on a connection of its own) has that request released
+    /// here, by the server's answer to the opening. The server's reader must
+    /// not wait, so the request (the last line for the server) is held on
+    /// a task of its own and sent when the hold ends; the rest goes now.
+    fn hold_released(
+        self: &Arc<Self>,
+        mut outs: Vec<Out>,
+        what: String,
+        frames: &mpsc::Sender<Frame>,
+    ) -> Vec<Out> {
+        let Some(at) = outs.iter().rposition(|o| matches!(o, Out::Server(_))) else {
+            return outs;
+        };
+        let Out::Server(line) = outs.remove(at) else {
+            return outs;
+        };
+        let relay = Arc::clone(self);
+        let frames = frames.clone();
+        tokio::spawn(async move {
+            relay.hold_first(&what).await;
+            let _ = frames.send(Frame::Lines(line)).await;
+        });
+        outs
+    }
+
+    /// Carries out what the router said. `from` is the life whose output
+    /// caused it: what goes back to that server goes to its own wire.
+    async fn perform(&self, outs: Vec<Out>, from: Option<(u64, &mpsc::Sender<Frame>)>) {
+        for out in outs {
+            match out {
+                Out::Server(line) => match from {
+                    Some((_, frames)) => {
+                        let _ = frames.send(Frame::Lines(line)).await;
+                    }
+                    // The app's lines, from its one reader, in order: while
+                    // no life is ready (the server starts or restarts), the
+                    // reader waits, and the app is held back by its pipe.
+                    None => self.to_ready_server(line).await,
+                },
+                Out::RootsList(id) => {
+                    if let Some((_, frames)) = from {
+                        let _ = frames.send(Frame::Roots { id }).await;
+                    }
+                }
+                Out::App(line) => {
+                    let _ = self.app_out.send(line).await;
+                }
+                Out::AppInitialized => {
+                    if let Some(refused) = self.app_initialized() {
+                        let _ = self.app_out.send(refused).await;
+                    }
+                }
+                Out::ServerInitialized(result) => {
+                    let waiter = {
+                        let mut state = self.lock();
+                        match from {
+                            Some((life, _)) if life == state.life => state.init_waiter.take(),
+                            _ => None,
+                        }
+                    };
+                    if let Some(waiter) = waiter {
+                        let _ = waiter.send(result);
+                    }
+                }
+                Out::AppRoots(uris) => self.seen.send_modify(|s| s.app_roots = uris),
+                Out::Call(call) => self.record_call(call),
+                Out::Refused(method) => {
+                    self.timeline
+                        .record(&self.server, Event::RequestRefused { method });
+                }
+                Out::Round {
+                    method,
+                    target,
+                    key,
+                    generation,
+                    roots,
+                } => {
+                    self.timeline.record(
+                        &self.server,
+                        Event::RootsAskedInRound {
+                            method,
+                            target,
+                            key,
+                            generation,
+                            roots,
+                        },
+                    );
+                }
+                Out::InputNotOffered {
+                    method,
+                    target,
+                    key,
+                    asked,
+                } => {
+                    self.timeline.record(
+                        &self.server,
+                        Event::InputNotOffered {
+                            method,
+                            target,
+                            key,
+                            asked,
+                        },
+                    );
+                }
+                Out::Note(note) => self.note(&note),
+            }
+        }
+    }
+
+    /// Sends an app line to the server life that is ready, waiting for one;
+    /// a line the life did not take (it ended under it) goes to the next.
+    async fn to_ready_server(&self, line: Vec<u8>) {
+        // The common case: a life is ready and has room; no subscription,
+        // no wait.
+        let now = self.ready.borrow().clone();
+        let mut line = match now {
+            Some(frames) => match frames.try_send(Frame::Lines(line)) {
+                Ok(()) => return,
+                Err(mpsc::error::TrySendError::Full(Frame::Lines(back)))
+                | Err(mpsc::error::TrySendError::Closed(Frame::Lines(back))) => back,
+                Err(_) => return,
+            },
+            None => line,
+        };
+        let mut ready = self.ready.subscribe();
+        loop {
+            let Some(frames) = self.next_life(&mut ready, &line).await else {
+                return;
+            };
+            match frames.send(Frame::Lines(line)).await {
+                Ok(()) => return,
+                Err(e) => {
+                    let Frame::Lines(back) = e.0 else { return };
+                    line = back;
+                    let _ = ready
+                        .wait_for(|f| f.as_ref().is_none_or(|f| !f.same_channel(&frames)))
+                        .await;
+                }
+            }
+        }
+    }
+
+    /// The life ready for an app line, waiting for one while none is (the
+    /// server starts or restarts), with the line shown as waiting. `None`
+    /// when the relay is gone, or when no life can be started now (see
+    /// [`Relay::cannot_start`]): then every app request waiting, this
+    /// line's among them, is answered with the reason, and the line goes
+    /// nowhere.
+    async fn next_life(
+        &self,
+        ready: &mut watch::Receiver<Option<mpsc::Sender<Frame>>>,
+        line: &[u8],
+    ) -> Option<mpsc::Sender<Frame>> {
+        if let Some(frames) = ready.borrow_and_update().clone() {
+            return Some(frames);
+        }
+        let mut unstartable = self.unstartable.subscribe();
+        self.seen.send_modify(|s| s.waiting = waiting_call(line));
+        let life = loop {
+            if let Some(frames) = ready.borrow_and_update().clone() {
+                break Some(frames);
+            }
+            let why = unstartable.borrow_and_update().clone();
+            if let Some(why) = why {
+                let outs = self.lock().router.server_gone(&why, Instant::now());
+                for out in outs {
+                    // A server gone says only these: errors for the app and
+                    // the calls they end.
+                    match out {
+                        Out::App(line) => {
+                            let _ = self.app_out.send(line).await;
+                        }
+                        Out::Call(call) => self.record_call(call),
+                        _ => {}
+                    }
+                }
+                break None;
+            }
+            tokio::select! {
+                changed = ready.changed() => if changed.is_err() { break None },
+                changed = unstartable.changed() => if changed.is_err() { break None },
+            }
+        };
+        self.seen.send_modify(|s| s.waiting = None);
+        life
+    }
+
+    /// The app's `initialize` arrived: it goes to the attached life, if
+    /// there is one. Returns the app's error when no life can be started
+    /// now (see [`Relay::cannot_start`]).
+    fn app_initialized(&self) -> Option<Vec<u8>> {
+        let (app, send, refused) = {
+            let mut state = self.lock();
+            let app = state.router.app().cloned();
+            let line = match state.attached.clone() {
+                Some(frames) => state
+                    .router
+                    .initialize_for_server()
+                    .map(|line| (frames, line)),
+                None => None,
+            };
+            let refused = match (&line, self.unstartable.borrow().as_deref()) {
+                (None, Some(why)) => state.router.refuse_initialize(-32603, why).flatten(),
+                _ => None,
+            };
+            (app, line, refused)
+        };
+        if let Some((frames, line)) = send {
+            send_now(&frames, line);
+        }
+        self.seen.send_modify(|s| s.app = app);
+        refused
+    }
+
+    fn record_call(&self, call: Call) {
+        self.timeline.record(
+            &self.server,
+            Event::Call {
+                method: call.method,
+                target: call.target,
+                duration_ms: call.duration.as_millis() as u64,
+                outcome: call.outcome,
+            },
+        );
+    }
+
+    fn note(&self, note: &str) {
+        const MOST: usize = 20;
+        let n = {
+            let mut state = self.lock();
+            state.notes += 1;
+            state.notes
+        };
+        if n < MOST {
+            eprintln!("rootgate: {note}");
+        } else if n == MOST {
+            eprintln!("rootgate: {note} (further notes of this kind are not written)");
+        }
+    }
+}
+
+/// Sends a line to a server's wire without waiting; the queue is empty at
+/// the moments this is used (an `initialize`), so it only fails when the
+/// server is gone.
+fn send_now(frames: &mpsc::Sender<Frame>, line: Vec<u8>) {
+    let frames = frames.clone();
+    tokio::spawn(async move {
+        let _ = frames.send(Frame::Lines(line)).await;
+    });
+}
+
+/// Writes the lines for the app to `out` until the relay is gone, or until
+/// `done`: then what is already queued is written and the writer ends.
+pub async fn write_app(
+    mut lines: mpsc::Receiver<Vec<u8>>,
+    out: impl AsyncWrite + Unpin,
+    done: CancellationToken,
+) {
+    let mut out = tokio::io::BufWriter::with_capacity(64 * 1024, out);
+    loop {
+        let line = tokio::select! {
+            line = lines.recv() => line,
+            _ = done.cancelled() => {
+                while let Ok(line) = lines.try_recv() {
+                    if out.write_all(&line).await.is_err() {
+                        return;
+                    }
+                }
+                break;
+            }
+        };
+        let Some(line) = line else { break };
+        if out.write_all(&line).await.is_err() {
+            return;
+        }
+        crate::spare::give(line);
+        // Flush when nothing else is waiting, so a burst goes out in few
+        // writes and a lone answer goes out at once.
+        if lines.is_empty() && out.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = out.flush().await;
+}
+
+/// What an app line held for a life is, for the window: a request's
+/// method and what it names (a tool, prompt or resource). Only read while
+/// a line waits, never on the way of lines that pass.
+fn waiting_call(line: &[u8]) -> Option<WaitingCall> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        #[serde(default)]
+        id: Option<Value>,
+        #[serde(default)]
+        method: Option<String>,
+        #[serde(default)]
+        params: Option<Value>,
+    }
+    let peek: Peek = serde_json::from_slice(line).ok()?;
+    peek.id?;
+    let method = peek.method?;
+    let params = peek.params.unwrap_or(Value::Null);
+    let target = ["name", "uri"]
+        .iter()
+        .find_map(|key| params.get(key).and_then(Value::as_str))
+        .map(str::to_owned);
+    Some(WaitingCall {
+        method,
+        target,
+        since_ms: rootgate_model::ids::now_ms(),
+    })
+}
+
+fn too_long(bytes: usize) -> Vec<u8> {
+    let message = format!(
+        "Parse error: a line of {bytes} bytes is longer than the {MAX_LINE} bytes Rootgate relays"
+    );
+    let message = Value::String(message).to_string();
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32700,\"message\":{message}}}}}\n"
+    )
+    .into_bytes()
+}
+
+/// One line read (see [`Lines::line`]), or how long a line was that could
+/// not be kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    Whole,
+    TooLong(usize),
+}
+
+/// Newline-delimited lines from a stream, each at most [`MAX_LINE`] bytes
+/// kept; blank lines are skipped. One buffer serves every line, so a run of
+/// large lines (megabyte results) is not a run of growing allocations.
+pub struct Lines<R> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    pub fn new(input: R) -> Self {
+        Lines {
+            reader: BufReader::with_capacity(64 * 1024, input),
+            line: Vec::new(),
+        }
+    }
+
+    /// The line the last [`Lines::next`] read whole.
+    pub fn line(&self) -> &[u8] {
+        &self.line
+    }
+
+    /// Reads the next line: whole (see [`Lines::line`]), too long (its
+    /// length), or `None` at the end of the stream.
+    pub async fn next(&mut self) -> io::Result<Option<Line>> {
+        self.line.clear();
+        let mut total = 0usize;
+        loop {
+            let buf = self.reader.fill_buf().await?;
+            if buf.is_empty() {
+                // The end: a last line without its newline still counts, as
+                // any other line does.
+                if total > MAX_LINE {
+                    return Ok(Some(Line::TooLong(total)));
+                }
+                if self.line.iter().all(u8::is_ascii_whitespace) {
+                    return Ok(None);
+                }
+                if self.line.last() == Some(&b'\r') {
+                    self.line.pop();
+                }
+                return Ok(Some(Line::Whole));
+            }
+            let (chunk, newline) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..i], true),
+                None => (buf, false),
+            };
+            total += chunk.len();
+            if total <= MAX_LINE {
+                self.line.extend_from_slice(chunk);
+            } else if !self.line.is_empty() {
+                // Too long: what was kept goes, and so does its memory.
+                self.line = Vec::new();
+            }
+            let used = chunk.len() + usize::from(newline);
+            self.reader.consume(used);
+            if newline {
+                if total > MAX_LINE {
+                    return Ok(Some(Line::TooLong(total)));
+                }
+                if self.line.iter().all(u8::is_ascii_whitespace) {
+                    self.line.clear();
+                    total = 0;
+                    continue;
+                }
+                if self.line.last() == Some(&b'\r') {
+                    self.line.pop();
+                }
+                return Ok(Some(Line::Whole));
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The router's small pure pieces: JSON-RPC lines made from raw parts,
+//! excerpts of a line for a note, and what is read out of `initialize` and
+//! `notifications/cancelled`. Nothing here keeps state.
+
+use super::*;
+use crate::spare;
+
+/// A line as it came, with the newline it was read without.
+pub(super) fn with_newline(line: &[u8]) -> Vec<u8> {
+    let mut out = spare::take(line.len() + 1);
+    out.extend_from_slice(line);
+    out.push(b'\n');
+    out
+}
+
+/// The start of a line, for a note about it.
+pub(super) fn excerpt(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+    if line.len() > 200 {
+        format!("{text}…")
+    } else {
+        text
+    }
+}
+
+/// What the app's `initialize` says about it.
+pub(super) fn app_info(params: &Map<String, Value>) -> AppInfo {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_owned();
+    let client = params.get("clientInfo");
+    let caps = params.get("capabilities");
+    let has = |name: &str| caps.and_then(|c| c.get(name)).is_some_and(|v| !v.is_null());
+    AppInfo {
+        name: text(client.and_then(|c| c.get("name"))),
+        version: text(client.and_then(|c| c.get("version"))),
+        protocol_version: text(params.get("protocolVersion")),
+        capabilities: AppCapabilities {
+            roots: has("roots"),
+            sampling: has("sampling"),
+            elicitation: has("elicitation"),
+        },
+    }
+}
+
+/// Whether an app request may depend on the server's folders, and so waits
+/// for a new server life to have them. Lifecycle, `ping`, and the lists
+/// whose items a server declares whatever its folders are exempt;
+/// `resources/list` is not, as a server's resources are often its files.
+pub(super) fn depends_on_folders(method: &str) -> bool {
+    !matches!(
+        method,
+        "initialize" | "ping" | "tools/list" | "prompts/list" | "resources/templates/list"
+    )
+}
+
+/// The tool, prompt or resource a request names, for the timeline.
+pub(super) fn target_of(method: &str, params: Option<&RawValue>) -> Option<String> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        _ => return None,
+    };
+    // Only the one field is read; the arguments are skipped, not built.
+    #[derive(Deserialize)]
+    struct Named<'a> {
+        #[serde(default, borrow)]
+        name: Option<Cow<'a, str>>,
+        #[serde(default, borrow)]
+        uri: Option<Cow<'a, str>>,
+    }
+    let named: Named = serde_json::from_str(params?.get()).ok()?;
+    let found = if key == "name" { named.name } else { named.uri };
+    found.map(Cow::into_owned)
+}
+
+pub(super) fn outcome(error: Option<&RawValue>) -> String {
+    let Some(error) = error else {
+        return "ok".into();
+    };
+    let error: Value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
+    let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    format!("error {code}: {message}")
+}
+
+pub(super) fn initialize_outcome(
+    result: Option<&RawValue>,
+    error: Option<&RawValue>,
+) -> Result<Value, String> {
+    match (result, error) {
+        (Some(result), None) => serde_json::from_str(result.get()).map_err(|e| e.to_string()),
+        (_, Some(error)) => Err(outcome(Some(error))),
+        (None, None) => Err("the answer holds neither a result nor an error".into()),
+    }
+}
+
+/// The params of a `notifications/cancelled` and the request id it names,
+/// as JSON text.
+pub(super) fn cancelled_request(params: Option<&RawValue>) -> Option<(Map<String, Value>, String)> {
+    let params: Map<String, Value> = serde_json::from_str(params?.get()).ok()?;
+    let request = params.get("requestId")?.to_string();
+    Some((params, request))
+}
+
+pub(super) fn request_line(id: &str, method: &str, params: Option<&RawValue>) -> Vec<u8> {
+    let method = Value::String(method.to_owned()).to_string();
+    let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}"#);
+    // Sized at once (a big line's memory reused, see `spare`): growing it
+    // would copy a large `params` again.
+    let mut line = spare::take(head.len() + params.map_or(0, |p| p.get().len()) + 12);
+    line.extend_from_slice(head.as_bytes());
+    if let Some(params) = params {
+        line.extend_from_slice(br#","params":"#);
+        line.extend_from_slice(params.get().as_bytes());
+    }
+    line.extend_from_slice(b"}\n");
+    line
+}
+
+pub(super) fn notification_line(method: &str, params: &Value) -> Vec<u8> {
+    let mut message = json!({"jsonrpc": "2.0", "method": method});
+    if !params.is_null() {
+        message["params"] = params.clone();
+    }
+    let mut line = message.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+pub(super) fn response_line(
+    id: &str,
+    result: Option<&RawValue>,
+    error: Option<&RawValue>,
+) -> Vec<u8> {
+    let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"#);
+    // Sized at once (a big result's memory reused, see `spare`): growing it
+    // would copy a megabyte result again for the closing brace.
+    let body = error.or(result).map_or(2, |raw| raw.get().len());
+    let mut line = spare::take(head.len() + body + 12);
+    line.extend_from_slice(head.as_bytes());
+    match (result, error) {
+        (_, Some(error)) => {
+            line.extend_from_slice(br#""error":"#);
+            line.extend_from_slice(error.get().as_bytes());
+        }
+        (Some(result), None) => {
+            line.extend_from_slice(br#""result":"#);
+            line.extend_from_slice(result.get().as_bytes());
+        }
+        // A response with neither is malformed; passing on an empty result
+        // keeps the other side from waiting forever.
+        (None, None) => line.extend_from_slice(br#""result":{}"#),
+    }
+    line.extend_from_slice(b"}\n");
+    line
+}
+
+pub(super) fn result_line(id: &str, result: &str) -> Vec<u8> {
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n").into_bytes()
+}
+
+pub(super) fn error_line(id: &str, code: i64, message: &str) -> Vec<u8> {
+    let message = Value::String(message.to_owned()).to_string();
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":{code},\"message\":{message}}}}}\n"
+    )
+    .into_bytes()
+}
+
+/// An error line with `data`.
+pub(super) fn error_data_line(id: &str, code: i64, message: &str, data: &Value) -> Vec<u8> {
+    let mut line =
+        json!({"jsonrpc": "2.0", "error": {"code": code, "message": message, "data": data}})
+            .to_string();
+    // The id is JSON text as the app wrote it; put it in as it is.
+    line.insert_str(1, &format!("\"id\":{id},"));
+    line.push('\n');
+    line.into_bytes()
+}

@@ -1,0 +1,38 @@
+//! `rootgate-model`: Rootgate's vocabulary and what it keeps. Folders and
+//! their checks, consent, server specifications, the settings file, the
+//! store that saves and publishes, the timeline, and secret values with the
+//! desktop keyring that keeps them.
+//!
+//! This is the lowest layer: it speaks no MCP (that is `rootgate-session`),
+//! starts no process (`rootgate-launcher`), and reads no AI app's config
+//! (`rootgate-apps`). Every crate above uses its words; it uses none of
+//! theirs. It never takes a path from anywhere but a caller that got it
+//! from the person at the machine.
+//!
+//! Modules, lowest first: `ids` and `names` (identifiers and the names a
+//! person gives), `uri` (paths as `file://` URIs), `mounts` (the mount
+//! table), `folders` (a chosen folder's checks), `roots` (the folders
+//! kept), `consent` (grants per server and folder), `servers` (server
+//! specifications, and which of their variables are secret),
+//! `placeholders` and `templates` (servers made from a template),
+//! `downloads` (where a template's program comes from), `timeline` (what
+//! happened to each server), `settings` (the settings file), `secrets`
+//! (the vault and the keyring), `store` (settings, saved and published),
+//! `monitor` (folders that disappear).
+
+pub mod consent;
+pub mod downloads;
+pub mod folders;
+pub mod ids;
+pub mod monitor;
+pub mod mounts;
+pub mod names;
+pub mod placeholders;
+pub mod roots;
+pub mod secrets;
+pub mod servers;
+pub mod settings;
+pub mod store;
+pub mod templates;
+pub mod timeline;
+pub mod uri;
