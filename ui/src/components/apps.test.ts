@@ -3,7 +3,8 @@
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it } from "vitest";
 import App from "../App.svelte";
-import { AppState, STALE_PLAN } from "../lib/app.svelte";
+import { AppState } from "../lib/state/app.svelte";
+import { STALE_PLAN } from "../lib/state/apps.svelte";
 import type { EntryView } from "../lib/bindings";
 import { appEntry, appFile, claudeDesktop, fakeBackend, plan, prompt, server, settle } from "../lib/testing";
 
@@ -95,7 +96,7 @@ describe("the Connect an app view", () => {
     // the view lists them again when shown.
     const atStart = api.listApps.mock.calls.length;
     await openApps();
-    expect(app.view).toBe("apps");
+    expect(app.nav.view).toBe("apps");
     expect(api.listApps).toHaveBeenCalledTimes(atStart + 1);
     expect(document.activeElement?.id).toBe("apps-title");
     expect(document.activeElement?.textContent).toBe("Connect an app");
@@ -248,7 +249,7 @@ describe("importing a server", () => {
     await settle();
     flushSync();
     expect(text(q("import-error"))).toBe("`files` is already in Rootgate as `files`.");
-    expect(app.approval).toBeNull();
+    expect(app.servers.approval).toBeNull();
     window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
     flushSync();
     expect(q("import-dialog")).toBeNull();
@@ -346,8 +347,8 @@ describe("routing a file through Rootgate", () => {
     flushSync();
     expect(document.querySelector(".toasts")?.classList.contains("over-dialog")).toBe(false);
     expect(all("notice-action")).toHaveLength(1);
-    app.notify("Something else happened.", "info");
-    await app.planUnroute("claude-desktop", 0);
+    app.notices.notify("Something else happened.", "info");
+    await app.apps.planUnroute("claude-desktop", 0);
     flushSync();
     expect(all("notice").map((n) => text(n.querySelector(".message")))).toEqual(["Something else happened."]);
   });

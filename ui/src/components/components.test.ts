@@ -1,7 +1,7 @@
 import { createRawSnippet, flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import App from "../App.svelte";
-import { AppState } from "../lib/app.svelte";
+import { AppState } from "../lib/state/app.svelte";
 import { connection, delivered, entry, fakeBackend, folder, folderChoice, prompt, server, settle } from "../lib/testing";
 import VirtualList from "./VirtualList.svelte";
 
@@ -67,7 +67,7 @@ describe("the window", () => {
       };
       b.api.serverTimeline.mockResolvedValue({ entries: [entry(1), answered, entry(3)], older: 0 });
     });
-    await app.openDetail("s1");
+    await app.nav.openDetail("s1");
     flushSync();
     expect(all("timeline-entry").map((e) => e.dataset.kind)).toEqual(["spawned", "rootsAnswered", "spawned"]);
     expect(all("timeline-entry-detail")).toEqual([]);
@@ -175,7 +175,7 @@ describe("the window", () => {
 
   it("shows a form error for an environment variable with a space in its name", async () => {
     const { app, api } = await startApp();
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     q("add-server")?.click();
     flushSync();
@@ -208,7 +208,7 @@ describe("the window", () => {
         cliPath: null,
       }),
     );
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     q("add-server")?.click();
     flushSync();
@@ -220,7 +220,7 @@ describe("the window", () => {
 
   it("sends the enforcement choice with the server", async () => {
     const { app, api } = await startApp();
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     q("add-server")?.click();
     flushSync();
@@ -259,7 +259,7 @@ describe("the window", () => {
         server("b", { name: "Beta", approved: false, status: { state: "failed", reason: "no such file" } }),
       ]),
     );
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     const rows = all("server-row");
     expect(rows.map((r) => r.dataset.serverId)).toEqual(["a", "b"]);
@@ -290,7 +290,7 @@ describe("a server that takes folders as arguments", () => {
         }),
       ]),
     );
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     all("server-row")[0].querySelector<HTMLButtonElement>('[data-testid="server-start"]')?.click();
     flushSync();
@@ -308,7 +308,7 @@ describe("a server that takes folders as arguments", () => {
         }),
       ]),
     );
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     all("server-row")[0].querySelector<HTMLButtonElement>('[data-testid="server-start"]')?.click();
     flushSync();
@@ -318,7 +318,7 @@ describe("a server that takes folders as arguments", () => {
 
   it("says nothing of arguments for a server told its folders only as roots", async () => {
     const { app } = await startApp((b) => b.api.listServers.mockResolvedValue([server("plain", { approved: false })]));
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     all("server-row")[0].querySelector<HTMLButtonElement>('[data-testid="server-start"]')?.click();
     flushSync();
@@ -357,14 +357,14 @@ describe("folders a server has not picked up", () => {
         { root: "r3", name: "Gone", state: "restartedToApply" },
       ]);
     });
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     expect(all("delivery-note").map((n) => n.textContent)).toEqual([
       "does not follow changes",
       "1 folder not picked up yet",
     ]);
-    await app.openDetail("a");
-    await vi.waitFor(() => expect(app.detailFolders).toHaveLength(3));
+    await app.nav.openDetail("a");
+    await vi.waitFor(() => expect(app.detail.folders).toHaveLength(3));
     flushSync();
     const items = all("sees-item");
     expect(items.map((i) => i.dataset.state)).toEqual(["told", "notPickedUp", "restartedToApply"]);
@@ -416,7 +416,7 @@ describe("views", () => {
     const row = all("folder-row")[0];
     expect(row).toBeDefined();
 
-    app.show("activity");
+    app.nav.show("activity");
     flushSync();
     await settle();
     expect(slot("folders")?.hidden).toBe(true);
@@ -424,7 +424,7 @@ describe("views", () => {
     expect(slot("servers")).toBeNull();
     expect(document.activeElement?.id).toBe("activity-title");
 
-    app.show("folders");
+    app.nav.show("folders");
     flushSync();
     await settle();
     expect(slot("activity")?.hidden).toBe(true);
@@ -441,7 +441,7 @@ describe("views", () => {
     expect(slot("activity")?.hidden).toBe(true);
     expect(slot("connections")?.hidden).toBe(true);
     expect(slot("folders")?.hidden).toBe(false);
-    expect(app.view).toBe("folders");
+    expect(app.nav.view).toBe("folders");
   });
 });
 
@@ -464,7 +464,7 @@ describe("the Connections view", () => {
 
   async function shown(setup: (b: ReturnType<typeof fakeBackend>) => void = () => {}) {
     const started = await startApp(setup);
-    started.app.show("connections");
+    started.app.nav.show("connections");
     flushSync();
     await settle();
     return started;
@@ -554,7 +554,7 @@ describe("the Connections view", () => {
     expect(text(document.querySelector("#connections-title + .sub"))).toMatch(/^1 live, 1 ended\. AI apps that reach/);
     expect(text(q("live-connections"))).toBe("1");
     expect(q("live-connections")?.getAttribute("title")).toBe("1 live connection");
-    expect(app.connections).toHaveLength(2);
+    expect(app.connections.list).toHaveLength(2);
   });
 
   it("shows a connection as soon as it starts, and as it changes", async () => {
@@ -583,7 +583,7 @@ describe("the Connections view", () => {
       b.api.listConnections.mockResolvedValue([connection("c1", { serverName: "Files", waiting })]),
     );
     expect(text(q("connection-waiting"))).toBe("tools/call “read_text_file” waits for the server since 10:15:02");
-    await app.openConnection("c1");
+    await app.nav.openConnection("c1");
     flushSync();
     const fact = q("connection-detail")?.querySelector('[data-testid="connection-waiting"]');
     expect(fact?.textContent).toContain("tools/call “read_text_file” waits for the server since 10:15:02.");
@@ -593,7 +593,7 @@ describe("the Connections view", () => {
     flushSync();
     expect(q("connection-waiting")).toBeNull();
     // A bridge that is gone holds nothing, whatever it said last.
-    app.closeConnection();
+    app.nav.closeConnection();
     handlers.changes?.([
       { kind: "connection", connection: connection("c1", { live: false, endedAtMs: Date.now(), waiting }) },
     ]);
@@ -659,10 +659,10 @@ describe("the Connections view", () => {
 
   it("goes back to the list with Escape, unless a dialog takes it", async () => {
     const { app } = await shown((b) => b.api.listConnections.mockResolvedValue([connection("c1")]));
-    await app.openConnection("c1");
+    await app.nav.openConnection("c1");
     flushSync();
     expect(q("connection-detail")).not.toBeNull();
-    app.enqueuePrompts([prompt(4)]);
+    app.prompts.enqueue([prompt(4)]);
     flushSync();
     window.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
     await settle();
@@ -674,7 +674,7 @@ describe("the Connections view", () => {
     flushSync();
     await settle();
     expect(q("connection-detail")).toBeNull();
-    expect(app.connection).toBeNull();
+    expect(app.nav.connection).toBeNull();
     expect(all("connection-row")).toHaveLength(1);
   });
 
@@ -685,7 +685,7 @@ describe("the Connections view", () => {
     window.dispatchEvent(new KeyboardEvent("keydown", { key: "4", ctrlKey: true, bubbles: true }));
     flushSync();
     await settle();
-    expect(app.view).toBe("connections");
+    expect(app.nav.view).toBe("connections");
     expect(nav?.getAttribute("aria-current")).toBe("page");
     expect(document.activeElement?.id).toBe("connections-title");
   });
@@ -1046,7 +1046,7 @@ describe("the consent prompts' counter", () => {
     await settle();
     flushSync();
     expect(q("consent-dialog")).toBeNull();
-    app.enqueuePrompts([prompt(66)]);
+    app.prompts.enqueue([prompt(66)]);
     flushSync();
     expect(q("consent-dialog")?.querySelector(".eyebrow")?.textContent).toBe("New folder");
   });
@@ -1086,7 +1086,7 @@ describe("the approval dialog", () => {
         }),
       ]),
     );
-    app.approval = app.servers[0];
+    app.servers.approval = app.servers.list[0];
     flushSync();
     const dialog = q("approval-dialog")!;
     expect(dialog.querySelector("h2")?.textContent).toBe("Run the changed command?");
@@ -1105,7 +1105,7 @@ describe("the approval dialog", () => {
 
   it("for a stopped server, says it does not start until then", async () => {
     const { app } = await startApp();
-    app.approval = server("s", { approvedCommand: "/bin/srv --old", commandLine: "/bin/srv --new", approved: false });
+    app.servers.approval = server("s", { approvedCommand: "/bin/srv --old", commandLine: "/bin/srv --new", approved: false });
     flushSync();
     expect(q("approval-keeps")?.textContent).toBe("It does not start until you approve this one.");
     expect(q("approval-approve")?.textContent?.trim()).toBe("Approve and run");
@@ -1113,7 +1113,7 @@ describe("the approval dialog", () => {
 
   it("shows one command, no comparison, for a first approval", async () => {
     const { app } = await startApp();
-    app.approval = server("s", { approvedCommand: null, approved: false });
+    app.servers.approval = server("s", { approvedCommand: null, approved: false });
     flushSync();
     expect(q("approval-compare")).toBeNull();
     expect(q("approval-command")?.textContent).toBe("/bin/srv");
@@ -1122,7 +1122,7 @@ describe("the approval dialog", () => {
 
   it("says plainly that an unpinned command downloads whatever the registry serves next", async () => {
     const { app } = await startApp();
-    app.approval = server("s", {
+    app.servers.approval = server("s", {
       approvedCommand: null,
       approved: false,
       commandLine: "npx -y @scope/pkg",
@@ -1142,7 +1142,7 @@ describe("the approval dialog", () => {
 
   it("says a pinned download is covered for that version only", async () => {
     const { app } = await startApp();
-    app.approval = server("s", {
+    app.servers.approval = server("s", {
       approvedCommand: null,
       approved: false,
       commandLine: "npx -y @scope/pkg@2026.8.31",
@@ -1173,7 +1173,7 @@ describe("everyday use", () => {
       ]);
       b.api.setServerFolders.mockResolvedValue(server("s1", { name: "Files" }));
     });
-    await app.openDetail("s1");
+    await app.nav.openDetail("s1");
     flushSync();
     expect(text(q("sees-none"))).toContain("Choose from the 3 folders in Rootgate");
     q("choose-folders")?.click();
@@ -1213,11 +1213,11 @@ describe("everyday use", () => {
     const { app, api } = await startApp((b) => {
       b.api.listServers.mockResolvedValue([server("s1", { name: "Files" })]);
     });
-    await app.openDetail("s1");
+    await app.nav.openDetail("s1");
     flushSync();
     expect(q("choose-folders")).toBeNull();
     expect(text(q("sees-none"))).toContain("there is no folder in Rootgate yet");
-    app.openChecklist("s1", true);
+    app.servers.openChecklist("s1", true);
     flushSync();
     await settle();
     flushSync();
@@ -1241,7 +1241,7 @@ describe("everyday use", () => {
       const retry = { atMs: 1_700_000_006_000, attempt: 4, of: 5 };
       const b = { api };
       handlers.changes?.([{ kind: "retry", server: "s1", retry }]);
-      app.show("servers");
+      app.nav.show("servers");
       flushSync();
       const row = all("server-row")[0];
       const status = () => row.querySelector<HTMLElement>('[data-testid="server-status"]')!;
@@ -1258,12 +1258,12 @@ describe("everyday use", () => {
       expect(text(q("server-retry"))).toBe("retrying in 3 s · 4 of 5");
 
       // Hidden (another view shown), it does not tick.
-      app.show("folders");
+      app.nav.show("folders");
       flushSync();
       const pending = vi.getTimerCount();
       await vi.advanceTimersByTimeAsync(2_000);
       expect(vi.getTimerCount()).toBeLessThanOrEqual(pending);
-      app.show("servers");
+      app.nav.show("servers");
       flushSync();
       await vi.advanceTimersByTimeAsync(0);
       flushSync();
@@ -1287,10 +1287,10 @@ describe("everyday use", () => {
       b.api.listServers.mockResolvedValue([server("s1", { name: "Crashy", status: failed, gaveUp: true })]);
     });
     handlers.timeline?.([{ ...entry(1), event: { kind: "gaveUp", attempts: 5 } }]);
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     expect(text(q("server-gave-up"))).toBe("Gave up after 5 attempts; start it when ready.");
-    await app.openDetail("s1");
+    await app.nav.openDetail("s1");
     flushSync();
     expect(text(q("server-detail")?.querySelector('[data-testid="server-gave-up"]'))).toBe(
       "Gave up after 5 attempts; start it when ready.",
@@ -1299,7 +1299,7 @@ describe("everyday use", () => {
 
   it("goes back to the list from a detail with Escape, Alt+Left, Ctrl+2 and the sidebar's Servers item", async () => {
     const { app } = await startApp((b) => b.api.listServers.mockResolvedValue([server("s1"), server("s2")]));
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     const open = async () => {
       (all("server-row")[0].querySelector('[data-testid="server-open"]') as HTMLButtonElement).click();
@@ -1330,12 +1330,12 @@ describe("everyday use", () => {
     expect(q("server-detail")).toBeNull();
     expect(all("server-row")).toHaveLength(2);
     // Alt+Left goes back generally: from Activity to the list, then the detail before it.
-    app.show("activity");
+    app.nav.show("activity");
     flushSync();
     key("ArrowLeft", { altKey: true });
     flushSync();
     await settle();
-    expect(app.view).toBe("servers");
+    expect(app.nav.view).toBe("servers");
     expect(q("server-detail")).toBeNull();
     key("ArrowLeft", { altKey: true });
     flushSync();
@@ -1345,7 +1345,7 @@ describe("everyday use", () => {
 
   it("leaves Escape to a search box with text, and to a dialog", async () => {
     const { app } = await startApp((b) => b.api.listServers.mockResolvedValue([server("s1")]));
-    await app.openDetail("s1");
+    await app.nav.openDetail("s1");
     flushSync();
     const input = document.createElement("input");
     input.type = "search";
@@ -1389,7 +1389,7 @@ describe("everyday use", () => {
       b.api.listServers.mockResolvedValue([server("s1", { name: "Files" }), server("s2", { name: "Crashy", status: failed })]),
     );
     app.width = 760;
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     const nav = q("nav-servers")!;
     expect(nav.querySelector(".label")).toBeNull();
@@ -1430,7 +1430,7 @@ describe("everyday use", () => {
     flushSync();
     expect(q("server-form-dialog")).not.toBeNull();
     expect(api.listServers).toHaveBeenCalled();
-    app.closeForm();
+    app.servers.closeForm();
     flushSync();
     app.width = 1200;
     flushSync();
@@ -1440,7 +1440,7 @@ describe("everyday use", () => {
 
   it("shows each form mistake at its field and focuses the first", async () => {
     const { app, api } = await startApp();
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     q("add-server")?.click();
     flushSync();
@@ -1486,10 +1486,10 @@ describe("everyday use", () => {
     Element.prototype.scrollIntoView = scrolled;
     try {
       const { app, api } = await startApp((b) => b.api.listServers.mockResolvedValue([server("a")]));
-      app.show("servers");
+      app.nav.show("servers");
       flushSync();
       api.addServer.mockResolvedValue(server("n", { name: "New one", approved: false }));
-      await app.saveServer(null, {
+      await app.servers.save(null, {
         name: "New one",
         command: "x",
         args: [],
@@ -1504,7 +1504,7 @@ describe("everyday use", () => {
       await settle();
       // The approval dialog is open: not yet.
       expect(all("server-row")[1].classList.contains("flash")).toBe(false);
-      app.cancelApproval();
+      app.servers.cancelApproval();
       flushSync();
       await settle();
       flushSync();
@@ -1535,7 +1535,7 @@ describe("everyday use", () => {
           entry(4, "s2"),
         ]);
       });
-      app.show("activity");
+      app.nav.show("activity");
       flushSync();
       await settle();
       flushSync();
@@ -1559,7 +1559,7 @@ describe("everyday use", () => {
       expect(doc.count).toBe(1);
       expect(doc.filter).toEqual({ server: null, kind: "failures", search: "at once" });
       expect(doc.entries[0]).toMatchObject({ seq: 2, serverName: "Crashy", kind: "failed" });
-      expect(app.toasts.at(-1)?.message).toMatch(/^Exported 1 event as rootgate-activity-.*\.json/);
+      expect(app.notices.toasts.at(-1)?.message).toMatch(/^Exported 1 event as rootgate-activity-.*\.json/);
       // Escape in the search box clears it, and goes no further.
       search.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }));
       flushSync();

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import App from "../App.svelte";
 import type { AppView, EntryView, ServerChoice } from "../lib/bindings";
-import { AppState } from "../lib/app.svelte";
+import { AppState } from "../lib/state/app.svelte";
 import { appEntry, connection, fakeBackend, prompt, server, settle } from "../lib/testing";
 
 let mounted: Record<string, unknown>[] = [];
@@ -93,7 +93,7 @@ describe("the first run", () => {
     q("first-run-apps")?.click();
     await settle();
     flushSync();
-    expect(app.view).toBe("apps");
+    expect(app.nav.view).toBe("apps");
   });
 
   it("offers the example server first when no app has a server to bring", async () => {
@@ -158,7 +158,7 @@ describe("a connection's page", () => {
         }),
       ]);
     });
-    await app.openConnection("c1");
+    await app.nav.openConnection("c1");
     flushSync();
     q("connection-suggest-again")?.click();
     await settle();

@@ -8,7 +8,7 @@
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import App from "../App.svelte";
-import { AppState } from "../lib/app.svelte";
+import { AppState } from "../lib/state/app.svelte";
 import type { JsonValue, TryOutcome } from "../lib/bindings";
 import { fakeBackend, offers, outcome, server, settle } from "../lib/testing";
 import { SHOWN_CHARS } from "./LongText.svelte";
@@ -80,7 +80,7 @@ async function openRunning(setup: (b: ReturnType<typeof fakeBackend>) => void = 
   const app = new AppState(b.api, b.events);
   mounted.push(mount(App, { target: document.body, props: { app, autostart: false, prepareViewsAfterMs: 60_000 } }));
   await app.start();
-  await app.openDetail("s1");
+  await app.nav.openDetail("s1");
   await settle();
   flushSync();
   return { app, ...b };

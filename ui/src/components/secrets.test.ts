@@ -5,7 +5,7 @@
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import App from "../App.svelte";
-import { AppState } from "../lib/app.svelte";
+import { AppState } from "../lib/state/app.svelte";
 import { REVEAL_MS } from "../lib/secrets";
 import { fakeBackend, server, settle } from "../lib/testing";
 
@@ -56,7 +56,7 @@ const github = (over: Parameters<typeof server>[1] = {}) =>
 describe("the server form's secrets", () => {
   it("ticks Secret for a name that looks secret, masks its value with Show, and sends secretEnv", async () => {
     const { app, api } = await startApp((b) => b.api.addServer.mockResolvedValue(github()));
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     q("add-server")?.click();
     flushSync();
@@ -108,7 +108,7 @@ describe("the server form's secrets", () => {
 
   it("turns KEY=VALUE lines pasted into a name into rows", async () => {
     const { app } = await startApp();
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     q("add-server")?.click();
     flushSync();
@@ -131,7 +131,7 @@ describe("the server form's secrets", () => {
       b.api.listServers.mockResolvedValue([github()]);
       b.api.updateServer.mockResolvedValue(github());
     });
-    app.openEditForm(app.servers[0]);
+    app.servers.openEditForm(app.servers.list[0]);
     flushSync();
     const value = q("env-value-0") as HTMLInputElement;
     expect(all("env-row").map((r) => r.dataset.name)).toEqual(["API_TOKEN", "DEBUG"]);
@@ -149,7 +149,7 @@ describe("the server form's secrets", () => {
       expect.objectContaining({ env: { API_TOKEN: "", DEBUG: "1" }, secretEnv: ["API_TOKEN"] }),
     );
 
-    app.openEditForm(app.servers[0]);
+    app.servers.openEditForm(app.servers.list[0]);
     flushSync();
     type("env-value-0", "sk-rotated");
     expect(text(q("env-note-0"))).toBe(
@@ -163,7 +163,7 @@ describe("the server form's secrets", () => {
     );
 
     // Made plain with nothing typed: the form says where its value goes.
-    app.openEditForm(app.servers[0]);
+    app.servers.openEditForm(app.servers.list[0]);
     flushSync();
     (q("env-secret-0") as HTMLInputElement).click();
     flushSync();
@@ -174,7 +174,7 @@ describe("the server form's secrets", () => {
     const { app } = await startApp((b) =>
       b.api.listServers.mockResolvedValue([github({ secrets: { API_TOKEN: "notStored" }, missingSecrets: ["API_TOKEN"] })]),
     );
-    app.openEditForm(app.servers[0]);
+    app.servers.openEditForm(app.servers.list[0]);
     flushSync();
     expect((q("env-value-0") as HTMLInputElement).placeholder).toBe("Not stored: type its value");
     expect(text(q("env-note-0"))).toBe("Rootgate does not have its value: the server cannot start until you give it.");
@@ -189,7 +189,7 @@ describe("a server's secrets where they are shown", () => {
         server("b", { name: "Other", secrets: { X_KEY: "notStored" }, env: { X_KEY: "" }, missingSecrets: ["X_KEY"] }),
       ]),
     );
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     const [row, other] = all("server-row");
     expect(text(row.querySelector('[data-testid="server-command-line"]'))).toBe("API_TOKEN=… DEBUG=1 gh-mcp");
@@ -202,7 +202,7 @@ describe("a server's secrets where they are shown", () => {
       b.api.listServers.mockResolvedValue([github()]);
       b.api.revealSecret.mockResolvedValue(VALUE);
     });
-    await app.openDetail("gh");
+    await app.nav.openDetail("gh");
     flushSync();
     const assignments = () => all("env-assignment").map(text);
     expect(assignments()).toEqual(["API_TOKEN=…", "DEBUG=1"]);
@@ -233,7 +233,7 @@ describe("a server's secrets where they are shown", () => {
     expect(assignments()[0]).toBe("API_TOKEN=…");
     // The value went nowhere but the detail.
     expect(toasts().some((t) => t.includes(VALUE))).toBe(false);
-    expect(JSON.stringify(app.servers)).not.toContain(VALUE);
+    expect(JSON.stringify(app.servers.list)).not.toContain(VALUE);
   });
 
   it("a reveal the keyring refuses says so in plain words, naming only the variable", async () => {
@@ -244,7 +244,7 @@ describe("a server's secrets where they are shown", () => {
         message: "API_TOKEN is kept in the keyring, which is not available: no Secret Service on the session bus",
       });
     });
-    await app.openDetail("gh");
+    await app.nav.openDetail("gh");
     flushSync();
     q("env-reveal")?.click();
     await settle();
@@ -257,7 +257,7 @@ describe("a server's secrets where they are shown", () => {
 
   it("the approval says it covers the secret's name, not its value", async () => {
     const { app } = await startApp((b) => b.api.listServers.mockResolvedValue([github({ approved: false, approvedCommand: null })]));
-    app.approval = app.servers[0];
+    app.servers.approval = app.servers.list[0];
     flushSync();
     expect(text(q("approval-command"))).toBe("API_TOKEN=… DEBUG=1 gh-mcp");
     expect(text(q("approval-secrets"))).toBe(
@@ -267,7 +267,7 @@ describe("a server's secrets where they are shown", () => {
 
   it("the approval of a command with no secret says nothing of them", async () => {
     const { app } = await startApp((b) => b.api.listServers.mockResolvedValue([server("s", { approved: false })]));
-    app.approval = app.servers[0];
+    app.servers.approval = app.servers.list[0];
     flushSync();
     expect(q("approval-secrets")).toBeNull();
   });
@@ -282,7 +282,7 @@ describe("the banners of a server's secrets", () => {
     api.keepSecret.mockImplementation(async (_id, _name, place) =>
       github({ secrets: { API_TOKEN: place as "file" }, keyringProblem: null }),
     );
-    await app.openDetail("gh");
+    await app.nav.openDetail("gh");
     flushSync();
     const banner = q("keyring-banner")!;
     expect(text(banner.querySelector("h2"))).toBe("No keyring to keep API_TOKEN in");
@@ -303,7 +303,7 @@ describe("the banners of a server's secrets", () => {
     const waiting = github({ secrets: { API_TOKEN: "notStored", B_KEY: "fileUntilKeyring" }, env: { API_TOKEN: "", B_KEY: "" }, keyringProblem: noKeyring });
     const { app, api } = await startApp((b) => b.api.listServers.mockResolvedValue([waiting]));
     api.keepSecret.mockResolvedValue(waiting);
-    await app.openDetail("gh");
+    await app.nav.openDetail("gh");
     flushSync();
     expect(text(q("keyring-banner")?.querySelector("h2"))).toBe("No keyring to keep API_TOKEN and B_KEY in");
     q("keyring-not-stored")?.click();
@@ -326,10 +326,10 @@ describe("the banners of a server's secrets", () => {
     const missing = github({ secrets: { API_TOKEN: "notStored", OTHER_KEY: "keyring" }, env: { API_TOKEN: "", DEBUG: "1", OTHER_KEY: "" }, missingSecrets: ["API_TOKEN"] });
     const { app, api } = await startApp((b) => b.api.listServers.mockResolvedValue([missing]));
     api.updateServer.mockResolvedValue(github({ secrets: { API_TOKEN: "keyring", OTHER_KEY: "keyring" } }));
-    app.show("servers");
+    app.nav.show("servers");
     flushSync();
     expect(text(q("needs-secret"))).toBe("needs API_TOKEN");
-    await app.openDetail("gh");
+    await app.nav.openDetail("gh");
     flushSync();
     const banner = q("missing-secrets")!;
     expect(text(banner.querySelector("h2"))).toBe("Give the value of API_TOKEN again");
@@ -370,7 +370,7 @@ describe("the banners of a server's secrets", () => {
         message: "API_TOKEN is not in the keyring any more (was it removed there?); give its value again in the server's settings",
       });
     });
-    await app.openDetail("gh");
+    await app.nav.openDetail("gh");
     flushSync();
     q("env-reveal")?.click();
     await settle();

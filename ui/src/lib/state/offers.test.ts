@@ -5,9 +5,9 @@
 // that arrive after another server was opened are dropped.
 import { describe, expect, it } from "vitest";
 import { AppState } from "./app.svelte";
-import type { TryOutcome } from "./bindings";
+import type { TryOutcome } from "../bindings";
 import { MAX_RUNS } from "./offers.svelte";
-import { fakeBackend, offers, outcome, settle } from "./testing";
+import { fakeBackend, offers, outcome, settle } from "../testing";
 
 function setup() {
   const b = fakeBackend();

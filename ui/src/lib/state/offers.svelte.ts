@@ -12,9 +12,9 @@
 // What is sent (a tool's arguments, a URI, a prompt's arguments) is data
 // for the server: Rootgate passes it on and opens no path because of it.
 
-import type { Change, JsonValue, Offers, ServerId, TryOutcome } from "./bindings";
-import { isCode, plainMessage, type Api } from "./api";
-import { parsePrompts, parseResources, parseTemplates, parseTools } from "./mcp";
+import type { Change, JsonValue, Offers, ServerId, TryOutcome } from "../bindings";
+import { isCode, plainMessage, type Api } from "../api";
+import { parsePrompts, parseResources, parseTemplates, parseTools } from "../mcp";
 
 export type OfferTab = "tools" | "resources" | "prompts";
 
