@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import App from "../App.svelte";
 import { AppState } from "../lib/state/app.svelte";
 import { connection, delivered, entry, fakeBackend, folder, folderChoice, prompt, server, settle } from "../lib/testing";
-import VirtualList from "./VirtualList.svelte";
+import VirtualList from "./common/VirtualList.svelte";
 
 let mounted: Record<string, unknown>[] = [];
 afterEach(() => {
