@@ -2,11 +2,11 @@
 // fake backend.
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it } from "vitest";
-import App from "../App.svelte";
-import { AppState } from "../lib/state/app.svelte";
-import { STALE_PLAN } from "../lib/state/apps.svelte";
-import type { EntryView } from "../lib/bindings";
-import { appEntry, appFile, claudeDesktop, fakeBackend, plan, prompt, server, settle } from "../lib/testing";
+import App from "../../App.svelte";
+import { AppState } from "../../lib/state/app.svelte";
+import { STALE_PLAN } from "../../lib/state/apps.svelte";
+import type { EntryView } from "../../lib/bindings";
+import { appEntry, appFile, claudeDesktop, fakeBackend, plan, prompt, server, settle } from "../../lib/testing";
 
 let mounted: Record<string, unknown>[] = [];
 afterEach(() => {

@@ -4,10 +4,10 @@
 // values Rootgate does not have.
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import App from "../App.svelte";
-import { AppState } from "../lib/state/app.svelte";
-import { REVEAL_MS } from "../lib/secrets";
-import { fakeBackend, server, settle } from "../lib/testing";
+import App from "../../App.svelte";
+import { AppState } from "../../lib/state/app.svelte";
+import { REVEAL_MS } from "../../lib/secrets";
+import { fakeBackend, server, settle } from "../../lib/testing";
 
 let mounted: Record<string, unknown>[] = [];
 afterEach(() => {

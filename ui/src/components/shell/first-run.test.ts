@@ -7,10 +7,10 @@
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it } from "vitest";
 
-import App from "../App.svelte";
-import type { AppView, EntryView, ServerChoice } from "../lib/bindings";
-import { AppState } from "../lib/state/app.svelte";
-import { appEntry, connection, fakeBackend, prompt, server, settle } from "../lib/testing";
+import App from "../../App.svelte";
+import type { AppView, EntryView, ServerChoice } from "../../lib/bindings";
+import { AppState } from "../../lib/state/app.svelte";
+import { appEntry, connection, fakeBackend, prompt, server, settle } from "../../lib/testing";
 
 let mounted: Record<string, unknown>[] = [];
 afterEach(() => {

@@ -7,11 +7,11 @@
 // virtual and long text cut.
 import { flushSync, mount, unmount } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import App from "../App.svelte";
-import { AppState } from "../lib/state/app.svelte";
-import type { JsonValue, TryOutcome } from "../lib/bindings";
-import { fakeBackend, offers, outcome, server, settle } from "../lib/testing";
-import { SHOWN_CHARS } from "./common/LongText.svelte";
+import App from "../../App.svelte";
+import { AppState } from "../../lib/state/app.svelte";
+import type { JsonValue, TryOutcome } from "../../lib/bindings";
+import { fakeBackend, offers, outcome, server, settle } from "../../lib/testing";
+import { SHOWN_CHARS } from "../common/LongText.svelte";
 
 let mounted: Record<string, unknown>[] = [];
 afterEach(() => {
