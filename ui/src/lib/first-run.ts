@@ -1,7 +1,7 @@
 // What the first-run card says about the AI apps found on this machine:
 // which apps have servers Rootgate could take over, how many servers, and
 // the sentence that leads the card. Pure, so every case is unit tested.
-// Not here: listing the apps (the backend's `list_apps`, AppState.loadApps)
+// Not here: listing the apps (the backend's `list_apps`, AppsState.load)
 // or importing and routing them (the Apps view).
 
 import type { AppView } from "./bindings";

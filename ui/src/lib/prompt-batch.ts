@@ -1,5 +1,5 @@
 // The consent prompt's "Folder 2 of 3": where the prompt shown stands in
-// the batch of prompts it came with. The queue (AppState.prompts) only
+// the batch of prompts it came with. The queue (PromptsState.queue) only
 // holds the prompts still open, so counting in it renumbers after each
 // answer or cancel ("1 of 3", then "1 of 2"); a batch remembers every
 // prompt seen since the queue was last empty, so the count goes on ("2 of

@@ -4,7 +4,7 @@
 // one control (a dialog's Esc, the detail's tabs, a folder's rename box, a
 // "⋯" menu) are handled there and listed here.
 
-import type { View } from "./app.svelte";
+import type { View } from "./state/navigation.svelte";
 
 /** Ctrl+<key> shows a view; the shortcuts sheet lists them in this order (the sidebar puts Apps beside Servers). */
 export const VIEW_KEYS: Readonly<Record<string, View>> = {

@@ -3,7 +3,7 @@
 // where Activity's filters put them. Not the panels themselves
 // (offers.test.ts, components/offers.test.ts).
 import { describe, expect, it } from "vitest";
-import { detailLines } from "../components/TimelineList.svelte";
+import { detailLines } from "../components/common/TimelineList.svelte";
 import { ofKind, searchText } from "./activity";
 import type { Event } from "./bindings";
 import { describeEvent, eventTone, times } from "./format";

@@ -1,0 +1,91 @@
+// The approval dialog against the fake backend: the approved and new
+// command lines compared word by word, and what a command downloads.
+import { flushSync } from "svelte";
+import { afterEach, describe, expect, it } from "vitest";
+import { server } from "../../lib/testing";
+import { q, RUNNING, startApp, unmountAll } from "../testing/window";
+
+afterEach(unmountAll);
+
+describe("the approval dialog", () => {
+  it("shows an edited running server's approved and new commands, the changed words marked", async () => {
+    const { app } = await startApp((b) =>
+      b.api.listServers.mockResolvedValue([
+        server("s", {
+          name: "Git",
+          status: RUNNING,
+          approvedCommand: "uvx mcp-server-git==1.0.0 --repository /home/me/a",
+          commandLine: "uvx mcp-server-git==1.1.0 --repository /home/me/a --read-only",
+          approved: false,
+        }),
+      ]),
+    );
+    app.servers.approval = app.servers.list[0];
+    flushSync();
+    const dialog = q("approval-dialog")!;
+    expect(dialog.querySelector("h2")?.textContent).toBe("Run the changed command?");
+    expect(q("approval-previous")?.textContent).toBe("uvx mcp-server-git==1.0.0 --repository /home/me/a");
+    expect(q("approval-command")?.textContent).toBe("uvx mcp-server-git==1.1.0 --repository /home/me/a --read-only");
+    expect([...q("approval-previous")!.querySelectorAll("del")].map((d) => d.textContent)).toEqual(["mcp-server-git==1.0.0"]);
+    expect([...q("approval-command")!.querySelectorAll("ins")].map((d) => d.textContent)).toEqual([
+      "mcp-server-git==1.1.0",
+      "--read-only",
+    ]);
+    expect(q("approval-keeps")?.textContent).toBe("It keeps running its approved command until you approve this one.");
+    expect(q("approval-approve")?.textContent?.trim()).toBe("Approve and restart");
+    // A long path may wrap after each "/", not inside a name; the text stays the line.
+    expect(q("approval-command")?.querySelectorAll("wbr").length).toBe(3);
+  });
+
+  it("for a stopped server, says it does not start until then", async () => {
+    const { app } = await startApp();
+    app.servers.approval = server("s", { approvedCommand: "/bin/srv --old", commandLine: "/bin/srv --new", approved: false });
+    flushSync();
+    expect(q("approval-keeps")?.textContent).toBe("It does not start until you approve this one.");
+    expect(q("approval-approve")?.textContent?.trim()).toBe("Approve and run");
+  });
+
+  it("shows one command, no comparison, for a first approval", async () => {
+    const { app } = await startApp();
+    app.servers.approval = server("s", { approvedCommand: null, approved: false });
+    flushSync();
+    expect(q("approval-compare")).toBeNull();
+    expect(q("approval-command")?.textContent).toBe("/bin/srv");
+    expect(q("approval-download")).toBeNull();
+  });
+
+  it("says plainly that an unpinned command downloads whatever the registry serves next", async () => {
+    const { app } = await startApp();
+    app.servers.approval = server("s", {
+      approvedCommand: null,
+      approved: false,
+      commandLine: "npx -y @scope/pkg",
+      downloads: { tool: "npx", package: "@scope/pkg", pinned: false },
+    });
+    flushSync();
+    const box = q("approval-download")!;
+    expect(box.dataset.pinned).toBe("false");
+    const text = (id: string) => q(id)?.textContent?.replace(/\s+/g, " ").trim();
+    expect(text("approval-download-lead")).toBe(
+      "This command downloads @scope/pkg from the npm registry each time it starts (npx).",
+    );
+    expect(text("approval-download-status")).toBe(
+      "Not pinned: approving it approves whatever version the registry serves next time. Pin it as @scope/pkg@x.y.z to approve one version.",
+    );
+  });
+
+  it("says a pinned download is covered for that version only", async () => {
+    const { app } = await startApp();
+    app.servers.approval = server("s", {
+      approvedCommand: null,
+      approved: false,
+      commandLine: "npx -y @scope/pkg@2026.8.31",
+      downloads: { tool: "npx", package: "@scope/pkg@2026.8.31", pinned: true },
+    });
+    flushSync();
+    expect(q("approval-download")?.dataset.pinned).toBe("true");
+    expect(q("approval-download-status")?.textContent?.replace(/\s+/g, " ").trim()).toBe(
+      "Pinned to 2026.8.31: approving covers that version only.",
+    );
+  });
+});
