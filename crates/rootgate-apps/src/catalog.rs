@@ -132,11 +132,13 @@ pub enum AppsError {
     NoCommand { program: String },
 }
 
-/// The config files of `app`: its main file, and for Claude Code the
-/// `.mcp.json` of each project its main file names.
+/// The config files of `app`: its main file, for Claude Code the
+/// `.mcp.json` of each project its main file names, and the other files
+/// some apps read beside their main one (`locate::extra_files`).
 pub fn files_of(app: AppKind, places: &Places) -> Vec<ConfigFile> {
     let main = locate::main_file(app, places);
     let mut files = vec![main.clone()];
+    files.extend(locate::extra_files(app, places));
     if app == AppKind::ClaudeCode
         && let Ok(text) = std::fs::read_to_string(&main.path)
         && let Ok(parsed) = parse(app, &main.path.display().to_string(), &text)

@@ -177,7 +177,13 @@ impl Loaded {
 /// description; it is used only when none of its words comes from the
 /// file, because the parser quotes the text it stumbled on and that text
 /// may be a secret. `fallback` says what kind of error it is otherwise.
-fn syntax(file: &str, text: &str, at: u32, message: &str, fallback: &str) -> ConfigError {
+pub(super) fn syntax(
+    file: &str,
+    text: &str,
+    at: u32,
+    message: &str,
+    fallback: &str,
+) -> ConfigError {
     let position = yaml_edit::byte_offset_to_line_column(text, at as usize);
     let clause = message
         .split(['.', ':', '(', '"', '\'', '`'])
@@ -202,7 +208,7 @@ fn syntax(file: &str, text: &str, at: u32, message: &str, fallback: &str) -> Con
 }
 
 /// What a parse error of `kind` means, in words that hold no file text.
-fn parse_reason(kind: &ParseErrorKind) -> &'static str {
+pub(super) fn parse_reason(kind: &ParseErrorKind) -> &'static str {
     match kind {
         ParseErrorKind::UnclosedFlowSequence => "a `[` list is not closed",
         ParseErrorKind::UnclosedFlowMapping => "a `{` mapping is not closed",
@@ -212,7 +218,7 @@ fn parse_reason(kind: &ParseErrorKind) -> &'static str {
 }
 
 /// What a violation of `rule` means, in words that hold no file text.
-fn rule_reason(rule: Rule) -> &'static str {
+pub(super) fn rule_reason(rule: Rule) -> &'static str {
     match rule {
         Rule::InvalidIndentation => "the indentation does not line up",
         Rule::InvalidDocumentMarker => "a document marker (`---` or `...`) is misplaced",

@@ -29,6 +29,8 @@ use rootgate_model::folders;
 use rootgate_model::placeholders::{FOLDER, FOLDERS};
 use rootgate_model::servers::ServerDraft;
 
+mod tokens;
+
 /// A value in an entry that Rootgate cannot carry over as it is.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -132,7 +134,10 @@ pub fn plan(
         });
     }
     let found = find_folders(args, home);
-    let mut needs = Needs::default();
+    let mut needs = Needs {
+        app: Some(app),
+        ..Needs::default()
+    };
     needs.scan(command, "the command", inputs, false);
     for (i, arg) in found.args.iter().enumerate() {
         needs.scan(arg, &format!("argument {}", i + 1), inputs, false);
@@ -148,7 +153,12 @@ pub fn plan(
         needs.push(Need {
             token: key.clone(),
             used_in: vec![format!("environment variable {key}")],
-            hint: format!("{} keeps its value in its own keyring", app.title()),
+            hint: match app {
+                // Codex's `env_vars`: names it passes on from its own
+                // environment, whose values the file does not hold.
+                AppKind::Codex => format!("{} passes it on from its own environment", app.title()),
+                _ => format!("{} keeps its value in its own keyring", app.title()),
+            },
             secret: true,
             required: true,
         });
@@ -170,9 +180,9 @@ pub fn plan(
         .iter()
         .filter(|(name, value)| {
             looks_secret(name)
-                || variables(value)
+                || tokens::variables(Some(app), value)
                     .iter()
-                    .any(|t| needs.0.iter().any(|n| &n.token == t && n.secret))
+                    .any(|t| needs.list.iter().any(|n| &n.token == t && n.secret))
         })
         .map(|(name, _)| name.clone())
         .chain(env_keys.iter().cloned())
@@ -194,7 +204,7 @@ pub fn plan(
         key: entry.key.clone(),
         draft,
         folders: found.folders,
-        needs: needs.0,
+        needs: needs.list,
         kept_paths: found.kept_paths,
     })
 }
@@ -250,27 +260,32 @@ impl ImportPlan {
 pub use rootgate_model::servers::looks_secret;
 
 #[derive(Default)]
-struct Needs(Vec<Need>);
+struct Needs {
+    list: Vec<Need>,
+    /// The app whose placeholders are looked for (see `tokens`).
+    app: Option<AppKind>,
+}
 
 impl Needs {
     fn push(&mut self, need: Need) {
-        match self.0.iter_mut().find(|n| n.token == need.token) {
+        match self.list.iter_mut().find(|n| n.token == need.token) {
             Some(known) => {
                 known.used_in.extend(need.used_in);
                 known.secret |= need.secret;
             }
-            None => self.0.push(need),
+            None => self.list.push(need),
         }
     }
 
     /// Records every `${…}` variable in `value`, used in `place`.
     fn scan(&mut self, value: &str, place: &str, inputs: &[InputDecl], secret: bool) {
-        for token in variables(value) {
+        for token in tokens::variables(self.app, value) {
             // Rootgate's own placeholders, put there by `find_folders`.
             if token == FOLDERS || token == FOLDER || token.starts_with("${folder:") {
                 continue;
             }
-            let (hint, input_secret) = describe(&token, inputs);
+            let (hint, input_secret) =
+                tokens::describe(&token).unwrap_or_else(|| describe(&token, inputs));
             self.push(Need {
                 token,
                 used_in: vec![place.to_owned()],
@@ -283,7 +298,7 @@ impl Needs {
 }
 
 /// Every `${…}` in `value`, in order.
-fn variables(value: &str) -> Vec<String> {
+pub(super) fn variables(value: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut rest = value;
     while let Some(start) = rest.find("${") {

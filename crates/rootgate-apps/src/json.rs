@@ -165,13 +165,15 @@ impl Ctx<'_> {
     }
 }
 
-/// The key that holds an app's server list.
+/// The key that holds an app's server list. Continue's JSON files are the
+/// Claude-style ones its `mcpServers` folder takes.
 fn list_key(app: AppKind) -> Option<&'static str> {
     match app {
-        AppKind::ClaudeDesktop | AppKind::ClaudeCode | AppKind::Cursor => Some("mcpServers"),
         AppKind::VsCode => Some("servers"),
         AppKind::Zed => Some("context_servers"),
-        AppKind::Goose => None,
+        AppKind::Opencode => Some("mcp"),
+        AppKind::Goose | AppKind::Codex => None,
+        _ => Some("mcpServers"),
     }
 }
 

@@ -15,11 +15,13 @@
 //! holds, and rewriting it so that an app reaches its servers through
 //! `rootgate connect`.
 //!
-//! Six apps are known (see [`AppKind`]): Claude Desktop, Claude Code,
-//! Cursor and VS Code write JSON, Zed writes JSON with comments and
-//! trailing commas, and Goose writes YAML. `locate` says where each keeps
-//! its files on Linux; `json` and `goose` read them into [`ParsedConfig`]
-//! and edit them in place, keeping every other key, comment and the file's
+//! Sixteen apps are known (see [`AppKind`]): Claude Desktop, Claude Code,
+//! Cursor, Windsurf, LM Studio, Kiro, Amazon Q Developer, GitHub Copilot
+//! CLI and Cline write JSON; VS Code, Zed, Gemini CLI and opencode write
+//! JSON with comments; Goose and Continue write YAML, and Codex CLI writes
+//! TOML. `locate` says where each keeps its files on Linux; `json`,
+//! `goose`, `continue_dev` and `codex` read them into [`ParsedConfig`] and
+//! edit them in place, keeping every other key, comment and the file's
 //! formatting; `import` turns an entry into a server draft and folder
 //! offers; `identity` says whether two entries are one server and `link`
 //! where an entry stands with Rootgate's servers; `route`
@@ -33,6 +35,8 @@
 //! puts an environment value in an error message.
 
 pub mod catalog;
+pub mod codex;
+pub mod continue_dev;
 pub mod goose;
 pub mod identity;
 pub mod import;
@@ -60,17 +64,37 @@ pub enum AppKind {
     VsCode,
     Zed,
     Goose,
+    Windsurf,
+    LmStudio,
+    Kiro,
+    AmazonQ,
+    CopilotCli,
+    GeminiCli,
+    Cline,
+    Codex,
+    Continue,
+    Opencode,
 }
 
 impl AppKind {
     /// Every known app, in the order they are listed.
-    pub const ALL: [AppKind; 6] = [
+    pub const ALL: [AppKind; 16] = [
         AppKind::ClaudeDesktop,
         AppKind::ClaudeCode,
         AppKind::Cursor,
         AppKind::VsCode,
         AppKind::Zed,
         AppKind::Goose,
+        AppKind::Windsurf,
+        AppKind::LmStudio,
+        AppKind::Kiro,
+        AppKind::AmazonQ,
+        AppKind::CopilotCli,
+        AppKind::GeminiCli,
+        AppKind::Cline,
+        AppKind::Codex,
+        AppKind::Continue,
+        AppKind::Opencode,
     ];
 
     /// The app's name as people know it.
@@ -82,6 +106,16 @@ impl AppKind {
             AppKind::VsCode => "VS Code",
             AppKind::Zed => "Zed",
             AppKind::Goose => "Goose",
+            AppKind::Windsurf => "Windsurf",
+            AppKind::LmStudio => "LM Studio",
+            AppKind::Kiro => "Kiro",
+            AppKind::AmazonQ => "Amazon Q Developer",
+            AppKind::CopilotCli => "GitHub Copilot CLI",
+            AppKind::GeminiCli => "Gemini CLI",
+            AppKind::Cline => "Cline",
+            AppKind::Codex => "Codex CLI",
+            AppKind::Continue => "Continue",
+            AppKind::Opencode => "opencode",
         }
     }
 
@@ -94,6 +128,16 @@ impl AppKind {
             AppKind::VsCode => "vscode",
             AppKind::Zed => "zed",
             AppKind::Goose => "goose",
+            AppKind::Windsurf => "windsurf",
+            AppKind::LmStudio => "lm-studio",
+            AppKind::Kiro => "kiro",
+            AppKind::AmazonQ => "amazon-q",
+            AppKind::CopilotCli => "copilot-cli",
+            AppKind::GeminiCli => "gemini-cli",
+            AppKind::Cline => "cline",
+            AppKind::Codex => "codex",
+            AppKind::Continue => "continue",
+            AppKind::Opencode => "opencode",
         }
     }
 
@@ -108,6 +152,16 @@ impl AppKind {
             "vscode" | "vs-code" | "code" => AppKind::VsCode,
             "zed" => AppKind::Zed,
             "goose" => AppKind::Goose,
+            "windsurf" => AppKind::Windsurf,
+            "lm-studio" | "lmstudio" => AppKind::LmStudio,
+            "kiro" => AppKind::Kiro,
+            "amazon-q" | "amazonq" | "amazon-q-developer" => AppKind::AmazonQ,
+            "copilot-cli" | "copilot" => AppKind::CopilotCli,
+            "gemini-cli" | "gemini" => AppKind::GeminiCli,
+            "cline" => AppKind::Cline,
+            "codex" | "codex-cli" => AppKind::Codex,
+            "continue" => AppKind::Continue,
+            "opencode" => AppKind::Opencode,
             _ => return None,
         })
     }
@@ -131,11 +185,17 @@ impl AppKind {
         })
     }
 
-    /// How the app's files are written.
+    /// How the app's main file is written. Gemini CLI strips comments
+    /// from its `settings.json` and opencode reads `opencode.json` with a
+    /// JSONC parser, so both take comments like VS Code and Zed. Continue's
+    /// `mcpServers` folder may also hold JSON files (see `continue_dev`).
     pub fn format(self) -> Format {
         match self {
-            AppKind::Zed | AppKind::VsCode => Format::Jsonc,
-            AppKind::Goose => Format::Yaml,
+            AppKind::Zed | AppKind::VsCode | AppKind::GeminiCli | AppKind::Opencode => {
+                Format::Jsonc
+            }
+            AppKind::Goose | AppKind::Continue => Format::Yaml,
+            AppKind::Codex => Format::Toml,
             _ => Format::Json,
         }
     }
@@ -150,6 +210,8 @@ pub enum Format {
     /// JSON with comments and trailing commas (Zed, VS Code).
     Jsonc,
     Yaml,
+    /// Codex CLI's `config.toml`.
+    Toml,
 }
 
 /// Where in a file a server entry sits. Most files hold one list; Claude
@@ -271,6 +333,8 @@ pub struct ConfigFile {
 pub fn parse(app: AppKind, file: &str, text: &str) -> Result<ParsedConfig, ConfigError> {
     match app {
         AppKind::Goose => goose::parse(file, text),
+        AppKind::Codex => codex::parse(file, text),
+        AppKind::Continue if !continue_dev::is_json(text) => continue_dev::parse(file, text),
         _ => json::parse(app, file, text),
     }
 }
@@ -285,6 +349,10 @@ pub fn rewrite(
 ) -> Result<String, ConfigError> {
     match app {
         AppKind::Goose => goose::rewrite(file, text, routes),
+        AppKind::Codex => codex::rewrite(file, text, routes),
+        AppKind::Continue if !continue_dev::is_json(text) => {
+            continue_dev::rewrite(file, text, routes)
+        }
         _ => json::rewrite(app, file, text, routes),
     }
 }
@@ -301,6 +369,10 @@ pub fn restore(
 ) -> Result<String, ConfigError> {
     match app {
         AppKind::Goose => goose::restore(file, current, original, entries),
+        AppKind::Codex => codex::restore(file, current, original, entries),
+        AppKind::Continue if !continue_dev::is_json(current) => {
+            continue_dev::restore(file, current, original, entries)
+        }
         _ => json::restore(app, file, current, original, entries),
     }
 }

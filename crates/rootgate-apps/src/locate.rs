@@ -1,8 +1,10 @@
 //! Where each app keeps its MCP configuration on Linux, by each app's own
-//! rules: Claude Desktop, VS Code, Zed and Goose under `$XDG_CONFIG_HOME`
-//! (`~/.config` when it is unset or not absolute, as the XDG specification
-//! says), Cursor under `~/.cursor`, and Claude Code in `~/.claude.json`
-//! unless `$CLAUDE_CONFIG_DIR` moves it.
+//! rules: Claude Desktop, VS Code, Zed, Goose and opencode under
+//! `$XDG_CONFIG_HOME` (`~/.config` when it is unset or not absolute, as the
+//! XDG specification says), Cursor under `~/.cursor`, Claude Code in
+//! `~/.claude.json` unless `$CLAUDE_CONFIG_DIR` moves it. The apps added
+//! later live in `more`, which also reads the variables that move them
+//! (`CODEX_HOME`, `COPILOT_HOME`, `CLINE_MCP_SETTINGS_PATH`).
 //!
 //! The environment is read once, into [`Places`], so the rules can be
 //! tested with any home and variables. This module only names paths and
@@ -13,6 +15,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::{AppKind, ConfigFile, Format};
+pub use more::{AppHomes, extra_files};
+
+mod more;
 
 /// The places the apps' paths are made from, read from the environment
 /// once so that tests can give their own.
@@ -23,6 +28,8 @@ pub struct Places {
     pub xdg_config_home: Option<PathBuf>,
     /// `$CLAUDE_CONFIG_DIR`, which Claude Code reads `.claude.json` from.
     pub claude_config_dir: Option<PathBuf>,
+    /// The variables that move the later apps' files.
+    pub homes: AppHomes,
 }
 
 impl Places {
@@ -33,13 +40,14 @@ impl Places {
             home,
             xdg_config_home: absolute(std::env::var_os("XDG_CONFIG_HOME")),
             claude_config_dir: absolute(std::env::var_os("CLAUDE_CONFIG_DIR")),
+            homes: AppHomes::from_env(),
         })
     }
 
     /// `$XDG_CONFIG_HOME`, or `~/.config`. A relative value is ignored here
     /// too, since `Places` may be built by hand: the specification says such
     /// a value is invalid, and the apps' XDG libraries skip it.
-    fn config_home(&self) -> PathBuf {
+    pub(crate) fn config_home(&self) -> PathBuf {
         match &self.xdg_config_home {
             Some(dir) if dir.is_absolute() => dir.clone(),
             _ => self.home.join(".config"),
@@ -63,7 +71,7 @@ impl Places {
 }
 
 /// The value of an environment variable when it is an absolute path.
-fn absolute(value: Option<OsString>) -> Option<PathBuf> {
+pub(crate) fn absolute(value: Option<OsString>) -> Option<PathBuf> {
     value.map(PathBuf::from).filter(|path| path.is_absolute())
 }
 
@@ -77,6 +85,7 @@ pub fn main_file(app: AppKind, places: &Places) -> ConfigFile {
         AppKind::VsCode => config.join("Code").join("User").join("mcp.json"),
         AppKind::Zed => config.join("zed").join("settings.json"),
         AppKind::Goose => config.join("goose").join("config.yaml"),
+        other => more::main_file(other, places),
     };
     ConfigFile {
         app,
@@ -109,6 +118,7 @@ fn app_folder(app: AppKind, places: &Places) -> PathBuf {
         AppKind::VsCode => config.join("Code"),
         AppKind::Zed => config.join("zed"),
         AppKind::Goose => config.join("goose"),
+        other => more::app_folder(other, places),
     }
 }
 
@@ -147,6 +157,7 @@ mod tests {
             home: PathBuf::from("/home/me"),
             xdg_config_home: xdg.map(PathBuf::from),
             claude_config_dir: None,
+            homes: AppHomes::default(),
         }
     }
 

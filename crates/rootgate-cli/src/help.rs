@@ -23,7 +23,9 @@ Usage:
   rootgate help COMMAND       Help on one command.
   rootgate --version          Print the version.
 
-APP is one of: claude-desktop, claude-code, cursor, vscode, zed, goose.
+APP is one of: claude-desktop, claude-code, cursor, vscode, zed, goose,
+windsurf, lm-studio, kiro, amazon-q, copilot-cli, gemini-cli, cline, codex,
+continue, opencode.
 
 Rootgate never approves a command or shares a folder on its own: a command
 that needs your decision says so and points at the window. Add --json to
@@ -52,8 +54,10 @@ could not be reached or stopped, 2 for a wrong command line.";
 pub const APPS: &str = "\
 rootgate apps [--json]
 
-Lists the AI apps found on this machine (Claude Desktop, Claude Code,
-Cursor, VS Code, Zed, Goose), each config file Rootgate reads for it, and
+Lists the AI apps found on this machine (16 are known: Claude Desktop,
+Claude Code, Cursor, VS Code, Zed, Goose, Windsurf, LM Studio, Kiro, Amazon
+Q Developer, GitHub Copilot CLI, Gemini CLI, Cline, Codex CLI, Continue,
+opencode), each config file Rootgate reads for it, and
 every server in it: its command (environment values hidden), whether it is
 imported into Rootgate and as what, whether it already runs through
 Rootgate, and what importing it would offer. An app that is not installed
@@ -67,6 +71,20 @@ Files read (on Linux; XDG_CONFIG_HOME is honoured where the app does):
   VS Code         $XDG_CONFIG_HOME/Code/User/mcp.json
   Zed             $XDG_CONFIG_HOME/zed/settings.json
   Goose           $XDG_CONFIG_HOME/goose/config.yaml
+  Windsurf        ~/.codeium/windsurf/mcp_config.json (or ~/.codeium/mcp_config.json)
+  LM Studio       ~/.lmstudio/mcp.json (or ~/.cache/lm-studio/mcp.json)
+  Kiro            ~/.kiro/settings/mcp.json
+  Amazon Q        ~/.aws/amazonq/mcp.json, and ~/.aws/amazonq/agents/default.json
+  Copilot CLI     ~/.copilot/mcp-config.json (or $COPILOT_HOME/mcp-config.json)
+  Gemini CLI      ~/.gemini/settings.json
+  Cline           $XDG_CONFIG_HOME/Code/User/globalStorage/saoudrizwan.claude-dev/
+                  settings/cline_mcp_settings.json (and under VS Code's forks),
+                  ~/.cline/data/settings/cline_mcp_settings.json
+  Codex CLI       ~/.codex/config.toml (or $CODEX_HOME/config.toml)
+  Continue        ~/.continue/config.yaml and ~/.continue/mcpServers/*.yaml|json
+                  (or under $CONTINUE_GLOBAL_DIR)
+  opencode        $XDG_CONFIG_HOME/opencode/opencode.json (and opencode.jsonc,
+                  config.json)
 
 --json prints the same as one JSON array.";
 

@@ -34,8 +34,10 @@ pub fn apps(args: &[String]) -> ExitCode {
     }
     if found.is_empty() {
         println!(
-            "No AI app found. Rootgate looks for Claude Desktop, Claude Code, Cursor, VS Code, \
-             Zed and Goose in their usual places (see `rootgate help apps`)."
+            "No AI app found. Rootgate looks for 16 apps (Claude Desktop, Claude Code, Cursor, \
+             VS Code, Zed, Goose, Windsurf, LM Studio, Kiro, Amazon Q Developer, GitHub Copilot \
+             CLI, Gemini CLI, Cline, Codex CLI, Continue, opencode) in their usual places (see \
+             `rootgate help apps`)."
         );
     }
     for app in &found {

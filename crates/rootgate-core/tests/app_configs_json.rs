@@ -1167,6 +1167,7 @@ fn places(home: &Path, xdg: Option<&Path>, claude: Option<&Path>) -> Places {
         home: home.to_path_buf(),
         xdg_config_home: xdg.map(Path::to_path_buf),
         claude_config_dir: claude.map(Path::to_path_buf),
+        homes: Default::default(),
     }
 }
 

@@ -47,6 +47,7 @@ fn home() -> Home {
         home: home.clone(),
         xdg_config_home: Some(home.join(".config")),
         claude_config_dir: None,
+        homes: Default::default(),
     };
     let mut folders = BTreeMap::new();
     for (key, name) in [

@@ -39,6 +39,7 @@ fn home() -> Home {
         home: home.clone(),
         xdg_config_home: Some(home.join(".config")),
         claude_config_dir: None,
+        homes: Default::default(),
     };
     let put = |app: AppKind, fixture: &str| {
         let text = std::fs::read_to_string(Path::new(FIXTURES).join(fixture)).unwrap();
@@ -53,6 +54,30 @@ fn home() -> Home {
     put(AppKind::VsCode, "vscode_mcp.json");
     put(AppKind::Zed, "zed_settings.json");
     put(AppKind::Goose, "goose/config.yaml");
+    put(AppKind::Windsurf, "windsurf_mcp_config.json");
+    put(AppKind::LmStudio, "lmstudio_mcp.json");
+    put(AppKind::Kiro, "kiro_mcp.json");
+    put(AppKind::AmazonQ, "amazonq_mcp.json");
+    put(AppKind::CopilotCli, "copilot_mcp-config.json");
+    put(AppKind::GeminiCli, "gemini_settings.json");
+    put(AppKind::Cline, "cline_mcp_settings.json");
+    put(AppKind::Codex, "codex_config.toml");
+    put(AppKind::Continue, "continue/config.yaml");
+    put(AppKind::Opencode, "opencode.json");
+    // Continue's folder of block files, one YAML and one Claude-style JSON.
+    let blocks = home.join(".continue/mcpServers");
+    std::fs::create_dir_all(&blocks).unwrap();
+    for (name, fixture) in [
+        ("playwright-mcp.yaml", "continue/playwright-mcp.yaml"),
+        ("mcp.json", "continue/mcp.json"),
+    ] {
+        let text = std::fs::read_to_string(Path::new(FIXTURES).join(fixture)).unwrap();
+        std::fs::write(
+            blocks.join(name),
+            text.replace("/home/me", &home.display().to_string()),
+        )
+        .unwrap();
+    }
     for folder in ["Documents", "Projects", "code", "notes"] {
         std::fs::create_dir_all(home.join(folder)).unwrap();
     }
@@ -119,6 +144,59 @@ fn every_app_is_found_with_its_servers_and_offers() {
     assert_eq!(cursor.needs[0].token, "${env:API_KEY}");
     let zed = entry(&apps, AppKind::Zed, "filesystem");
     assert_eq!(zed.folders, [home.join("code")]);
+    for (app, key, folder) in [
+        (AppKind::Windsurf, "filesystem", "Documents"),
+        (AppKind::LmStudio, "filesystem", "Projects"),
+        (AppKind::Kiro, "filesystem", "code"),
+        (AppKind::AmazonQ, "filesystem", "notes"),
+        (AppKind::CopilotCli, "filesystem", "Projects"),
+        (AppKind::GeminiCli, "filesystem", "Documents"),
+        (AppKind::Cline, "filesystem", "code"),
+        (AppKind::Codex, "filesystem", "Projects"),
+        (AppKind::Continue, "Filesystem", "code"),
+        (AppKind::Continue, "notes", "notes"),
+        (AppKind::Opencode, "filesystem", "Projects"),
+    ] {
+        let found = entry(&apps, app, key);
+        assert_eq!(found.folders, [home.join(folder)], "{app:?} {key}");
+        assert!(
+            found
+                .import_command_line
+                .as_deref()
+                .unwrap()
+                .contains("'${folder"),
+            "{app:?}"
+        );
+    }
+    // Each app's own placeholders are values the person gives.
+    let need = |app, key, token: &str| {
+        entry(&apps, app, key)
+            .needs
+            .iter()
+            .find(|n| n.token == token)
+            .cloned()
+            .unwrap_or_else(|| panic!("{app:?} {key} does not need {token}"))
+    };
+    assert!(
+        need(
+            AppKind::Continue,
+            "GitHub",
+            "${{ secrets.GITHUB_PERSONAL_ACCESS_TOKEN }}"
+        )
+        .secret
+    );
+    assert!(need(AppKind::GeminiCli, "pythonTools", "$DB_CONNECTION_STRING").required);
+    assert!(need(AppKind::GeminiCli, "pythonTools", "${EXTERNAL_API_KEY}").secret);
+    assert!(need(AppKind::Opencode, "my-local-mcp-server", "{env:MY_API_KEY}").secret);
+    assert!(need(AppKind::Windsurf, "github", "${env:GITHUB_TOKEN}").secret);
+    let codex = need(AppKind::Codex, "github", "GITHUB_PERSONAL_ACCESS_TOKEN");
+    assert!(
+        codex.secret && codex.hint.contains("environment"),
+        "{}",
+        codex.hint
+    );
+    assert!(entry(&apps, AppKind::CopilotCli, "context7").remote);
+    assert!(entry(&apps, AppKind::Codex, "figma").remote);
     let listing = format!("{apps:?}");
     for secret in SECRETS {
         assert!(!listing.contains(secret), "a listing holds a secret");

@@ -24,7 +24,9 @@
 // --config FILE --server NAME: start the server as the app does from its
 // config file (Claude Desktop's and Cursor's `mcpServers.NAME`, Claude
 // Code's `mcpServers.NAME` or `projects.PATH.mcpServers.NAME` with
-// --project PATH, VS Code's `servers.NAME`, Zed's `context_servers.NAME`;
+// --project PATH, VS Code's `servers.NAME`, Zed's `context_servers.NAME`,
+// opencode's `mcp.NAME` with the program and its arguments in one
+// `command` list and `environment`;
 // comments and trailing commas allowed as VS Code and Zed allow them):
 // command, args, env, with the SDK's default environment (HOME, PATH, ...)
 // plus that env, instead of the command after `--`.
@@ -63,8 +65,12 @@ async function serverParams() {
   const name = value("--server");
   const config = JSON.parse(withoutComments(await readFile(file, "utf8")));
   const project = value("--project");
-  const servers = project !== undefined ? config.projects?.[project]?.mcpServers : config.mcpServers ?? config.servers ?? config.context_servers;
+  const servers = project !== undefined ? config.projects?.[project]?.mcpServers : config.mcpServers ?? config.servers ?? config.context_servers ?? config.mcp;
   const entry = servers?.[name];
+  if (Array.isArray(entry?.command)) {
+    const [command, ...args] = entry.command;
+    return { command, args, env: entry.environment, stderr: "inherit" };
+  }
   if (!entry?.command) {
     out({ event: "connectFailed", error: `no server "${name}" in ${file}` });
     process.exit(1);

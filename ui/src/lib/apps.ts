@@ -6,7 +6,24 @@
 import type { EntryView, FileView, Joined, Need, Scope } from "./bindings";
 
 /** The apps Rootgate knows, in the order the empty view names them. */
-export const KNOWN_APPS = ["Claude Desktop", "Claude Code", "Cursor", "VS Code", "Zed", "Goose"] as const;
+export const KNOWN_APPS = [
+  "Claude Desktop",
+  "Claude Code",
+  "Cursor",
+  "VS Code",
+  "Zed",
+  "Goose",
+  "Windsurf",
+  "LM Studio",
+  "Kiro",
+  "Amazon Q Developer",
+  "GitHub Copilot CLI",
+  "Gemini CLI",
+  "Cline",
+  "Codex CLI",
+  "Continue",
+  "opencode",
+] as const;
 
 export type ChipTone = "good" | "info" | "neutral" | "warn";
 

@@ -390,9 +390,9 @@ export type Change = { "kind": "settings", revision: number, } | { "kind": "stat
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 
-export type AppKind = "claude-desktop" | "claude-code" | "cursor" | "vscode" | "zed" | "goose";
+export type AppKind = "claude-desktop" | "claude-code" | "cursor" | "vscode" | "zed" | "goose" | "windsurf" | "lm-studio" | "kiro" | "amazon-q" | "copilot-cli" | "gemini-cli" | "cline" | "codex" | "continue" | "opencode";
 
-export type Format = "json" | "jsonc" | "yaml";
+export type Format = "json" | "jsonc" | "yaml" | "toml";
 
 export type Scope = { "kind": "global" } | { "kind": "project", "path": string };
 

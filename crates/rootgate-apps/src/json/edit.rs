@@ -21,7 +21,7 @@ use jsonc_parser::cst::{
 
 use super::read::{self, Item};
 use super::{Ctx, KeyPath};
-use crate::{ConfigError, RawEntry, RouteTo, Scope, Transport};
+use crate::{AppKind, ConfigError, RawEntry, RouteTo, Scope, Transport};
 
 /// `text` with every route applied (see [`crate::rewrite`]).
 pub(super) fn rewrite(cx: &Ctx<'_>, text: &str, routes: &[RouteTo]) -> Result<String, ConfigError> {
@@ -60,7 +60,8 @@ fn route_entry(
         None => {
             return Err(cx.shape(
                 &path,
-                "comes from a Zed extension, which has no command to route",
+                "has no command of its own to route (a server a Zed extension provides, or an \
+                 opencode entry that only switches a server on or off)",
             ));
         }
         Some(RawEntry {
@@ -82,6 +83,16 @@ fn route_entry(
     let entry = server_list(cx, root, &route.scope)
         .and_then(|list| list.object_value(&route.key))
         .ok_or_else(|| cx.no_such(&route.scope, &route.key))?;
+    if cx.app == AppKind::Opencode {
+        super::read::opencode::route_entry(
+            &entry,
+            current.command,
+            current.args,
+            current.env,
+            route,
+        );
+        return Ok(());
+    }
     // Zed's older shape keeps the program in `command.path`; it is edited
     // in that shape, since a Zed that wrote it may read only it.
     let (target, program_key) = if item.nested {

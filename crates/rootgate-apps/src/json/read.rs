@@ -7,6 +7,8 @@
 //! left alone, here and when rewriting. A `null` counts as not written, as
 //! the apps treat it. It does not edit anything: that is `edit`.
 
+pub(super) mod opencode;
+
 use std::collections::{BTreeMap, HashSet};
 
 use jsonc_parser::ast::{Object, ObjectProp, ObjectPropName, Value};
@@ -131,12 +133,19 @@ fn read_entry(
     if zed && opt_string(cx, entry, "source", path)?.as_deref() == Some("extension") {
         return Ok(item);
     }
-    // Only Zed writes whether a server runs; for the others a server listed
-    // is a server started.
-    let enabled = if zed {
-        opt_bool(cx, entry, "enabled", path)?.unwrap_or(true)
-    } else {
-        true
+    if cx.app == AppKind::Opencode {
+        item.entry = opencode::read_entry(cx, &item, entry, path)?;
+        return Ok(item);
+    }
+    // Zed writes whether a server runs as `enabled`; Kiro, Cline and Amazon
+    // Q Developer document `disabled`. For the others a server listed is a
+    // server started.
+    let enabled = match cx.app {
+        AppKind::Zed => opt_bool(cx, entry, "enabled", path)?.unwrap_or(true),
+        AppKind::Kiro | AppKind::Cline | AppKind::AmazonQ => {
+            !opt_bool(cx, entry, "disabled", path)?.unwrap_or(false)
+        }
+        _ => true,
     };
     let (transport, nested) = transport(cx, entry, path)?;
     item.nested = nested;
@@ -160,13 +169,21 @@ fn transport(
 ) -> Result<(Transport, bool), ConfigError> {
     let kind = opt_string(cx, entry, "type", path)?;
     let command = field(entry, "command");
+    let url_key = url_keys(cx.app)
+        .iter()
+        .copied()
+        .find(|key| field(entry, key).is_some());
     let remote = match kind.as_deref() {
         Some("stdio") => false,
+        // GitHub Copilot CLI writes `local` for a server it starts, and
+        // takes `stdio` as the same.
+        Some("local") if cx.app == AppKind::CopilotCli => false,
         Some(_) => true,
-        None => command.is_none() && field(entry, "url").is_some(),
+        None => command.is_none() && url_key.is_some(),
     };
     if remote {
-        return match opt_string(cx, entry, "url", path)? {
+        let url_key = url_key.unwrap_or("url");
+        return match opt_string(cx, entry, url_key, path)? {
             Some(url) => Ok((Transport::Remote { url }, false)),
             None => Err(cx.shape(
                 &path.key("url"),
@@ -202,6 +219,18 @@ fn transport(
         env_keys: Vec::new(),
     };
     Ok((transport, nested))
+}
+
+/// The keys an app reads a remote server's address from: Windsurf's is
+/// `serverUrl` (its docs say a Cursor-style `url` does not connect, but it
+/// is still a remote entry, never a command), Gemini CLI's streamable HTTP
+/// servers use `httpUrl` and its SSE servers `url`.
+fn url_keys(app: AppKind) -> &'static [&'static str] {
+    match app {
+        AppKind::Windsurf => &["serverUrl", "url"],
+        AppKind::GeminiCli => &["httpUrl", "url"],
+        _ => &["url"],
+    }
 }
 
 /// VS Code's `inputs`: values it asks for when a server names them.
@@ -284,7 +313,7 @@ fn string(cx: &Ctx<'_>, value: &Value<'_>, path: &KeyPath) -> Result<String, Con
     }
 }
 
-fn opt_string(
+pub(super) fn opt_string(
     cx: &Ctx<'_>,
     object: &Object<'_>,
     key: &str,
@@ -295,7 +324,7 @@ fn opt_string(
         .transpose()
 }
 
-fn opt_bool(
+pub(super) fn opt_bool(
     cx: &Ctx<'_>,
     object: &Object<'_>,
     key: &str,
@@ -312,7 +341,7 @@ fn opt_bool(
 }
 
 /// A list of strings (`args`); missing means empty.
-fn strings(
+pub(super) fn strings(
     cx: &Ctx<'_>,
     object: &Object<'_>,
     key: &str,
@@ -332,7 +361,7 @@ fn strings(
 }
 
 /// An object of strings (`env`); missing means empty.
-fn string_map(
+pub(super) fn string_map(
     cx: &Ctx<'_>,
     object: &Object<'_>,
     key: &str,

@@ -138,7 +138,7 @@ describe("the Connect an app view", () => {
     await startApp();
     await openApps();
     expect(text(q("empty-apps"))).toContain(
-      "Rootgate knows Claude Desktop, Claude Code, Cursor, VS Code, Zed and Goose, and looks for their MCP settings",
+      "Rootgate knows Claude Desktop, Claude Code, Cursor, VS Code, Zed, Goose, Windsurf, LM Studio, Kiro, Amazon Q Developer, GitHub Copilot CLI, Gemini CLI, Cline, Codex CLI, Continue and opencode, and looks for their MCP settings",
     );
   });
 
