@@ -1,5 +1,5 @@
 //! Deliberate misbehaviour for fault-injection tests: `--misbehave KIND`
-//! makes the fixture server break the protocol or the process contract in
+//! makes the example server break the protocol or the process contract in
 //! one specific way, so a client's tests can check that it copes (reports a
 //! clear reason, stays responsive, leaks nothing).
 //!
@@ -23,6 +23,25 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+
+/// A protocol step an input line completed, for the misbehaviours that act
+/// at a given point of the session.
+/// The state machine says which step a line completed; the word is kept
+/// here, with the misbehaviours that act on it, so that this module needs
+/// nothing from the state machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Seen {
+    /// The client's `initialize` request (its answer is in the output).
+    Initialize,
+    /// The client's `notifications/initialized`.
+    Initialized,
+    /// The client's `notifications/roots/list_changed`.
+    ListChanged,
+    /// A well-formed answer to one of our own `roots/list` requests.
+    RootsAccepted,
+    /// A reply to a request a misbehaviour made up.
+    Reply,
+}
 
 /// The id prefix of the `roots/list` requests sent by [`Kind::RootsFlood`]
 /// (and [`Kind::StopReadingInput`]), so their answers can be counted apart
@@ -197,7 +216,7 @@ pub(crate) fn huge_line() -> Vec<u8> {
     line
 }
 
-/// A logging notification with `data` as its payload: the fixture's way of
+/// A logging notification with `data` as its payload: the server's way of
 /// saying "I got this far" to a client that shows server messages.
 pub(crate) fn logging(logger: &str, data: Value) -> Value {
     json!({
@@ -424,13 +443,12 @@ impl Kind {
     /// this is the moment for one. `say` gets a line for stderr.
     pub(crate) fn plan(
         self,
-        seen: Option<crate::Seen>,
+        seen: Option<Seen>,
         messages: &mut Vec<Value>,
         state: &mut State,
         flood: (u64, u64),
         say: impl Fn(&str),
     ) -> Plan {
-        use crate::Seen;
         let mut plan = Plan {
             before: Vec::new(),
             after: Vec::new(),

@@ -32,9 +32,10 @@ pub fn binary(name: &str) -> PathBuf {
     )
 }
 
-/// Our own fixture server.
+/// Our example server (crates/rootgate-example-server), which the tests
+/// run as their own peer: it reports every folder list it receives.
 pub fn fixture_server() -> PathBuf {
-    binary("rootgate-fixture-server")
+    binary("rootgate-example-server")
 }
 
 pub fn peers() -> PathBuf {

@@ -142,7 +142,7 @@ async fn configured_in_claude_desktops_config_file_as_a_person_would() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_or_unapproved_server_is_refused_in_words() {
     let rg = Rootgate::new();
-    let fixture = binary("rootgate-fixture-server").display().to_string();
+    let fixture = binary("rootgate-example-server").display().to_string();
     rg.server("known", &fixture, &[]);
     let app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("nope")).await;
     assert_eq!(app.connected["event"], "connectFailed");

@@ -98,7 +98,7 @@ impl Raw {
 
 fn fixture_setup() -> (Rootgate, String) {
     let rg = Rootgate::new();
-    let fixture = binary("rootgate-fixture-server").display().to_string();
+    let fixture = binary("rootgate-example-server").display().to_string();
     let spec = rg.server("fixture", &fixture, &[]);
     let (root, path) = rg.folder("the shared one");
     rg.share(&spec.id, &root);

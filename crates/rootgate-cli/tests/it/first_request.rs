@@ -188,7 +188,7 @@ async fn a_server_given_its_folders_as_arguments_is_not_held() {
 async fn a_server_that_never_asks_is_let_go_and_the_timeline_says_why() {
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
-    let fixture = binary("rootgate-fixture-server").display().to_string();
+    let fixture = binary("rootgate-example-server").display().to_string();
     let files = rg.server(
         "files",
         &fixture,

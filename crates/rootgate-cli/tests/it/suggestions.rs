@@ -47,7 +47,7 @@ async fn a_cancelled_suggestion_is_asked_again_and_a_withdrawal_names_the_app_co
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
     let mut changes = sup.subscribe();
-    let fixture = binary("rootgate-fixture-server").display().to_string();
+    let fixture = binary("rootgate-example-server").display().to_string();
     let files = rg.server("files", &fixture, &[]);
     let work = rg.dir.path().join("folders/project");
     std::fs::create_dir_all(&work).unwrap();

@@ -56,7 +56,7 @@ async fn a_connection_shows_live_and_the_apps_folder_is_a_suggestion_the_person_
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
     let mut changes = sup.subscribe();
-    let fixture = binary("rootgate-fixture-server").display().to_string();
+    let fixture = binary("rootgate-example-server").display().to_string();
     let files = rg.server("files", &fixture, &[]);
     let app_folder = rg.dir.path().join("folders/the app works here");
     std::fs::create_dir_all(&app_folder).unwrap();
@@ -157,7 +157,7 @@ async fn a_connection_shows_live_and_the_apps_folder_is_a_suggestion_the_person_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_window_opened_mid_session_shows_the_connection_and_what_happened_before() {
     let (rg, sup) = Rootgate::with_window();
-    let fixture = binary("rootgate-fixture-server").display().to_string();
+    let fixture = binary("rootgate-example-server").display().to_string();
     let files = rg.server("files", &fixture, &[]);
     let (root, _) = rg.folder("shared");
     rg.share(&files.id, &root);
