@@ -5,7 +5,7 @@
 //! serves it over a child's stdout and stdin; this harness plays the server
 //! on the other end. The fuzz target (`fuzz/fuzz_targets/session_bytes.rs`)
 //! feeds [`check`] libFuzzer's inputs, and
-//! `crates/rootgate-core/tests/fuzz_corpus.rs` replays the committed corpus
+//! `crates/rootgate-core/tests/it/fuzz_corpus.rs` replays the committed corpus
 //! through it on stable Rust.
 //!
 //! Whatever the server writes, the client must only ever answer `roots/list`

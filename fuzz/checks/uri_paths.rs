@@ -2,7 +2,7 @@
 //! path reaches `rootgate_core::uri` and `rootgate_core::folders::check`,
 //! with what must hold for any input. The fuzz target
 //! (`fuzz/fuzz_targets/uri_paths.rs`) feeds these functions libFuzzer's
-//! inputs; `crates/rootgate-core/tests/fuzz_corpus.rs` replays the committed
+//! inputs; `crates/rootgate-core/tests/it/fuzz_corpus.rs` replays the committed
 //! corpus through the very same functions on stable Rust, so the corpus keeps
 //! guarding the code in CI.
 //!
@@ -215,7 +215,7 @@ pub fn check_path_to_uri(path: &Path) {
     assert!(s.is_ascii(), "{path:?} -> {s}");
     // Characters that would end or split a path in some URI parser must
     // never appear raw. (`[` and `]` stay raw, as the WHATWG parser leaves
-    // them; Node and Python decode them, see tests/uri_round_trip.rs.)
+    // them; Node and Python decode them, see tests/it/uri_round_trip.rs.)
     for raw in [' ', '#', '?', '\\', '"', '\n', '\r', '\t'] {
         assert!(!s.contains(raw), "{path:?} -> {s} holds a raw {raw:?}");
     }

@@ -168,7 +168,7 @@ pub fn run() -> ExitCode {
         rootgate_core::launcher::use_program_if_none_beside(exe);
     }
     if args.first().and_then(|a| a.to_str()) == Some(EXAMPLE_SERVER_FLAG) {
-        return rootgate_fixture_server::main_with_args(args.into_iter().skip(1));
+        return rootgate_example_server::main_with_args(args.into_iter().skip(1));
     }
     tracing_subscriber::fmt()
         .with_env_filter(

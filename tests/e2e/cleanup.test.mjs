@@ -11,7 +11,7 @@
 // server started.
 //
 // Not tested here: what the launcher does for enforced roots (the core's
-// tests/launcher.rs), and servers that ignore their input closing (the
+// tests/it/launcher.rs), and servers that ignore their input closing (the
 // core's process tests).
 
 import assert from 'node:assert/strict';

@@ -35,13 +35,13 @@
 //! puts an environment value in an error message.
 
 pub mod catalog;
-pub mod codex;
-pub mod continue_dev;
-pub mod goose;
-pub mod identity;
+pub(crate) mod codex;
+pub(crate) mod continue_dev;
+pub(crate) mod goose;
+pub(crate) mod identity;
 pub mod import;
-pub mod json;
-pub mod link;
+pub(crate) mod json;
+pub(crate) mod link;
 pub mod locate;
 pub mod route;
 

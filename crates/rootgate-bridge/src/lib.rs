@@ -29,10 +29,10 @@
 mod app_side;
 pub mod connections;
 pub mod instance;
-pub mod link;
+pub(crate) mod link;
 pub mod relay;
 pub mod route;
-pub mod spare;
+pub(crate) mod spare;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -80,7 +80,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(EXAMPLE_SERVER_FLAG) => {
-            rootgate_fixture_server::main_with_args(args.into_iter().skip(1))
+            rootgate_example_server::main_with_args(args.into_iter().skip(1))
         }
         _ => open_desktop(args),
     }

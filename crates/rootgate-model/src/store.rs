@@ -12,24 +12,27 @@
 //! kept (the keyring, most often; see `secrets` and this module's
 //! `secrets.rs`) before the settings file that names them is saved.
 //!
+//! This file holds the store itself (opening, the one way to change the
+//! settings, what is published); its changes are in `folders.rs` (folders
+//! and grants), `servers.rs` (servers and their approval) and `secrets.rs`
+//! (where secret values go).
+//!
 //! The store does not run servers or talk to them (that is `session`), does
 //! not ask the person anything, and does not watch the filesystem: it is told
 //! when a root becomes unavailable.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use thiserror::Error;
 use tokio::sync::watch;
 
-use crate::consent::{ConsentIndex, Grant, RootUris, SharedRoots};
-use crate::folders::CheckedFolder;
-use crate::ids::{RootId, ServerId, now_ms};
-use crate::names::{self, NameError};
+use crate::consent::{ConsentIndex, RootUris, SharedRoots};
+use crate::ids::{RootId, ServerId};
+use crate::names::NameError;
 use crate::roots::Root;
 use crate::secrets::{SecretError, Secrets};
-use crate::servers::{Era, ServerDraft, ServerSpec, SpecError};
+use crate::servers::{ServerSpec, SpecError};
 use crate::settings::{Recovery, Settings, SettingsError, SettingsFile};
 
 /// Why a change to the store was refused. Nothing changed when one is
@@ -58,7 +61,9 @@ pub enum StoreError {
     Secret(#[from] SecretError),
 }
 
+mod folders;
 mod secrets;
+mod servers;
 
 /// The outcome of adding a folder: the root, and whether it was already
 /// there (the same real path is never added twice).
@@ -246,380 +251,6 @@ impl Store {
         }
         Ok(out)
     }
-
-    /// Adds a checked folder as a root, or returns the root that already has
-    /// its real path. Adding shares it with no one. A name that is given
-    /// must be a valid one; none (or a blank one) means the folder's own.
-    pub fn add_root(
-        &self,
-        folder: &CheckedFolder,
-        name: Option<String>,
-    ) -> Result<Added, StoreError> {
-        let name = given_name(name)?;
-        self.change(|s| Ok(add_root_in(s, folder, name)))
-    }
-
-    pub fn rename_root(&self, id: &RootId, name: &str) -> Result<Root, StoreError> {
-        let name = folder_name(name)?;
-        self.change(|s| {
-            let root = find_root(s, id)?;
-            root.name = name.to_owned();
-            Ok(root.clone())
-        })
-    }
-
-    /// A person's answer to a consent prompt, as one change: keeps the
-    /// folder (as the new root for its real path, or as the kept root
-    /// `root`, renamed when a name is given) and shares it with exactly
-    /// `servers`. Nothing is kept when any part is refused (a server that
-    /// does not exist, a name that cannot be used), so a refused answer
-    /// never leaves a folder behind.
-    pub fn keep_and_share(
-        &self,
-        folder: &CheckedFolder,
-        root: Option<&RootId>,
-        name: Option<String>,
-        servers: &[ServerId],
-    ) -> Result<RootId, StoreError> {
-        let name = given_name(name)?;
-        self.change(|s| {
-            let id = match root {
-                Some(id) => {
-                    let kept = find_root(s, id)?;
-                    if let Some(name) = name {
-                        kept.name = name;
-                    }
-                    id.clone()
-                }
-                None => add_root_in(s, folder, name).root.id,
-            };
-            set_grants_in(s, &id, servers)?;
-            Ok(id)
-        })
-    }
-
-    /// Removes a root and every grant of it: it is withdrawn from every
-    /// server at once.
-    pub fn remove_root(&self, id: &RootId) -> Result<(), StoreError> {
-        self.change(|s| {
-            let before = s.roots.len();
-            s.roots.retain(|r| &r.id != id);
-            if s.roots.len() == before {
-                return Err(StoreError::UnknownRoot(id.clone()));
-            }
-            s.grants.retain(|g| &g.root != id);
-            Ok(())
-        })?;
-        self.lock().unavailable.remove(id);
-        Ok(())
-    }
-
-    /// Records the person's consent to share `root` with `server`, for the
-    /// root's current real path. Granting twice keeps the first grant.
-    pub fn grant(&self, server: &ServerId, root: &RootId) -> Result<Grant, StoreError> {
-        self.change(|s| grant_in(s, server, root))
-    }
-
-    /// Sets exactly which servers see `root`: grants the listed ones that
-    /// lack a grant and revokes every other. The consent prompt's "Share".
-    pub fn set_grants(&self, root: &RootId, servers: &[ServerId]) -> Result<(), StoreError> {
-        self.change(|s| set_grants_in(s, root, servers))
-    }
-
-    /// Sets exactly which roots each of `servers` is granted, in one
-    /// change: every listed server keeps (or gains) a grant for each root in
-    /// `roots` and loses every other grant it had; servers not listed are
-    /// untouched. Existing grants are kept as they were (their time and
-    /// real path), so only what differs changes.
-    ///
-    /// Swapping one folder for another this way is one save and one
-    /// publish: each affected server's list goes straight from the old set
-    /// to the new one, with no list in between (granting first would show
-    /// both, revoking first an empty list, which makes a session restart its
-    /// server). Nothing changes when any id is unknown.
-    pub fn set_server_roots(
-        &self,
-        servers: &[ServerId],
-        roots: &[RootId],
-    ) -> Result<(), StoreError> {
-        self.change(|s| {
-            // Linear in roots + servers + grants (+ the pairs asked for), so
-            // one change over many servers or roots stays cheap.
-            let real_paths: HashMap<&RootId, &PathBuf> =
-                s.roots.iter().map(|r| (&r.id, &r.real_path)).collect();
-            let wanted: Vec<(&RootId, PathBuf)> = roots
-                .iter()
-                .map(|id| {
-                    real_paths
-                        .get(id)
-                        .map(|p| (id, (*p).clone()))
-                        .ok_or_else(|| StoreError::UnknownRoot(id.clone()))
-                })
-                .collect::<Result<_, _>>()?;
-            let known: HashSet<&ServerId> = s.servers.iter().map(|srv| &srv.id).collect();
-            if let Some(unknown) = servers.iter().find(|id| !known.contains(id)) {
-                return Err(StoreError::UnknownServer(unknown.clone()));
-            }
-            let listed: HashSet<&ServerId> = servers.iter().collect();
-            let current: HashMap<&RootId, &PathBuf> =
-                wanted.iter().map(|(id, p)| (*id, p)).collect();
-            // A listed server keeps a grant only for a wanted root, and only
-            // when it was recorded for the root's current real path (an
-            // older one is replaced below, as `grant` does).
-            s.grants.retain(|g| {
-                !listed.contains(&g.server) || current.get(&g.root) == Some(&&g.real_path)
-            });
-            let mut have: HashSet<(ServerId, RootId)> = s
-                .grants
-                .iter()
-                .filter(|g| listed.contains(&g.server))
-                .map(|g| (g.server.clone(), g.root.clone()))
-                .collect();
-            let now = now_ms();
-            for server in servers {
-                for (root, real_path) in &wanted {
-                    if have.insert((server.clone(), (*root).clone())) {
-                        s.grants.push(Grant {
-                            server: server.clone(),
-                            root: (*root).clone(),
-                            real_path: real_path.clone(),
-                            granted_at_ms: now,
-                        });
-                    }
-                }
-            }
-            Ok(())
-        })
-    }
-
-    /// Withdraws `root` from `server` at once.
-    pub fn revoke(&self, server: &ServerId, root: &RootId) -> Result<(), StoreError> {
-        self.change(|s| {
-            find_root(s, root)?;
-            find_server(s, server)?;
-            s.grants
-                .retain(|g| !(&g.server == server && &g.root == root));
-            Ok(())
-        })
-    }
-
-    /// Adds a server. The values of its secret variables are kept first
-    /// (in the keyring, or in memory when none is available), so the file
-    /// saved names them and holds none.
-    pub fn add_server(&self, draft: ServerDraft) -> Result<ServerSpec, StoreError> {
-        let id = ServerId::generate();
-        let names = self.names_except(&id);
-        let spec = draft
-            .clone()
-            .validate(id.clone(), names.iter().map(String::as_str))?;
-        let kept = self.keep_values(spec, None)?;
-        let added = self.change(|s| {
-            // The names may have changed while the values were kept.
-            draft.validate(id.clone(), s.servers.iter().map(|s| s.name.as_str()))?;
-            s.servers.push(kept.spec.clone());
-            Ok(kept.spec.clone())
-        });
-        if added.is_err() {
-            self.forget_all_values(&kept.spec);
-        }
-        added
-    }
-
-    pub fn update_server(
-        &self,
-        id: &ServerId,
-        mut draft: ServerDraft,
-    ) -> Result<ServerSpec, StoreError> {
-        let previous = self.server(id)?;
-        draft.secret_env = Some(draft.secret_names(Some(&previous)));
-        let names = self.names_except(id);
-        let spec = draft
-            .clone()
-            .validate(id.clone(), names.iter().map(String::as_str))?;
-        let kept = self.keep_values(spec, Some(&previous))?;
-        let updated = self.change(|s| {
-            find_server(s, id)?;
-            draft.validate(
-                id.clone(),
-                s.servers
-                    .iter()
-                    .filter(|s| &s.id != id)
-                    .map(|s| s.name.as_str()),
-            )?;
-            let slot = find_server(s, id)?;
-            let mut spec = kept.spec.clone();
-            // An approval covers one exact command line (`is_approved`
-            // compares them), with secrets by name: an edit that keeps the
-            // command line (a rename, enabling, a new value for a secret)
-            // stays approved, any other needs a new approval, and the
-            // approval dialog can show what changed since the last one.
-            spec.approved_command = spec.approval_from(slot);
-            // What was seen of how the server takes changes is about the
-            // program that ran: another command is another program.
-            if slot.command_line_with_secrets(|n| spec.secrets.contains_key(n))
-                == spec.command_line()
-            {
-                spec.ignores_list_changed = slot.ignores_list_changed;
-                // A new choice of era starts afresh: back to "find out", the
-                // server is asked again.
-                if slot.era == spec.era {
-                    spec.seen_era = slot.seen_era;
-                }
-            }
-            *slot = spec.clone();
-            Ok(spec)
-        })?;
-        self.forget_values(&kept.forget);
-        Ok(updated)
-    }
-
-    /// The names of every server but `id`.
-    fn names_except(&self, id: &ServerId) -> Vec<String> {
-        let inner = self.lock();
-        inner
-            .settings
-            .servers
-            .iter()
-            .filter(|s| &s.id != id)
-            .map(|s| s.name.clone())
-            .collect()
-    }
-
-    /// Records that the person approved running `command_line` for this
-    /// server. Refused when it is not the server's current command line (the
-    /// person saw something else than what would run).
-    pub fn approve_command(
-        &self,
-        id: &ServerId,
-        command_line: &str,
-    ) -> Result<ServerSpec, StoreError> {
-        self.change(|s| {
-            let spec = find_server(s, id)?;
-            if spec.command_line() != command_line {
-                return Err(StoreError::StaleApproval {
-                    shown: command_line.to_owned(),
-                    current: spec.command_line(),
-                });
-            }
-            spec.approved_command = Some(command_line.to_owned());
-            Ok(spec.clone())
-        })
-    }
-
-    /// Records whether the server was seen to ignore `list_changed` (or
-    /// forgets it, with `false`).
-    pub fn set_ignores_list_changed(&self, id: &ServerId, ignores: bool) -> Result<(), StoreError> {
-        if self.server(id)?.ignores_list_changed == ignores {
-            return Ok(());
-        }
-        self.change(|s| {
-            find_server(s, id)?.ignores_list_changed = ignores;
-            Ok(())
-        })
-    }
-
-    /// Records the era a start found for the server (or forgets it, with
-    /// `None`, so that its next start finds out again).
-    pub fn set_seen_era(&self, id: &ServerId, era: Option<Era>) -> Result<(), StoreError> {
-        if self.server(id)?.seen_era == era {
-            return Ok(());
-        }
-        self.change(|s| {
-            find_server(s, id)?.seen_era = era;
-            Ok(())
-        })
-    }
-
-    /// Records that Rootgate gave up restarting the server (or forgets it).
-    pub fn set_gave_up(&self, id: &ServerId, gave_up: bool) -> Result<(), StoreError> {
-        if self.server(id)?.gave_up == gave_up {
-            return Ok(());
-        }
-        self.change(|s| {
-            find_server(s, id)?.gave_up = gave_up;
-            Ok(())
-        })
-    }
-
-    /// Removes a server and every grant to it. Its roots channel closes,
-    /// and the values of its secrets are forgotten, in the keyring too.
-    pub fn remove_server(&self, id: &ServerId) -> Result<(), StoreError> {
-        let removed = self.server(id)?;
-        self.change(|s| {
-            let before = s.servers.len();
-            s.servers.retain(|srv| &srv.id != id);
-            if s.servers.len() == before {
-                return Err(StoreError::UnknownServer(id.clone()));
-            }
-            s.grants.retain(|g| &g.server != id);
-            Ok(())
-        })?;
-        self.forget_all_values(&removed);
-        Ok(())
-    }
-
-    /// Marks a root available or not. An unavailable root is withdrawn from
-    /// every server but its grants are kept, so it comes back to the same
-    /// servers without a new prompt. Availability is not saved: it is
-    /// checked afresh at every start.
-    pub fn set_available(&self, root: &RootId, available: bool) -> Result<(), StoreError> {
-        let mut inner = self.lock();
-        if !inner.settings.roots.iter().any(|r| &r.id == root) {
-            return Err(StoreError::UnknownRoot(root.clone()));
-        }
-        let changed = if available {
-            inner.unavailable.remove(root)
-        } else {
-            inner.unavailable.insert(root.clone())
-        };
-        if changed {
-            inner.republish();
-            drop(inner);
-            self.revision.send_modify(|r| *r += 1);
-        }
-        Ok(())
-    }
-}
-
-/// A folder name a person typed, checked and trimmed.
-fn folder_name(name: &str) -> Result<&str, StoreError> {
-    names::check(name).map_err(|e| match e {
-        NameError::Empty => StoreError::EmptyName,
-        e => StoreError::BadName(e),
-    })
-}
-
-/// A name given with a new folder: a blank one means the folder's own.
-fn given_name(name: Option<String>) -> Result<Option<String>, StoreError> {
-    match name {
-        Some(n) if !n.trim().is_empty() => Ok(Some(folder_name(&n)?.to_owned())),
-        _ => Ok(None),
-    }
-}
-
-fn add_root_in(s: &mut Settings, folder: &CheckedFolder, name: Option<String>) -> Added {
-    if let Some(existing) = s.roots.iter().find(|r| r.real_path == folder.real()) {
-        return Added {
-            root: existing.clone(),
-            existed: true,
-        };
-    }
-    let root = Root::new(folder, name);
-    s.roots.push(root.clone());
-    Added {
-        root,
-        existed: false,
-    }
-}
-
-fn set_grants_in(s: &mut Settings, root: &RootId, servers: &[ServerId]) -> Result<(), StoreError> {
-    find_root(s, root)?;
-    for server in servers {
-        grant_in(s, server, root)?;
-    }
-    s.grants
-        .retain(|g| &g.root != root || servers.contains(&g.server));
-    Ok(())
 }
 
 fn find_root<'a>(s: &'a mut Settings, id: &RootId) -> Result<&'a mut Root, StoreError> {
@@ -634,30 +265,6 @@ fn find_server<'a>(s: &'a mut Settings, id: &ServerId) -> Result<&'a mut ServerS
         .iter_mut()
         .find(|srv| &srv.id == id)
         .ok_or_else(|| StoreError::UnknownServer(id.clone()))
-}
-
-fn grant_in(s: &mut Settings, server: &ServerId, root: &RootId) -> Result<Grant, StoreError> {
-    find_server(s, server)?;
-    let real_path = find_root(s, root)?.real_path.clone();
-    if let Some(existing) = s
-        .grants
-        .iter()
-        .find(|g| &g.server == server && &g.root == root && g.real_path == real_path)
-    {
-        return Ok(existing.clone());
-    }
-    // A grant for an older real path of this root is replaced, not kept
-    // beside the new one.
-    s.grants
-        .retain(|g| !(&g.server == server && &g.root == root));
-    let grant = Grant {
-        server: server.clone(),
-        root: root.clone(),
-        real_path,
-        granted_at_ms: now_ms(),
-    };
-    s.grants.push(grant.clone());
-    Ok(grant)
 }
 
 impl Inner {
@@ -691,7 +298,9 @@ impl Inner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::folders;
+    use crate::consent::Grant;
+    use crate::folders::{self, CheckedFolder};
+    use crate::servers::ServerDraft;
 
     struct Fixture {
         dir: tempfile::TempDir,

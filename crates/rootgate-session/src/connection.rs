@@ -2,10 +2,10 @@
 //! started (through the launcher, under Landlock when its roots are
 //! enforced), its stderr is pumped into the log, the `initialize`
 //! handshake is done (`connection/handshake.rs`), the running phase is
-//! served (`serve.rs`), and every
-//! way the life can end goes through one [`Actor::close`]: the stdio
-//! shutdown sequence, the exit recorded, the status set, and what the actor
-//! does next.
+//! served (`serve.rs`), and every way the life can end goes through one
+//! [`Actor::close`]: the stdio shutdown sequence and the exit recorded. What
+//! each way means is [`Ending`]'s to say, in its methods: the reason the
+//! timeline gives, the status set, and what the actor does next.
 //!
 //! What is not here: the roots answers and notifications of the running
 //! phase (`serve`), signalling process groups (`process`), and rmcp's
@@ -331,24 +331,7 @@ impl Actor {
             started,
             ..
         } = conn;
-        let reason = match &ending {
-            Ending::Stop(_) | Ending::Restart(_) | Ending::Quit(_) if !started => {
-                Some("stopped while starting".to_owned())
-            }
-            Ending::Stop(_) => Some("stopped".to_owned()),
-            Ending::Quit(_) => Some("Rootgate is shutting down".to_owned()),
-            Ending::Restart(_) => Some("restarting".to_owned()),
-            Ending::Withdraw(why) => Some(format!("restarting to withdraw folders: {why}")),
-            Ending::Reenforce(why) => Some(format!("restarting under new folder rules: {why}")),
-            Ending::Reargue(why) => Some(format!("restarting with new folder arguments: {why}")),
-            Ending::Removed => Some("the server was removed".to_owned()),
-            Ending::Exited
-            | Ending::Closed
-            | Ending::NoHandshake(_)
-            | Ending::ClosedBeforeAnswer(_)
-            | Ending::Unsupported(_)
-            | Ending::AgainInEra(_) => None,
-        };
+        let reason = ending.stop_reason(started);
         if let Some(reason) = &reason {
             if started {
                 self.status.send_replace(Status::Stopping);
@@ -358,10 +341,7 @@ impl Actor {
             });
         }
         let grace = self.config.shutdown_grace;
-        let why = match &ending {
-            Ending::Exited | Ending::Closed => "the server stopped",
-            _ => "the server was stopped by Rootgate before it answered",
-        };
+        let why = ending.why_link_closes();
         let close_stdin = async move {
             if let Some(link) = link {
                 link.close(grace, why).await;
@@ -378,73 +358,124 @@ impl Actor {
             status: ended.describe(),
             expected,
         });
+        ending.finish(self, spec, started, &ended, stderr_since)
+    }
+}
+
+impl Ending {
+    /// Why Rootgate is ending this life itself, for the timeline's
+    /// `Stopping` entry; `None` when the server ended it (its exit, its
+    /// output closing, a handshake that failed or asks for another era),
+    /// which is told as a failure or a start again, not as a stop.
+    fn stop_reason(&self, started: bool) -> Option<String> {
+        match self {
+            Ending::Stop(_) | Ending::Restart(_) | Ending::Quit(_) if !started => {
+                Some("stopped while starting".to_owned())
+            }
+            Ending::Stop(_) => Some("stopped".to_owned()),
+            Ending::Quit(_) => Some("Rootgate is shutting down".to_owned()),
+            Ending::Restart(_) => Some("restarting".to_owned()),
+            Ending::Withdraw(why) => Some(format!("restarting to withdraw folders: {why}")),
+            Ending::Reenforce(why) => Some(format!("restarting under new folder rules: {why}")),
+            Ending::Reargue(why) => Some(format!("restarting with new folder arguments: {why}")),
+            Ending::Removed => Some("the server was removed".to_owned()),
+            Ending::Exited
+            | Ending::Closed
+            | Ending::NoHandshake(_)
+            | Ending::ClosedBeforeAnswer(_)
+            | Ending::Unsupported(_)
+            | Ending::AgainInEra(_) => None,
+        }
+    }
+
+    /// What a relayed app's requests waiting for this life are told when
+    /// the link closes: the server stopped, or Rootgate stopped it first.
+    fn why_link_closes(&self) -> &'static str {
+        match self {
+            Ending::Exited | Ending::Closed => "the server stopped",
+            _ => "the server was stopped by Rootgate before it answered",
+        }
+    }
+
+    /// Once the process has ended (`ended`): the status the life leaves,
+    /// what the timeline adds, and what the actor does next. A failure
+    /// quotes the server's stderr from `stderr_since`, this life's first
+    /// line.
+    fn finish(
+        self,
+        actor: &Actor,
+        spec: &ServerSpec,
+        started: bool,
+        ended: &process::Ended,
+        stderr_since: u64,
+    ) -> Next {
         let last_exit = Some(ended.describe());
-        match ending {
+        match self {
             Ending::Stop(done) => {
-                self.status.send_replace(Status::Stopped { last_exit });
+                actor.status.send_replace(Status::Stopped { last_exit });
                 let _ = done.send(());
                 Next::Idle
             }
             Ending::Removed => {
-                self.status.send_replace(Status::Stopped { last_exit });
+                actor.status.send_replace(Status::Stopped { last_exit });
                 Next::Quit(None)
             }
             Ending::Quit(done) => {
-                self.status.send_replace(Status::Stopped { last_exit });
+                actor.status.send_replace(Status::Stopped { last_exit });
                 Next::Quit(done)
             }
             Ending::Restart(spec) => {
                 if !started {
-                    self.status.send_replace(Status::Stopped { last_exit });
+                    actor.status.send_replace(Status::Stopped { last_exit });
                 }
                 Next::Start(spec)
             }
             Ending::AgainInEra(spec) => Next::Start(spec),
             Ending::Withdraw(why) => {
-                self.record(Event::RestartedToWithdraw { reason: why });
+                actor.record(Event::RestartedToWithdraw { reason: why });
                 Next::Start(spec.clone())
             }
             Ending::Reenforce(why) => {
-                self.record(Event::RestartedToEnforce { reason: why });
+                actor.record(Event::RestartedToEnforce { reason: why });
                 Next::Start(spec.clone())
             }
             Ending::Reargue(why) => {
-                self.record(Event::RestartedForArguments { reason: why });
+                actor.record(Event::RestartedForArguments { reason: why });
                 Next::Start(spec.clone())
             }
             Ending::Exited | Ending::Closed => {
-                let how = if matches!(ending, Ending::Exited) {
+                let how = if matches!(self, Ending::Exited) {
                     "the process exited"
                 } else {
                     "the server closed its output"
                 };
-                self.fail(format!(
+                actor.fail(format!(
                     "the server stopped on its own ({how}, {}).{}",
                     ended.describe(),
-                    self.stderr_tail(stderr_since)
+                    actor.stderr_tail(stderr_since)
                 ));
                 Next::Idle
             }
             Ending::ClosedBeforeAnswer(first) => {
-                self.fail(closed_before_answer(
+                actor.fail(closed_before_answer(
                     first,
-                    &ended,
-                    &self.stderr_tail(stderr_since),
+                    ended,
+                    &actor.stderr_tail(stderr_since),
                 ));
                 Next::Idle
             }
             Ending::NoHandshake(reason) => {
-                self.fail(format!(
+                actor.fail(format!(
                     "{reason}; the process ended with {}.{}",
                     ended.describe(),
-                    self.stderr_tail(stderr_since)
+                    actor.stderr_tail(stderr_since)
                 ));
                 Next::Idle
             }
             Ending::Unsupported(version) => {
-                self.fail(format!(
+                actor.fail(format!(
                     "the server answered with protocol version \"{version}\", which Rootgate \
-                     does not speak (it speaks {})",
+                         does not speak (it speaks {})",
                     SUPPORTED_VERSIONS.join(", ")
                 ));
                 Next::Idle

@@ -42,7 +42,7 @@ pub mod app_side;
 mod connection;
 pub mod delivery;
 pub mod era;
-pub mod listen;
+pub(crate) mod listen;
 pub mod notices;
 pub mod notify;
 pub mod offers;
@@ -51,7 +51,7 @@ pub mod protocol;
 pub mod ready;
 pub mod rounds;
 mod serve;
-pub mod stderr_log;
+pub(crate) mod stderr_log;
 pub mod wire;
 
 use std::sync::Arc;

@@ -1,0 +1,22 @@
+//! The command's integration tests, as one test binary: `rootgate connect`
+//! between AI-app stand-ins on the official SDK clients and real servers,
+//! the app commands, the way into the window, and the faults in between.
+//! Their shared set-up is `rootgate_test_support::app`.
+//!
+//! One binary, not one per file: each integration-test file is a binary
+//! of its own that links every dependency with its debug info, which
+//! dominated the test command's build on a 2-core machine. A test's name
+//! keeps its former file as its module (`connect::…`), so nextest's filters
+//! by name still find it.
+
+mod apps;
+mod connect;
+mod faults;
+mod first_request;
+mod four_apps;
+mod help;
+mod modern;
+mod more_apps;
+mod second_start;
+mod suggestions;
+mod window;

@@ -1,0 +1,75 @@
+//! The supervisor's folder list: every kept folder with whether it is
+//! there and the servers that see it ([`FolderView`]), and a person's
+//! renaming, removal and withdrawal of one from one server.
+//!
+//! Not here: how a folder comes to be kept and shared (a consent prompt,
+//! see `prompts`), and a server's own checklist of folders (`servers`).
+//! What a change reaches the servers is the store's and the sessions' to
+//! do; this only asks the store.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::{Supervisor, SupervisorError};
+use rootgate_model::ids::{RootId, ServerId};
+use rootgate_model::roots::Root;
+use rootgate_model::store::StoreError;
+
+/// A kept folder, as the folder list shows it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderView {
+    #[serde(flatten)]
+    pub root: Root,
+    pub available: bool,
+    /// The servers that have a grant for it.
+    pub servers: Vec<ServerId>,
+}
+
+impl Supervisor {
+    // ----- folders -------------------------------------------------------
+
+    /// One kept folder as the folder list shows it (a prompt's answer
+    /// returns it).
+    pub(super) fn folder(&self, id: &RootId) -> Result<FolderView, SupervisorError> {
+        self.folders()
+            .into_iter()
+            .find(|f| &f.root.id == id)
+            .ok_or_else(|| StoreError::UnknownRoot(id.clone()).into())
+    }
+
+    /// Every kept folder with its availability and the servers that see it.
+    pub fn folders(&self) -> Vec<FolderView> {
+        let settings = self.store.snapshot();
+        let mut by_root: HashMap<&RootId, Vec<ServerId>> = HashMap::new();
+        for g in &settings.grants {
+            by_root.entry(&g.root).or_default().push(g.server.clone());
+        }
+        settings
+            .roots
+            .iter()
+            .map(|root| FolderView {
+                available: self.store.is_available(&root.id),
+                servers: by_root.get(&root.id).cloned().unwrap_or_default(),
+                root: root.clone(),
+            })
+            .collect()
+    }
+
+    pub fn rename_folder(&self, id: &RootId, name: &str) -> Result<FolderView, SupervisorError> {
+        self.store.rename_root(id, name)?;
+        self.folder(id)
+    }
+
+    /// Removes a folder; it is withdrawn from every server at once.
+    pub fn remove_folder(&self, id: &RootId) -> Result<(), SupervisorError> {
+        Ok(self.store.remove_root(id)?)
+    }
+
+    /// Withdraws one folder from one server. Withdrawing needs no prompt.
+    pub fn revoke(&self, server: &ServerId, root: &RootId) -> Result<(), SupervisorError> {
+        Ok(self.store.revoke(server, root)?)
+    }
+}

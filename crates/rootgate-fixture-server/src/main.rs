@@ -1,8 +1,0 @@
-//! The `rootgate-fixture-server` binary: the fixture server of `lib.rs` on
-//! this process's stdio.
-
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    rootgate_fixture_server::main_with_args(std::env::args_os().skip(1))
-}

@@ -1,0 +1,36 @@
+//! What the workspace's integration tests share, in one place: before this
+//! crate, each test file included these helpers with `#[path]` and allowed
+//! the dead code of the ones it did not use, and the same function was
+//! copied into several files.
+//!
+//! - [`peers`]: where the real programs the tests run are (the workspace's
+//!   binaries, the npm and PyPI test peers) and the helpers around them.
+//! - [`harness`]: the core's set-up (a store in a temporary folder, a
+//!   timeline, sessions for real server processes), with its wait bound.
+//! - [`app`]: the command's set-up (a settings folder written as the window
+//!   writes it, AI-app stand-ins on the official SDK clients), with its own.
+//! - [`report`]: reading the file the example server writes every folder
+//!   list it receives to.
+//! - [`rng`]: a small seeded random number generator for the randomised
+//!   tests.
+//!
+//! Not here: any test, or anything a person's build links; the crates use
+//! this only as a dev-dependency.
+
+pub mod app;
+pub mod harness;
+pub mod peers;
+pub mod report;
+pub mod rng;
+
+/// The name libtest knows a test by, for a test that runs its own binary
+/// again with `--exact`: `module_path!()` of the test's module without its
+/// first part (the test binary's crate), then the function's name. Each
+/// crate's integration tests are one binary with one module per former
+/// file, so a test is `supervisor::its_name`, not `its_name`.
+pub fn test_name(module_path: &str, function: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_, module)) => format!("{module}::{function}"),
+        None => function.to_owned(),
+    }
+}
