@@ -41,6 +41,8 @@ out=$repo/.ci/out
 tools=$repo/.ci/tools
 bin=$out/e2e/bin
 cli=$out/e2e/cli
+# cargo's target folder (CARGO_TARGET_DIR if set), where the builds land.
+target=${CARGO_TARGET_DIR:-target}
 
 say() { printf '\033[1me2e:\033[0m %s\n' "$*"; }
 die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
@@ -177,15 +179,15 @@ if [ -z "${E2E_SKIP_SETUP:-}" ]; then
   # plain build goes last and stays in target/debug, as a developer expects.
   say "building the app with the e2e-picker feature"
   cargo build -p rootgate --features e2e-picker
-  cp target/debug/rootgate-desktop "$bin/rootgate-e2e-picker.tmp"
+  cp "$target"/debug/rootgate-desktop "$bin/rootgate-e2e-picker.tmp"
   mv "$bin/rootgate-e2e-picker.tmp" "$bin/rootgate-e2e-picker"
   say "building the rootgate command, for AI apps' \`rootgate connect\`"
   cargo build -p rootgate-cli
-  cp target/debug/rootgate "$cli/rootgate.tmp"
+  cp "$target"/debug/rootgate "$cli/rootgate.tmp"
   mv "$cli/rootgate.tmp" "$cli/rootgate"
   say "building the app without it, for the real GTK dialog"
   cargo build -p rootgate
-  cp target/debug/rootgate-desktop "$bin/rootgate-real.tmp"
+  cp "$target"/debug/rootgate-desktop "$bin/rootgate-real.tmp"
   mv "$bin/rootgate-real.tmp" "$bin/rootgate-real"
 fi
 # The picker build takes --e2e-picks; a plain build calls it an unknown option.
