@@ -7,9 +7,10 @@
 #
 # Safe to rerun; each step checks first and skips what is already there. It
 # installs the Debian packages and test peers (scripts/setup.sh test), a font
-# with Hangul (fonts-nanum, for readable screenshots), tauri-driver into
-# .ci/tools, the npm packages of ui/ and tests/e2e/ (npm ci, skipped while
-# their package-lock.json is unchanged); builds the UI and two binaries in
+# with Hangul (fonts-nanum, for readable screenshots), tauri-driver at
+# .ci/tools/bin (compiled once per machine: scripts/tauri-driver.sh), the
+# npm packages of ui/ and tests/e2e/ and the UI (scripts/setup.sh test, each
+# skipped while up to date); builds two binaries in
 # target/debug, each copied to .ci/out/e2e/bin: `--features e2e-picker` and,
 # for the one test that drives the real GTK folder dialog, a plain one; and
 # the `rootgate` command (crates/rootgate-cli), which the tests' AI apps run
@@ -139,19 +140,9 @@ for f in "${files[@]}"; do [ -f "$f" ] || die "no such test file: $f"; done
 mkdir -p "$out/e2e" "$out/screenshots" "$bin" "$cli"
 rm -f "$out"/screenshots/* "$out"/e2e/*.tap
 
-# npm ci in a folder unless its lock file is the one last installed there.
-npm_ci() {
-  local dir=$1 stamp want
-  stamp=$out/e2e/npm-$(basename "$dir").stamp
-  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
-  if [ ! -d "$dir/node_modules" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    say "npm ci in $dir"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$want" >"$stamp"
-  fi
-}
-
 if [ -z "${E2E_SKIP_SETUP:-}" ]; then
+  # Debian packages, test peers, the npm packages of ui/ and tests/e2e/, and
+  # the UI, built: each skipped while it is there and up to date.
   bash scripts/setup.sh test
   # A font with Hangul, so that the Korean folder name in the screenshots is
   # letters, not boxes (scripts/setup.sh test does not install one).
@@ -161,17 +152,12 @@ if [ -z "${E2E_SKIP_SETUP:-}" ]; then
     $sudo apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-nanum >/dev/null
   fi
-  if [ ! -x "$tools/bin/tauri-driver" ]; then
-    say "installing tauri-driver into .ci/tools"
-    cargo install tauri-driver --locked --version '^2' --root "$tools"
-  fi
+  # tauri-driver at .ci/tools/bin, compiled once per machine (a cache
+  # outside the clone: scripts/tauri-driver.sh).
+  bash scripts/tauri-driver.sh
   for cmd in xvfb-run xauth WebKitWebDriver xdotool import; do
     command -v "$cmd" >/dev/null || die "$cmd is missing: scripts/setup.sh test should have installed it"
   done
-  npm_ci ui
-  npm_ci tests/e2e
-  say "building the UI"
-  (cd ui && npm run build --silent)
   # Both builds share target/debug: the feature changes only the rootgate
   # crate, so the second build costs seconds, not a second cold build of
   # every dependency (about 11 minutes on 2 cores). Each binary is copied
