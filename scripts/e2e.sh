@@ -11,8 +11,10 @@
 # .ci/tools/bin (compiled once per machine: scripts/tauri-driver.sh), the
 # npm packages of ui/ and tests/e2e/ and the UI (scripts/setup.sh test, each
 # skipped while up to date); builds two binaries in
-# target/debug, each copied to .ci/out/e2e/bin: `--features e2e-picker` and,
-# for the one test that drives the real GTK folder dialog, a plain one; and
+# target/debug as scripts/package.sh --debug builds the packaged app (Tauri's
+# custom-protocol feature on), each copied to .ci/out/e2e/bin:
+# `--features e2e-picker` and, for the one test that drives the real GTK
+# folder dialog, a plain one; and
 # the `rootgate` command (crates/rootgate-cli), which the tests' AI apps run
 # as `rootgate connect NAME`, copied to .ci/out/e2e/cli (not beside the
 # app, where the app would take it for the example server's command). Then
@@ -158,23 +160,25 @@ if [ -z "${E2E_SKIP_SETUP:-}" ]; then
   for cmd in xvfb-run xauth WebKitWebDriver xdotool import; do
     command -v "$cmd" >/dev/null || die "$cmd is missing: scripts/setup.sh test should have installed it"
   done
-  # Both builds share target/debug: the feature changes only the rootgate
-  # crate, so the second build costs seconds, not a second cold build of
-  # every dependency (about 11 minutes on 2 cores). Each binary is copied
+  # The app is built as the package is (scripts/package.sh --debug): the
+  # same packages, the same profile and Tauri's custom-protocol feature, so
+  # the tests drive the app a person installs, and the package step after
+  # them (scripts/test.sh) compiles nothing again. Two builds in one target
+  # folder: the picker feature changes only the rootgate crate, so the second
+  # compiles that crate and links, nothing below it. Each binary is copied
   # out at once, so that another build cannot swap it under the tests; the
-  # plain build goes last and stays in target/debug, as a developer expects.
+  # plain build goes last and stays in the target folder.
+  ship=(--locked -p rootgate -p rootgate-cli -p rootgate-core --features tauri/custom-protocol)
   say "building the app with the e2e-picker feature"
-  cargo build -p rootgate --features e2e-picker
+  cargo build "${ship[@]}" --features rootgate/e2e-picker
   cp "$target"/debug/rootgate-desktop "$bin/rootgate-e2e-picker.tmp"
   mv "$bin/rootgate-e2e-picker.tmp" "$bin/rootgate-e2e-picker"
-  say "building the rootgate command, for AI apps' \`rootgate connect\`"
-  cargo build -p rootgate-cli
-  cp "$target"/debug/rootgate "$cli/rootgate.tmp"
-  mv "$cli/rootgate.tmp" "$cli/rootgate"
-  say "building the app without it, for the real GTK dialog"
-  cargo build -p rootgate
+  say "building the app without it, for the real GTK dialog, and the rootgate command, for AI apps' \`rootgate connect\`"
+  cargo build "${ship[@]}"
   cp "$target"/debug/rootgate-desktop "$bin/rootgate-real.tmp"
   mv "$bin/rootgate-real.tmp" "$bin/rootgate-real"
+  cp "$target"/debug/rootgate "$cli/rootgate.tmp"
+  mv "$cli/rootgate.tmp" "$cli/rootgate"
 fi
 # The picker build takes --e2e-picks; a plain build calls it an unknown option.
 for app in "$bin/rootgate-e2e-picker" "$bin/rootgate-real" "$cli/rootgate"; do

@@ -42,10 +42,15 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-step "cargo build"
-# Tests run our fixture server and the app as real processes; nextest builds
-# only test targets, so the workspace's binaries are built first.
-cargo build --workspace --locked
+step "cargo build (the tests and every binary they run)"
+# Tests run our fixture server, the launcher and the app as real processes,
+# and nextest builds only test targets, so the binaries are built first: in
+# the same cargo run as the tests, so with the same features (cargo turns the
+# dev-dependencies' features on, such as tokio's test-util, for every package
+# of a run that builds a test). nextest then finds everything built. A plain
+# `cargo build --workspace` here would compile tokio and everything above it
+# once more, without test-util, for nothing the tests use.
+cargo build --workspace --all-targets --locked
 step "cargo nextest (with a keyring daemon of its own: scripts/with-keyring.sh)"
 bash scripts/with-keyring.sh cargo nextest run --workspace --locked --no-fail-fast
 step "bridge benchmark, smoke run (correctness only: a few calls of each kind through rootgate connect)"
