@@ -168,9 +168,11 @@ if [ -z "${E2E_SKIP_SETUP:-}" ]; then
   # compiles that crate and links, nothing below it. Each binary is copied
   # out at once, so that another build cannot swap it under the tests; the
   # plain build goes last and stays in the target folder.
+  # (`--features e2e-picker` turns it on in the selected package that has
+  # it; cargo reads `rootgate/e2e-picker` as a feature of a dependency.)
   ship=(--locked -p rootgate -p rootgate-cli -p rootgate-core --features tauri/custom-protocol)
   say "building the app with the e2e-picker feature"
-  cargo build "${ship[@]}" --features rootgate/e2e-picker
+  cargo build "${ship[@]}" --features e2e-picker
   cp "$target"/debug/rootgate-desktop "$bin/rootgate-e2e-picker.tmp"
   mv "$bin/rootgate-e2e-picker.tmp" "$bin/rootgate-e2e-picker"
   say "building the app without it, for the real GTK dialog, and the rootgate command, for AI apps' \`rootgate connect\`"
