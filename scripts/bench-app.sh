@@ -9,7 +9,8 @@
 #   bash scripts/bench-app.sh
 #
 # It installs what it needs the way scripts/e2e.sh does (Debian packages and
-# test peers via scripts/setup.sh test, tauri-driver into .ci/tools, the npm
+# test peers via scripts/setup.sh test, tauri-driver at .ci/tools/bin
+# (scripts/tauri-driver.sh), the npm
 # packages of ui/ and tests/e2e/), builds the UI and
 # `cargo build --release -p rootgate -p bare-window`, then prints a summary
 # (Markdown) and writes it with every sample to .ci/out/bench-app/
@@ -29,7 +30,6 @@
 # bare window measured in the same run, interleaved, for start-up.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-tools=$PWD/.ci/tools
 say() { printf '\033[1mbench-app:\033[0m %s\n' "$*" >&2; }
 
 npm_ci() {
@@ -41,10 +41,7 @@ npm_ci() {
 
 if [ -z "${BENCH_SKIP_SETUP:-}" ]; then
   bash scripts/setup.sh test
-  if [ ! -x "$tools/bin/tauri-driver" ]; then
-    say "installing tauri-driver into .ci/tools"
-    cargo install tauri-driver --locked --version '^2' --root "$tools"
-  fi
+  bash scripts/tauri-driver.sh
   npm_ci ui
   npm_ci tests/e2e
   say "building the UI"

@@ -7,11 +7,14 @@
 #
 # Safe to rerun; each step checks first and skips what is already there. It
 # installs the Debian packages and test peers (scripts/setup.sh test), a font
-# with Hangul (fonts-nanum, for readable screenshots), tauri-driver into
-# .ci/tools, the npm packages of ui/ and tests/e2e/ (npm ci, skipped while
-# their package-lock.json is unchanged); builds the UI and two binaries in
-# target/debug, each copied to .ci/out/e2e/bin: `--features e2e-picker` and,
-# for the one test that drives the real GTK folder dialog, a plain one; and
+# with Hangul (fonts-nanum, for readable screenshots), tauri-driver at
+# .ci/tools/bin (compiled once per machine: scripts/tauri-driver.sh), the
+# npm packages of ui/ and tests/e2e/ and the UI (scripts/setup.sh test, each
+# skipped while up to date); builds two binaries in
+# target/debug as scripts/package.sh --debug builds the packaged app (Tauri's
+# custom-protocol feature on), each copied to .ci/out/e2e/bin:
+# `--features e2e-picker` and, for the one test that drives the real GTK
+# folder dialog, a plain one; and
 # the `rootgate` command (crates/rootgate-cli), which the tests' AI apps run
 # as `rootgate connect NAME`, copied to .ci/out/e2e/cli (not beside the
 # app, where the app would take it for the example server's command). Then
@@ -41,6 +44,8 @@ out=$repo/.ci/out
 tools=$repo/.ci/tools
 bin=$out/e2e/bin
 cli=$out/e2e/cli
+# cargo's target folder (CARGO_TARGET_DIR if set), where the builds land.
+target=${CARGO_TARGET_DIR:-target}
 
 say() { printf '\033[1me2e:\033[0m %s\n' "$*"; }
 die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
@@ -137,19 +142,9 @@ for f in "${files[@]}"; do [ -f "$f" ] || die "no such test file: $f"; done
 mkdir -p "$out/e2e" "$out/screenshots" "$bin" "$cli"
 rm -f "$out"/screenshots/* "$out"/e2e/*.tap
 
-# npm ci in a folder unless its lock file is the one last installed there.
-npm_ci() {
-  local dir=$1 stamp want
-  stamp=$out/e2e/npm-$(basename "$dir").stamp
-  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
-  if [ ! -d "$dir/node_modules" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    say "npm ci in $dir"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$want" >"$stamp"
-  fi
-}
-
 if [ -z "${E2E_SKIP_SETUP:-}" ]; then
+  # Debian packages, test peers, the npm packages of ui/ and tests/e2e/, and
+  # the UI, built: each skipped while it is there and up to date.
   bash scripts/setup.sh test
   # A font with Hangul, so that the Korean folder name in the screenshots is
   # letters, not boxes (scripts/setup.sh test does not install one).
@@ -159,34 +154,33 @@ if [ -z "${E2E_SKIP_SETUP:-}" ]; then
     $sudo apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-nanum >/dev/null
   fi
-  if [ ! -x "$tools/bin/tauri-driver" ]; then
-    say "installing tauri-driver into .ci/tools"
-    cargo install tauri-driver --locked --version '^2' --root "$tools"
-  fi
+  # tauri-driver at .ci/tools/bin, compiled once per machine (a cache
+  # outside the clone: scripts/tauri-driver.sh).
+  bash scripts/tauri-driver.sh
   for cmd in xvfb-run xauth WebKitWebDriver xdotool import; do
     command -v "$cmd" >/dev/null || die "$cmd is missing: scripts/setup.sh test should have installed it"
   done
-  npm_ci ui
-  npm_ci tests/e2e
-  say "building the UI"
-  (cd ui && npm run build --silent)
-  # Both builds share target/debug: the feature changes only the rootgate
-  # crate, so the second build costs seconds, not a second cold build of
-  # every dependency (about 11 minutes on 2 cores). Each binary is copied
+  # The app is built as the package is (scripts/package.sh --debug): the
+  # same packages, the same profile and Tauri's custom-protocol feature, so
+  # the tests drive the app a person installs, and the package step after
+  # them (scripts/test.sh) compiles nothing again. Two builds in one target
+  # folder: the picker feature changes only the rootgate crate, so the second
+  # compiles that crate and links, nothing below it. Each binary is copied
   # out at once, so that another build cannot swap it under the tests; the
-  # plain build goes last and stays in target/debug, as a developer expects.
+  # plain build goes last and stays in the target folder.
+  # (`--features e2e-picker` turns it on in the selected package that has
+  # it; cargo reads `rootgate/e2e-picker` as a feature of a dependency.)
+  ship=(--locked -p rootgate -p rootgate-cli -p rootgate-core --features tauri/custom-protocol)
   say "building the app with the e2e-picker feature"
-  cargo build -p rootgate --features e2e-picker
-  cp target/debug/rootgate-desktop "$bin/rootgate-e2e-picker.tmp"
+  cargo build "${ship[@]}" --features e2e-picker
+  cp "$target"/debug/rootgate-desktop "$bin/rootgate-e2e-picker.tmp"
   mv "$bin/rootgate-e2e-picker.tmp" "$bin/rootgate-e2e-picker"
-  say "building the rootgate command, for AI apps' \`rootgate connect\`"
-  cargo build -p rootgate-cli
-  cp target/debug/rootgate "$cli/rootgate.tmp"
-  mv "$cli/rootgate.tmp" "$cli/rootgate"
-  say "building the app without it, for the real GTK dialog"
-  cargo build -p rootgate
-  cp target/debug/rootgate-desktop "$bin/rootgate-real.tmp"
+  say "building the app without it, for the real GTK dialog, and the rootgate command, for AI apps' \`rootgate connect\`"
+  cargo build "${ship[@]}"
+  cp "$target"/debug/rootgate-desktop "$bin/rootgate-real.tmp"
   mv "$bin/rootgate-real.tmp" "$bin/rootgate-real"
+  cp "$target"/debug/rootgate "$cli/rootgate.tmp"
+  mv "$cli/rootgate.tmp" "$cli/rootgate"
 fi
 # The picker build takes --e2e-picks; a plain build calls it an unknown option.
 for app in "$bin/rootgate-e2e-picker" "$bin/rootgate-real" "$cli/rootgate"; do

@@ -11,10 +11,10 @@
 #   scripts/package.sh [--debug|--release] [--install]
 #
 #   --debug    (the default) the dev profile: what CI installs and checks
-#              with scripts/package-smoke.sh. Built as scripts/test.sh builds
-#              the workspace, so after a test run only Tauri and what depends
-#              on it are compiled again (with Tauri's `custom-protocol`
-#              feature, which every packaged Tauri app has)
+#              with scripts/package-smoke.sh. Built exactly as scripts/e2e.sh
+#              builds the app it tests (with Tauri's `custom-protocol`
+#              feature, which every packaged Tauri app has), so after an
+#              end-to-end run nothing is compiled again
 #   --release  optimised: the package to install and use. Built from the
 #              packages scripts/run.sh builds, so after it, too, only Tauri
 #              and what depends on it are compiled again
@@ -69,19 +69,21 @@ done
 # One cargo run (the arguments after `--` are cargo's) builds the app with
 # Tauri's custom-protocol feature, which turns Tauri's development mode off
 # as in every packaged Tauri app, the `rootgate` command and the launcher;
-# the bundler then makes the package from them. The packages built are those
-# scripts/test.sh (debug) or scripts/run.sh (release) builds: cargo unifies
-# features over the packages of one run, so any other choice compiles tokio,
-# rmcp, the core and more again with other features (about 70 s against 25 s
-# after a test run, on two cores), where this one compiles only Tauri and
-# what depends on it. Both builds stay in the one target folder, and the
-# next plain cargo build puts its own binaries back in place. A package of
+# the bundler then makes the package from them. The packages built are the
+# three the package holds, in both profiles: cargo unifies features over the
+# packages of one run, so any other choice compiles tokio, rmcp, the core and
+# more again with other features. scripts/run.sh builds the same three in
+# release, without custom-protocol, so after it only Tauri and what depends
+# on it are compiled again; scripts/e2e.sh builds them in debug with
+# `--features tauri/custom-protocol`, as the bundler passes it, so after an
+# end-to-end run nothing is. Both builds stay in the one target folder. A package of
 # the other profile, or an older one, is never picked up: the folder is
 # emptied first.
+cargo_args=(-p rootgate -p rootgate-cli -p rootgate-core)
 if [ "$profile" = release ]; then
-  profile_flag=() cargo_args=(-p rootgate -p rootgate-cli -p rootgate-core)
+  profile_flag=()
 else
-  profile_flag=(--debug) cargo_args=(--workspace)
+  profile_flag=(--debug)
 fi
 rm -rf "$out"
 say "building the app and the package ($profile)"

@@ -70,8 +70,15 @@ if [ -f ui/package.json ]; then
     (cd ui && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" > ui/node_modules/.rootgate-stamp
   fi
-  say "building the UI"
-  (cd ui && npm run --silent build)
+  # Built again only when something it is built from changed: scripts that
+  # call this one in turn (test.sh, e2e.sh, package.sh) build it once.
+  want=$(cd ui && find index.html package.json package-lock.json ./*.config.* tsconfig.json src \
+    -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+  if [ "$(cat ui/dist/.rootgate-stamp 2>/dev/null)" != "$want" ]; then
+    say "building the UI"
+    (cd ui && npm run --silent build)
+    echo "$want" > ui/dist/.rootgate-stamp
+  fi
 fi
 
 # The Tauri CLI, whose bundler builds the Debian package: a prebuilt binary
@@ -97,6 +104,13 @@ if [ "$(cat "$peers/node_modules/.rootgate-stamp" 2>/dev/null)" != "$want" ]; th
   say "installing npm test peers into $peers/node_modules"
   (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error)
   echo "$want" > "$peers/node_modules/.rootgate-stamp"
+fi
+# The end-to-end tests' WebDriver client (scripts/e2e.sh).
+want=$(digest tests/e2e/package.json tests/e2e/package-lock.json)
+if [ "$(cat tests/e2e/node_modules/.rootgate-stamp 2>/dev/null)" != "$want" ]; then
+  say "installing the end-to-end tests' npm packages into tests/e2e/node_modules"
+  (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" > tests/e2e/node_modules/.rootgate-stamp
 fi
 py=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
 want="$(digest "$peers/requirements.txt") $py"

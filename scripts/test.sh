@@ -7,17 +7,51 @@
 # its commands checked where it installed them, and removed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Each step's time: wall clock, and CPU (user+sys of everything it ran,
+# which another build on the machine hardly changes), printed when the next
+# step starts and, for every step, at the end.
+cpu_ticks() { local s; s=$(</proc/$$/stat); s=${s##*) }; set -- $s; echo $((${14} + ${15})); }
+step_name= step_wall= step_cpu= times_=()
+step_done() {
+  [ -n "$step_name" ] || return 0
+  local wall cpu
+  wall=$(awk -v a="$step_wall" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+  cpu=$(( ($(cpu_ticks) - step_cpu + 50) / 100 ))
+  times_+=("$(printf '%6s s %6s s CPU  %s' "$wall" "$cpu" "$step_name")")
+  printf '\033[2m-- %s s, %s s CPU: %s\033[0m\n' "$wall" "$cpu" "$step_name"
+  step_name=
+}
+summary() {
+  local status=$?
+  step_done
+  printf '\n\033[1m== time per step (wall, CPU)\033[0m\n'
+  printf '%s\n' "${times_[@]}"
+  printf '%6s s %6s s CPU  all\n' "$SECONDS" "$(( ($(cpu_ticks) + 50) / 100 ))"
+  exit "$status"
+}
+trap summary EXIT
+step() {
+  step_done
+  step_name=$*; step_wall=$EPOCHREALTIME; step_cpu=$(cpu_ticks)
+  printf '\n\033[1m== %s\033[0m\n' "$*"
+}
+step "setup (scripts/setup.sh test)"
 bash scripts/setup.sh test
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "import circles (scripts/check-layers.py)"; python3 scripts/check-layers.py
 step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-step "cargo build"
-# Tests run our fixture server and the app as real processes; nextest builds
-# only test targets, so the workspace's binaries are built first.
-cargo build --workspace --locked
+step "cargo build (the tests and every binary they run)"
+# Tests run our fixture server, the launcher and the app as real processes,
+# and nextest builds only test targets, so the binaries are built first: in
+# the same cargo run as the tests, so with the same features (cargo turns the
+# dev-dependencies' features on, such as tokio's test-util, for every package
+# of a run that builds a test). nextest then finds everything built. A plain
+# `cargo build --workspace` here would compile tokio and everything above it
+# once more, without test-util, for nothing the tests use.
+cargo build --workspace --all-targets --locked
 step "cargo nextest (with a keyring daemon of its own: scripts/with-keyring.sh)"
 bash scripts/with-keyring.sh cargo nextest run --workspace --locked --no-fail-fast
 step "bridge benchmark, smoke run (correctness only: a few calls of each kind through rootgate connect)"
