@@ -50,6 +50,7 @@ mod apps;
 mod kept_timeline;
 mod offers;
 mod prompts;
+mod questions;
 mod restarts;
 mod secrets;
 mod suggestions;
@@ -264,6 +265,8 @@ pub struct Supervisor {
     timeline_saved: Mutex<Option<u64>>,
     /// The window's calls in flight, by the number it gave each, to cancel.
     calls: Mutex<HashMap<u32, tokio_util::sync::CancellationToken>>,
+    /// Questions asked on the desktop when an AI app needs a folder.
+    asking: questions::Asking,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -315,6 +318,7 @@ impl Supervisor {
         }
         let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
         let runtime = tokio::runtime::Handle::current();
+        let settings_path = store.file().path().to_path_buf();
         let supervisor = Arc::new_cyclic(|me| Supervisor {
             me: me.clone(),
             runtime,
@@ -333,6 +337,7 @@ impl Supervisor {
             awaiting_approval: Mutex::new(std::collections::HashSet::new()),
             timeline_saved: Mutex::new(None),
             calls: Mutex::new(HashMap::new()),
+            asking: questions::Asking::beside(&settings_path),
         });
         let servers: Vec<ServerId> = supervisor
             .store
@@ -938,13 +943,15 @@ impl Supervisor {
                 Change::ConnectionEntry { connection, entry }
             }
             ConnectionChange::Suggested {
-                server, app, uris, ..
+                connection,
+                server,
+                app,
+                uris,
             } => {
                 let app = app.map(|a| a.name).unwrap_or_default();
-                let prompts: Vec<ConsentPrompt> = uris
-                    .iter()
-                    .filter_map(|uri| self.prompt_for_suggestion(uri, &server, &app))
-                    .collect();
+                // Each folder becomes a suggestion, asked on the desktop
+                // when it can be (see `questions`).
+                let prompts = self.ask_about(&connection, &server, &app, &uris);
                 if prompts.is_empty() {
                     return;
                 }
