@@ -175,7 +175,7 @@ impl Relay {
         let mut lines = Lines::new(input);
         loop {
             let (outs, hold) = match lines.next().await {
-                Ok(Some(Line::Whole)) => self.from_app(lines.line()),
+                Ok(Some(Line::Whole)) => self.route_app_line(lines.line()),
                 Ok(Some(Line::TooLong(bytes))) => (vec![Out::App(too_long(bytes))], None),
                 Ok(None) | Err(_) => return,
             };
@@ -186,7 +186,7 @@ impl Relay {
             let (queued, ended) = self.hold_reading(&what, &mut lines).await;
             self.perform(outs, None).await;
             for line in queued {
-                let (outs, _) = self.from_app(&line);
+                let (outs, _) = self.route_app_line(&line);
                 self.perform(outs, None).await;
             }
             if ended {
@@ -195,7 +195,7 @@ impl Relay {
         }
     }
 
-    fn from_app(&self, line: &[u8]) -> (Vec<Out>, Option<String>) {
+    fn route_app_line(&self, line: &[u8]) -> (Vec<Out>, Option<String>) {
         let mut state = self.lock();
         let outs = state.router.from_app(line, Instant::now());
         (outs, state.router.take_hold())
@@ -223,7 +223,7 @@ impl Relay {
                 // `Lines::next` is cancel-safe: the hold may end mid-line.
                 line = lines.next(), if !ended && queued.len() < QUEUED_IN_HOLD => match line {
                     Ok(Some(Line::Whole)) if is_answer(lines.line()) => {
-                        let (outs, _) = self.from_app(lines.line());
+                        let (outs, _) = self.route_app_line(lines.line());
                         self.perform(outs, None).await;
                     }
                     Ok(Some(Line::Whole)) => queued.push(lines.line().to_vec()),

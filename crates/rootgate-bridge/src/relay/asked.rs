@@ -99,7 +99,7 @@ impl Relay {
         if unshared.is_empty() {
             return;
         }
-        let mut told = self.wait_for_answers(&unshared, start).await;
+        let (mut told, asked) = self.wait_for_answers(&unshared, start).await;
         for (uri, ended) in &mut told {
             if let Ended::Shared { given } = ended {
                 *given = self.wait_given(uri, Instant::now() + HOLD_BOUND).await;
@@ -112,8 +112,7 @@ impl Relay {
                 .map_or_else(|_| uri.clone(), |p| p.display().to_string());
             parts.push(format!("{folder}: {}", ended.words()));
         }
-        let held = waited.as_millis() >= 1;
-        let said = if held {
+        let said = if asked {
             format!(
                 "Held {} {} ms for the person's answer about a folder the app works in that is \
                  not shared with the server ({}).",
@@ -124,8 +123,9 @@ impl Relay {
         } else {
             format!(
                 "Did not hold the app's first request ({what}) for a question about the folders \
-                 it works in ({}).",
-                parts.join("; ")
+                 it works in ({}; known in {} ms).",
+                parts.join("; "),
+                waited.as_millis()
             )
         };
         self.timeline.record(
@@ -166,9 +166,15 @@ impl Relay {
 
     /// Waits until the window has said what it does about each of `uris`
     /// and every question it asks is answered, within the bounds.
-    async fn wait_for_answers(&self, uris: &[String], start: Instant) -> Vec<(String, Ended)> {
+    /// Also says whether the person was asked (a question was open).
+    async fn wait_for_answers(
+        &self,
+        uris: &[String],
+        start: Instant,
+    ) -> (Vec<(String, Ended)>, bool) {
         let mut questions = self.questions.subscribe();
         let (window_by, answer_by) = (start + WINDOW_WITHIN, start + ASK_BOUND);
+        let mut asked = false;
         loop {
             let now = Instant::now();
             let deadline = {
@@ -177,6 +183,7 @@ impl Relay {
                     .iter()
                     .map(|u| q.told.get(u).map(|t| &t.state))
                     .collect();
+                asked |= states.contains(&Some(&QuestionState::Asking));
                 if !q.window {
                     None
                 } else if states.iter().any(Option::is_none) && now < window_by {
@@ -194,7 +201,8 @@ impl Relay {
             }
         }
         let q = questions.borrow();
-        uris.iter()
+        let ended = uris
+            .iter()
             .map(|uri| {
                 let ended = match q.told.get(uri).map(|t| &t.state) {
                     _ if !q.window => Ended::WindowGone,
@@ -210,7 +218,8 @@ impl Relay {
                     .map_or_else(|| uri.clone(), |t| t.folder_uri.clone());
                 (key, ended)
             })
-            .collect()
+            .collect();
+        (ended, asked)
     }
 
     /// Waits until the server has been given `folder_uri` (or, a modern

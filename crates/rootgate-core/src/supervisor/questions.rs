@@ -295,6 +295,10 @@ impl Supervisor {
         let Some(open) = lock(&self.asking.open).remove(key) else {
             return;
         };
+        // Answered: the notification goes (into the daemon's history).
+        if let (Some(id), Some(desktop)) = (open.notification, self.asking.desktop.get().cloned()) {
+            self.runtime.spawn(async move { desktop.close(id).await });
+        }
         for (connection, uri) in open.waiting {
             self.connections.tell(
                 &connection,
