@@ -32,9 +32,10 @@ use rootgate_session::{Delivery, DeliveryState, ready::HOLD_BOUND};
 /// machine, having just asked the app for something, answers within a few
 /// seconds; 20 s leaves room for one who looks up first); short enough that
 /// no AI app gives up: the TypeScript SDK's default request timeout is
-/// 60 s, the Python SDK has none by default, Claude Code's MCP tool timeout
-/// is far longer, and the request still needs its own time at the server
-/// after the wait. See ARCHITECTURE.md, "Asked when it matters".
+/// 60 s (Claude Desktop's limit), long Claude Code tool calls are reported
+/// failing after 30-60 s, the Python SDK has none by default, and the
+/// request still needs its own time at the server after the wait. See
+/// ARCHITECTURE.md, "Asked when it matters".
 pub const ASK_BOUND: Duration = Duration::from_secs(20);
 
 /// How long the app has to answer the bridge's `roots/list` (sent right
