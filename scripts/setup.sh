@@ -35,7 +35,7 @@ APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
 # GNOME Keyring's Secret Service on it, and secret-tool to read back what it
 # keeps as the desktop sees it.
 TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum util-linux mount
-  dbus-daemon dbus-bin gnome-keyring libsecret-tools)
+  dbus-daemon dbus-bin gnome-keyring libsecret-tools dunst)
 pkgs=("${APP_PKGS[@]}")
 [ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
 # desktop-file-validate checks the package's desktop entry; its dpkg trigger

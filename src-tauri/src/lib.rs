@@ -414,6 +414,17 @@ fn setup<R: Runtime>(
         }
         raise(&handle);
     }));
+    // Folders AI apps work in are asked about on the desktop when a
+    // notification server runs; "Open Rootgate" brings the window up.
+    let asking = Arc::clone(&supervisor);
+    let handle = app.handle().clone();
+    asking.on_open_asked(Box::new(move || raise(&handle)));
+    tauri::async_runtime::spawn(async move {
+        match rootgate_core::desktop::Desktop::session().await {
+            Ok(desktop) => asking.ask_through(Arc::new(desktop)),
+            Err(e) => tracing::info!(error = %e, "questions wait in the window"),
+        }
+    });
     // AI apps' connections through `rootgate connect` report here.
     let listening = Arc::clone(&supervisor);
     let handle = app.handle().clone();

@@ -61,6 +61,40 @@ pub struct WaitingCall {
     pub since_ms: u64,
 }
 
+/// What the window tells a bridge, one JSON object per line on the same
+/// socket (the only thing that goes that way): what it does about a
+/// folder the app works in that is not shared with the bridge's server.
+/// It changes no consent (a "Share" reaches the bridge through the
+/// settings file, as every grant does); it only says how long the bridge
+/// holds the app's first request (see `relay::asked`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Told {
+    /// The folder as the app gave it (one of its roots).
+    pub uri: String,
+    /// The folder's real path as a URI, as it would be shared.
+    pub folder_uri: String,
+    pub state: QuestionState,
+}
+
+/// Where the window stands with a question about a folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "state",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum QuestionState {
+    /// Asked on the desktop now; the answer follows.
+    Asking,
+    /// The person shared it.
+    Shared,
+    /// The person said not now (now or before).
+    NotNow,
+    /// Nobody is asked now, and why, in words.
+    NotAsked { why: String },
+}
+
 /// What a bridge reports, one JSON object per line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
@@ -236,6 +270,8 @@ struct Known {
 /// Every connection the window heard of.
 pub struct Connections {
     inner: Mutex<HashMap<ConnectionId, Known>>,
+    /// Where each live bridge is told things (see [`Told`]).
+    tellers: Mutex<HashMap<ConnectionId, tokio::sync::mpsc::UnboundedSender<Told>>>,
     changes: broadcast::Sender<ConnectionChange>,
     importer: std::sync::OnceLock<Box<Importer>>,
     opener: std::sync::OnceLock<Box<Opener>>,
@@ -245,6 +281,7 @@ impl Default for Connections {
     fn default() -> Self {
         Connections {
             inner: Mutex::new(HashMap::new()),
+            tellers: Mutex::new(HashMap::new()),
             changes: broadcast::Sender::new(1024),
             importer: std::sync::OnceLock::new(),
             opener: std::sync::OnceLock::new(),
@@ -268,6 +305,13 @@ impl Connections {
     /// the first one set stays.
     pub fn answer_opens_with(&self, opener: Box<Opener>) {
         let _ = self.opener.set(opener);
+    }
+
+    /// Tells the bridge of connection `id` something (see [`Told`]);
+    /// false if it is not connected to this window.
+    pub fn tell(&self, id: &ConnectionId, told: Told) -> bool {
+        let tellers = self.tellers.lock().unwrap_or_else(|p| p.into_inner());
+        tellers.get(id).is_some_and(|t| t.send(told).is_ok())
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<ConnectionChange> {
@@ -319,7 +363,9 @@ impl Connections {
     }
 
     async fn read_reports(self: Arc<Self>, stream: UnixStream) {
-        let mut lines = BufReader::new(stream);
+        let (read, write) = stream.into_split();
+        let mut write = Some(write);
+        let mut lines = BufReader::new(read);
         let mut line = Vec::new();
         let mut id: Option<ConnectionId> = None;
         loop {
@@ -344,14 +390,21 @@ impl Connections {
                     },
                 ) => {
                     id = Some(connection.clone());
+                    if let Some(write) = write.take() {
+                        self.teller(&connection, write);
+                    }
                     self.hello(connection, pid, server, server_name, started_at_ms);
                 }
                 (None, Report::Import { request }) => {
-                    self.answer_import(lines.into_inner(), request).await;
+                    if let Some(write) = write.take() {
+                        self.answer_import(write, request).await;
+                    }
                     return;
                 }
                 (None, Report::Open { request }) => {
-                    self.answer_open(lines.into_inner(), request).await;
+                    if let Some(write) = write.take() {
+                        self.answer_open(write, request).await;
+                    }
                     return;
                 }
                 (Some(id), report) => self.apply(id, report),
@@ -360,13 +413,44 @@ impl Connections {
             }
         }
         if let Some(id) = id {
+            self.tellers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
             self.ended(&id);
         }
     }
 
+    /// Keeps `write` as where the bridge of `id` is told things, written
+    /// from a task of its own so a bridge that reads slowly delays nobody.
+    fn teller(&self, id: &ConnectionId, write: tokio::net::unix::OwnedWriteHalf) {
+        use tokio::io::AsyncWriteExt;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Told>();
+        self.tellers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), tx);
+        tokio::spawn(async move {
+            let mut write = write;
+            while let Some(told) = rx.recv().await {
+                let Ok(mut line) = serde_json::to_vec(&told) else {
+                    continue;
+                };
+                line.push(b'\n');
+                if write.write_all(&line).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+
     /// Answers an import request on `stream`, off the runtime's threads:
     /// an import reads files and saves the settings.
-    async fn answer_import(self: Arc<Self>, mut stream: UnixStream, request: ImportRequest) {
+    async fn answer_import(
+        self: Arc<Self>,
+        mut stream: tokio::net::unix::OwnedWriteHalf,
+        request: ImportRequest,
+    ) {
         use tokio::io::AsyncWriteExt;
         let me = Arc::clone(&self);
         let answer = tokio::task::spawn_blocking(move || match me.importer.get() {
@@ -389,7 +473,11 @@ impl Connections {
 
     /// Answers another start's folders on `stream`, off the runtime's
     /// threads: checking a folder may wait on a slow disk.
-    async fn answer_open(self: Arc<Self>, mut stream: UnixStream, request: OpenRequest) {
+    async fn answer_open(
+        self: Arc<Self>,
+        mut stream: tokio::net::unix::OwnedWriteHalf,
+        request: OpenRequest,
+    ) {
         use tokio::io::AsyncWriteExt;
         let me = Arc::clone(&self);
         let folders = request.folders.len();

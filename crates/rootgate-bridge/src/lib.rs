@@ -219,6 +219,7 @@ async fn serve(
     let session =
         Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
     let mut status = session.subscribe_status();
+    relay.follow_delivery(session.subscribe_delivery());
     // Reports to the window, when there is one; kept alive until the end.
     let _link = link::Link {
         socket: crate::connections::socket_path(store.file().path()),

@@ -6,20 +6,25 @@
 //! its timeline, the app's identity, the server's status and the app's own
 //! folders as they change. When there is no window, or it goes away, the
 //! bridge waits for the socket to appear again (watching its folder, not
-//! polling) and then reports everything it kept. The link only reports:
-//! the bridge takes nothing from the window, which could not change
-//! consent through it anyway.
+//! polling) and then reports everything it kept. The window may tell the
+//! bridge one thing back on the same socket: what it does about a folder
+//! the app works in that is not shared ([`Told`]: asking the person,
+//! answered, or not asked), which only says how long the app's first
+//! request is held (`relay::asked`). Consent never comes this way: a
+//! "Share" reaches the bridge through the settings file, as every grant
+//! does.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use notify::{RecursiveMode, Watcher};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
+use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{broadcast, mpsc, watch};
 
 use super::relay::{Relay, Seen};
-use crate::connections::{AppIdentity, Report, private_dir, same_user};
+use crate::connections::{AppIdentity, Report, Told, private_dir, same_user};
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::Timeline;
 use rootgate_session::Status;
@@ -60,8 +65,25 @@ impl Link {
             if let Ok(stream) = UnixStream::connect(&self.socket).await
                 && same_user(&stream)
             {
-                // Ends when the window goes away.
-                let _ = self.report(stream).await;
+                // Ends when the window goes away; while it runs, the
+                // window is there to ask the person.
+                let (read, write) = stream.into_split();
+                let relay = Arc::clone(&self.relay);
+                let listen = tokio::spawn(async move {
+                    relay.window_present(true);
+                    let mut lines = tokio::io::BufReader::new(read).lines();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        if let Ok(told) = serde_json::from_str::<Told>(&line) {
+                            relay.told(told);
+                        }
+                    }
+                    // The window went away: nobody is asked any more, and
+                    // a request held for an answer goes on at once.
+                    relay.window_present(false);
+                });
+                let _ = self.report(write).await;
+                listen.abort();
+                self.relay.window_present(false);
             }
             if wake.recv().await.is_none() {
                 return;
@@ -70,7 +92,7 @@ impl Link {
         }
     }
 
-    async fn report(&mut self, stream: UnixStream) -> std::io::Result<()> {
+    async fn report(&mut self, stream: OwnedWriteHalf) -> std::io::Result<()> {
         let mut out = tokio::io::BufWriter::new(stream);
         // Subscribed before the entries so far are read, so none falls
         // between; those seen twice are skipped by their sequence number.
@@ -139,7 +161,7 @@ fn seen_reports(seen: &Seen) -> Vec<Report> {
 }
 
 async fn write(
-    out: &mut tokio::io::BufWriter<UnixStream>,
+    out: &mut tokio::io::BufWriter<OwnedWriteHalf>,
     reports: &[Report],
 ) -> std::io::Result<()> {
     for report in reports {

@@ -28,6 +28,8 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+mod asked;
+
 use super::route::{AppInfo, Call, Out, Router};
 use crate::connections::WaitingCall;
 use rootgate_model::consent::SharedRoots;
@@ -42,6 +44,24 @@ use rootgate_session::wire::{Frame, Wire};
 /// and a note for a server: a hostile peer costs its own connection a
 /// bounded buffer, nothing more.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// The most app lines kept waiting behind a held request; past it the
+/// bridge stops reading and the app waits on its own pipe, as it would
+/// behind a slow server.
+const QUEUED_IN_HOLD: usize = 1024;
+
+/// Whether an app's line answers a request (it has an id and no method):
+/// the bridge's own requests to the app are answered during a hold.
+fn is_answer(line: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+        #[serde(borrow)]
+        method: Option<&'a serde_json::value::RawValue>,
+    }
+    serde_json::from_slice::<Probe<'_>>(line).is_ok_and(|p| p.id.is_some() && p.method.is_none())
+}
 
 /// What the window and the bridge's own loop are told of the connection.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -71,6 +91,9 @@ struct State {
     /// `session::ready`): the app's first request that depends on folders
     /// waits for it.
     readiness: Option<watch::Receiver<Readiness>>,
+    /// Where the session says what its server was given, for a folder
+    /// shared while the app's first request waits (see `asked`).
+    delivery: Option<watch::Receiver<rootgate_session::Delivery>>,
 }
 
 /// The relay of one app connection.
@@ -85,6 +108,8 @@ pub struct Relay {
     /// and cleared under the state's lock, with `attached`.
     unstartable: watch::Sender<Option<String>>,
     seen: watch::Sender<Seen>,
+    /// What the window said about the app's folders (see `asked`).
+    questions: watch::Sender<asked::Questions>,
 }
 
 /// A server life attached to the relay.
@@ -113,6 +138,7 @@ impl Relay {
                 notes: 0,
                 roots: None,
                 readiness: None,
+                delivery: None,
             }),
             server,
             timeline,
@@ -120,6 +146,7 @@ impl Relay {
             ready: watch::Sender::new(None),
             unstartable: watch::Sender::new(None),
             seen: watch::Sender::new(Seen::default()),
+            questions: watch::Sender::new(asked::Questions::default()),
         })
     }
 
@@ -148,18 +175,64 @@ impl Relay {
         let mut lines = Lines::new(input);
         loop {
             let (outs, hold) = match lines.next().await {
-                Ok(Some(Line::Whole)) => {
-                    let mut state = self.lock();
-                    let outs = state.router.from_app(lines.line(), Instant::now());
-                    (outs, state.router.take_hold())
-                }
+                Ok(Some(Line::Whole)) => self.route_app_line(lines.line()),
                 Ok(Some(Line::TooLong(bytes))) => (vec![Out::App(too_long(bytes))], None),
                 Ok(None) | Err(_) => return,
             };
-            if let Some(what) = hold {
-                self.hold_first(&what).await;
-            }
+            let Some(what) = hold else {
+                self.perform(outs, None).await;
+                continue;
+            };
+            let (queued, ended) = self.hold_reading(&what, &mut lines).await;
             self.perform(outs, None).await;
+            for line in queued {
+                let (outs, _) = self.route_app_line(&line);
+                self.perform(outs, None).await;
+            }
+            if ended {
+                return;
+            }
+        }
+    }
+
+    fn route_app_line(&self, line: &[u8]) -> (Vec<Out>, Option<String>) {
+        let mut state = self.lock();
+        let outs = state.router.from_app(line, Instant::now());
+        (outs, state.router.take_hold())
+    }
+
+    /// Holds the app's first request (see [`Relay::hold_first`]) while
+    /// reading on: the app's answers to the bridge's own requests (its
+    /// roots above all, which say what it works in) are taken at once, and
+    /// everything else it writes waits, in order, behind the held request
+    /// (at most [`QUEUED_IN_HOLD`] lines; then the app waits on its pipe).
+    /// Returns what waits, and whether the app closed its output.
+    async fn hold_reading(
+        &self,
+        what: &str,
+        lines: &mut Lines<impl AsyncRead + Unpin>,
+    ) -> (Vec<Vec<u8>>, bool) {
+        let hold = self.hold_first(what);
+        tokio::pin!(hold);
+        let mut queued = Vec::new();
+        let mut ended = false;
+        loop {
+            tokio::select! {
+                biased;
+                () = &mut hold => return (queued, ended),
+                // `Lines::next` is cancel-safe: the hold may end mid-line.
+                line = lines.next(), if !ended && queued.len() < QUEUED_IN_HOLD => match line {
+                    Ok(Some(Line::Whole)) if is_answer(lines.line()) => {
+                        let (outs, _) = self.route_app_line(lines.line());
+                        self.perform(outs, None).await;
+                    }
+                    Ok(Some(Line::Whole)) => queued.push(lines.line().to_vec()),
+                    Ok(Some(Line::TooLong(bytes))) => {
+                        self.perform(vec![Out::App(too_long(bytes))], None).await;
+                    }
+                    Ok(None) | Err(_) => ended = true,
+                },
+            }
         }
     }
 
@@ -182,6 +255,9 @@ impl Relay {
         let Some(mut readiness) = readiness else {
             return;
         };
+        // A folder the app works in that is not shared may be asked about
+        // first: its answer may change what the server is given.
+        self.ask_first(what).await;
         let held = ready::hold(&mut readiness, HOLD_BOUND).await;
         {
             let mut state = self.lock();
@@ -695,6 +771,13 @@ pub enum Line {
 pub struct Lines<R> {
     reader: BufReader<R>,
     line: Vec<u8>,
+    /// The length of the line being read so far, kept here (not in
+    /// `next`) so that a read dropped half-way goes on where it stopped:
+    /// the relay reads the app's answers while it holds a request (see
+    /// [`Relay::read_app`]), and stops reading when the hold ends.
+    total: usize,
+    /// The last [`Lines::next`] returned: the next one starts a new line.
+    returned: bool,
 }
 
 impl<R: AsyncRead + Unpin> Lines<R> {
@@ -702,6 +785,8 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         Lines {
             reader: BufReader::with_capacity(64 * 1024, input),
             line: Vec::new(),
+            total: 0,
+            returned: true,
         }
     }
 
@@ -712,16 +797,28 @@ impl<R: AsyncRead + Unpin> Lines<R> {
 
     /// Reads the next line: whole (see [`Lines::line`]), too long (its
     /// length), or `None` at the end of the stream.
+    /// Cancel-safe: a call dropped before it returns loses nothing, and
+    /// the next call goes on with the same line.
     pub async fn next(&mut self) -> io::Result<Option<Line>> {
-        self.line.clear();
-        let mut total = 0usize;
+        if self.returned {
+            self.line.clear();
+            self.total = 0;
+            self.returned = false;
+        }
+        let next = self.next_line().await;
+        self.returned = true;
+        next
+    }
+
+    async fn next_line(&mut self) -> io::Result<Option<Line>> {
+        let total = &mut self.total;
         loop {
             let buf = self.reader.fill_buf().await?;
             if buf.is_empty() {
                 // The end: a last line without its newline still counts, as
                 // any other line does.
-                if total > MAX_LINE {
-                    return Ok(Some(Line::TooLong(total)));
+                if *total > MAX_LINE {
+                    return Ok(Some(Line::TooLong(*total)));
                 }
                 if self.line.iter().all(u8::is_ascii_whitespace) {
                     return Ok(None);
@@ -735,8 +832,8 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                 Some(i) => (&buf[..i], true),
                 None => (buf, false),
             };
-            total += chunk.len();
-            if total <= MAX_LINE {
+            *total += chunk.len();
+            if *total <= MAX_LINE {
                 self.line.extend_from_slice(chunk);
             } else if !self.line.is_empty() {
                 // Too long: what was kept goes, and so does its memory.
@@ -745,12 +842,12 @@ impl<R: AsyncRead + Unpin> Lines<R> {
             let used = chunk.len() + usize::from(newline);
             self.reader.consume(used);
             if newline {
-                if total > MAX_LINE {
-                    return Ok(Some(Line::TooLong(total)));
+                if *total > MAX_LINE {
+                    return Ok(Some(Line::TooLong(*total)));
                 }
                 if self.line.iter().all(u8::is_ascii_whitespace) {
                     self.line.clear();
-                    total = 0;
+                    *total = 0;
                     continue;
                 }
                 if self.line.last() == Some(&b'\r') {

@@ -311,6 +311,12 @@ impl Router {
         matches!(self.init, Init::Received { .. }).then_some(&self.app)
     }
 
+    /// Whether the bridge asked the app for its roots and has no answer
+    /// yet: what it works in is about to be known.
+    pub fn awaiting_app_roots(&self) -> bool {
+        self.to_app.values().any(|t| matches!(t, ToApp::Roots))
+    }
+
     /// How many app requests wait for the server.
     pub fn in_flight(&self) -> usize {
         self.app_ids.len()

@@ -52,6 +52,7 @@ mod folders;
 mod kept_timeline;
 mod offers;
 mod prompts;
+mod questions;
 mod restarts;
 mod secrets;
 mod servers;
@@ -175,6 +176,8 @@ pub struct Supervisor {
     timeline_saved: Mutex<Option<u64>>,
     /// The window's calls in flight, by the number it gave each, to cancel.
     calls: Mutex<HashMap<u32, tokio_util::sync::CancellationToken>>,
+    /// Questions asked on the desktop when an AI app needs a folder.
+    asking: questions::Asking,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -226,6 +229,7 @@ impl Supervisor {
         }
         let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
         let runtime = tokio::runtime::Handle::current();
+        let settings_path = store.file().path().to_path_buf();
         let supervisor = Arc::new_cyclic(|me| Supervisor {
             me: me.clone(),
             runtime,
@@ -244,6 +248,7 @@ impl Supervisor {
             awaiting_approval: Mutex::new(std::collections::HashSet::new()),
             timeline_saved: Mutex::new(None),
             calls: Mutex::new(HashMap::new()),
+            asking: questions::Asking::beside(&settings_path),
         });
         let servers: Vec<ServerId> = supervisor
             .store

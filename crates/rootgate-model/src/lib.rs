@@ -18,7 +18,8 @@
 //! `downloads` (where a template's program comes from), `timeline` (what
 //! happened to each server), `settings` (the settings file), `secrets`
 //! (the vault and the keyring), `store` (settings, saved and published),
-//! `monitor` (folders that disappear).
+//! `monitor` (folders that disappear), `questions` (what the person was
+//! asked when an AI app needed a folder, and the answers).
 
 pub mod consent;
 pub mod downloads;
@@ -28,6 +29,7 @@ pub mod monitor;
 pub mod mounts;
 pub mod names;
 pub mod placeholders;
+pub mod questions;
 pub mod roots;
 pub mod secrets;
 pub mod servers;

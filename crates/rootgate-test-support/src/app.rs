@@ -213,6 +213,22 @@ impl App {
         App::spawn(cmd).await
     }
 
+    /// [`App::start`] with only the settings' place (`XDG_CONFIG_HOME`),
+    /// for a task that cannot borrow the [`Rootgate`].
+    pub async fn start_with_config_home(
+        config_home: &Path,
+        sdk: Sdk,
+        options: &[&str],
+        server_command: &[String],
+    ) -> App {
+        let mut cmd = stand_in(sdk);
+        cmd.args(options)
+            .arg("--")
+            .args(server_command)
+            .env("XDG_CONFIG_HOME", config_home);
+        App::spawn(cmd).await
+    }
+
     /// Starts the TypeScript stand-in as Claude Desktop starts a server:
     /// from `mcpServers.NAME` of a `claude_desktop_config.json`, with only
     /// the SDK's default environment (so HOME, not XDG_CONFIG_HOME, tells

@@ -9,6 +9,8 @@
 //!   timeline, sessions for real server processes), with its wait bound.
 //! - [`app`]: the command's set-up (a settings folder written as the window
 //!   writes it, AI-app stand-ins on the official SDK clients), with its own.
+//! - [`desktop`]: a real desktop for the notification tests (Xvfb, a bus
+//!   of its own, dunst).
 //! - [`report`]: reading the file the example server writes every folder
 //!   list it receives to.
 //! - [`rng`]: a small seeded random number generator for the randomised
@@ -18,6 +20,7 @@
 //! this only as a dev-dependency.
 
 pub mod app;
+pub mod desktop;
 pub mod harness;
 pub mod peers;
 pub mod report;

@@ -10,6 +10,7 @@
 //! by name still find it.
 
 mod apps;
+mod asked;
 mod connect;
 mod faults;
 mod first_request;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-use super::{Change, ConsentPrompt, Supervisor};
+use super::{Change, Supervisor};
 use rootgate_bridge::connections::{ConnectionChange, ConnectionView};
 use rootgate_model::ids::ConnectionId;
 use rootgate_model::timeline::Entry;
@@ -66,13 +66,15 @@ impl Supervisor {
                 Change::ConnectionEntry { connection, entry }
             }
             ConnectionChange::Suggested {
-                server, app, uris, ..
+                connection,
+                server,
+                app,
+                uris,
             } => {
                 let app = app.map(|a| a.name).unwrap_or_default();
-                let prompts: Vec<ConsentPrompt> = uris
-                    .iter()
-                    .filter_map(|uri| self.prompt_for_suggestion(uri, &server, &app))
-                    .collect();
+                // Each folder becomes a suggestion, asked on the desktop
+                // when it can be (see `questions`).
+                let prompts = self.ask_about(&connection, &server, &app, &uris);
                 if prompts.is_empty() {
                     return;
                 }

@@ -1,0 +1,332 @@
+//! Asked when it matters: a folder an AI app works in that is not shared
+//! with the server it reached becomes a question on the person's desktop,
+//! "Claude Code is working in ~/code/app. Share it with files?" with
+//! [Share] [Not now] [Open Rootgate], while the app's first request waits
+//! in its bridge (`rootgate-bridge`'s `relay::asked`) for the answer.
+//!
+//! Each question is also an ordinary suggestion prompt (`suggestions`), so
+//! it waits in the window as suggestions always did, and "Share" answers
+//! that prompt, recorded exactly as an answer given in the window. A folder
+//! with a consent warning (the home folder, keys, the whole disk, hidden
+//! characters) is never shared with one click: its full prompt waits in
+//! the window. One question per (app, folder, server), however many
+//! connections ask; "Not now" is kept (`rootgate_model::questions`) so the
+//! same question is not asked again. Each bridge is told what happens to
+//! its folders, so it knows how long to hold.
+//!
+//! What is not here: the desktop's notification protocol
+//! (`rootgate-desktop`), the prompts (`prompts`), the tray and the window
+//! (the shell).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rootgate_bridge::connections::{QuestionState, Told};
+use rootgate_desktop::{Desktop, Notification, Reply};
+use rootgate_model::folders;
+use rootgate_model::ids::{ConnectionId, ServerId};
+use rootgate_model::questions::{Answer, Asked, Questions};
+
+use super::{ConsentPrompt, PromptId, Supervisor, app_title, lock};
+
+/// A question on the desktop now: (app, real path, server).
+type Key = (String, PathBuf, ServerId);
+
+struct Open {
+    prompt: PromptId,
+    notification: Option<u32>,
+    folder_uri: String,
+    /// The bridges waiting for the answer, with the folder as each app
+    /// gave it.
+    waiting: Vec<(ConnectionId, String)>,
+}
+
+/// The supervisor's questions: the desktop to ask through, those open, and
+/// the record of all asked.
+pub(super) struct Asking {
+    desktop: OnceLock<Arc<Desktop>>,
+    open: Mutex<HashMap<Key, Open>>,
+    record: Questions,
+    /// What "Open Rootgate" does: the shell shows its window.
+    on_open: OnceLock<Box<dyn Fn() + Send + Sync>>,
+}
+
+impl Asking {
+    pub(super) fn beside(settings: &Path) -> Asking {
+        Asking {
+            desktop: OnceLock::new(),
+            open: Mutex::new(HashMap::new()),
+            record: Questions::open(Questions::beside(settings)),
+            on_open: OnceLock::new(),
+        }
+    }
+}
+
+impl Supervisor {
+    /// Asks through `desktop` from now on, and takes its answers. Called
+    /// once, by the shell (or a test) that found a notification server;
+    /// without one, questions wait in the window and bridges do not hold.
+    pub fn ask_through(&self, desktop: Arc<Desktop>) {
+        let mut replies = desktop.replies();
+        if self.asking.desktop.set(desktop).is_err() {
+            return;
+        }
+        let me = self.me.clone();
+        self.runtime.spawn(async move {
+            while let Ok(reply) = replies.recv().await {
+                let Some(supervisor) = me.upgrade() else {
+                    return;
+                };
+                if let Reply::Action { id, key } = reply {
+                    supervisor.on_action(id, &key);
+                }
+            }
+        });
+    }
+
+    /// What "Open Rootgate" on a question does (the shell shows its window).
+    pub fn on_open_asked(&self, open: Box<dyn Fn() + Send + Sync>) {
+        let _ = self.asking.on_open.set(open);
+    }
+
+    /// Every question asked, newest first.
+    pub fn questions(&self) -> Vec<Asked> {
+        self.asking.record.list()
+    }
+
+    /// The questions on the desktop now, as their prompts (for the tray).
+    pub fn open_questions(&self) -> Vec<PromptId> {
+        lock(&self.asking.open).values().map(|o| o.prompt).collect()
+    }
+
+    /// The folders `uris` that the app on `connection` works in: each not
+    /// shared with `server` becomes a suggestion prompt (returned, for the
+    /// window) and, where it can, a question on the desktop; the bridge is
+    /// told about each.
+    pub(super) fn ask_about(
+        &self,
+        connection: &ConnectionId,
+        server: &ServerId,
+        app: &str,
+        uris: &[String],
+    ) -> Vec<ConsentPrompt> {
+        let title = app_title(app);
+        let mut prompts = Vec::new();
+        for uri in uris {
+            let Some(real) = rootgate_model::uri::uri_to_path(uri)
+                .ok()
+                .and_then(|p| folders::check(&p).ok())
+                .map(|f| f.real().to_path_buf())
+            else {
+                continue;
+            };
+            let Some(folder_uri) = rootgate_model::uri::path_to_uri(&real)
+                .ok()
+                .map(|u| u.to_string())
+            else {
+                continue;
+            };
+            let tell = |state| {
+                self.connections.tell(
+                    connection,
+                    Told {
+                        uri: uri.clone(),
+                        folder_uri: folder_uri.clone(),
+                        state,
+                    },
+                );
+            };
+            let state = self.question_for(
+                connection,
+                uri,
+                &folder_uri,
+                server,
+                &title,
+                &real,
+                &mut prompts,
+            );
+            tell(state);
+        }
+        prompts
+    }
+
+    /// What is done about one folder, and its prompt if one opened.
+    #[allow(clippy::too_many_arguments)]
+    fn question_for(
+        &self,
+        connection: &ConnectionId,
+        uri: &str,
+        folder_uri: &str,
+        server: &ServerId,
+        title: &str,
+        real: &Path,
+        prompts: &mut Vec<ConsentPrompt>,
+    ) -> QuestionState {
+        let key = (title.to_owned(), real.to_path_buf(), server.clone());
+        if self.shared_with(server, real) {
+            return QuestionState::Shared;
+        }
+        if let Some(asked) = self.asking.record.find(title, real, server)
+            && asked.answer == Some(Answer::NotNow)
+        {
+            return QuestionState::NotNow;
+        }
+        if let Some(open) = lock(&self.asking.open).get_mut(&key) {
+            open.waiting.push((connection.clone(), uri.to_owned()));
+            return QuestionState::Asking;
+        }
+        let Some(prompt) = self.prompt_for_suggestion(uri, server, title) else {
+            return QuestionState::NotAsked {
+                why: "it was suggested already and waits in the Rootgate window".into(),
+            };
+        };
+        prompts.push(prompt.clone());
+        if !prompt.warnings.is_empty() {
+            return QuestionState::NotAsked {
+                why: "it has a consent warning; the full prompt waits in the Rootgate window"
+                    .into(),
+            };
+        }
+        let Some(desktop) = self.asking.desktop.get().cloned() else {
+            return QuestionState::NotAsked {
+                why: "no notification server; the question waits in the Rootgate window".into(),
+            };
+        };
+        let server_name = prompt
+            .suggestion
+            .as_ref()
+            .map_or_else(String::new, |s| s.server_name.clone());
+        if let Err(e) = self.asking.record.ask(title, real, server, &server_name) {
+            tracing::warn!(error = %e, "the question could not be recorded");
+        }
+        lock(&self.asking.open).insert(
+            key.clone(),
+            Open {
+                prompt: prompt.id,
+                notification: None,
+                folder_uri: folder_uri.to_owned(),
+                waiting: vec![(connection.clone(), uri.to_owned())],
+            },
+        );
+        let notification = Notification {
+            summary: format!("{title} is working in {}", self.shown(real)),
+            body: format!("Share it with {server_name}?"),
+            actions: vec![
+                ("share".into(), "Share".into()),
+                ("not-now".into(), "Not now".into()),
+                ("open".into(), "Open Rootgate".into()),
+            ],
+            expire: None,
+        };
+        let me = self.me.clone();
+        self.runtime.spawn(async move {
+            let shown = desktop.notify(&notification).await;
+            let Some(supervisor) = me.upgrade() else {
+                return;
+            };
+            supervisor.shown_as(&key, shown);
+        });
+        QuestionState::Asking
+    }
+
+    /// The notification for `key` is on the desktop as `shown`, or could
+    /// not be shown: then nobody waits for it.
+    fn shown_as(&self, key: &Key, shown: Result<u32, rootgate_desktop::DesktopError>) {
+        match shown {
+            Ok(id) => {
+                if let Some(open) = lock(&self.asking.open).get_mut(key) {
+                    open.notification = Some(id);
+                }
+            }
+            Err(e) => {
+                let why = format!("{e}; the question waits in the Rootgate window");
+                self.close_question(key, QuestionState::NotAsked { why });
+            }
+        }
+    }
+
+    fn on_action(&self, id: u32, action: &str) {
+        let key = lock(&self.asking.open)
+            .iter()
+            .find(|(_, o)| o.notification == Some(id))
+            .map(|(k, _)| k.clone());
+        let Some(key) = key else { return };
+        match action {
+            "share" => self.answer_asked(&key, Answer::Share),
+            "not-now" => self.answer_asked(&key, Answer::NotNow),
+            "open" => {
+                if let Some(open) = self.asking.on_open.get() {
+                    open();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The person answered the question `key` on the desktop.
+    fn answer_asked(&self, key: &Key, answer: Answer) {
+        let Some(prompt) = lock(&self.asking.open).get(key).map(|o| o.prompt) else {
+            return;
+        };
+        let (app, folder, server) = key;
+        let state = match answer {
+            Answer::Share => match self.answer_prompt(prompt, std::slice::from_ref(server), None) {
+                Ok(_) => QuestionState::Shared,
+                Err(e) => QuestionState::NotAsked {
+                    why: format!("sharing failed: {e}"),
+                },
+            },
+            Answer::NotNow => {
+                self.cancel_prompt(prompt);
+                QuestionState::NotNow
+            }
+        };
+        if !matches!(state, QuestionState::NotAsked { .. })
+            && let Err(e) = self.asking.record.answer(app, folder, server, answer)
+        {
+            tracing::warn!(error = %e, "the answer could not be recorded");
+        }
+        self.close_question(key, state);
+    }
+
+    /// Ends the question `key`: each bridge waiting is told `state`.
+    fn close_question(&self, key: &Key, state: QuestionState) {
+        let Some(open) = lock(&self.asking.open).remove(key) else {
+            return;
+        };
+        // Answered: the notification goes (into the daemon's history).
+        if let (Some(id), Some(desktop)) = (open.notification, self.asking.desktop.get().cloned()) {
+            self.runtime.spawn(async move { desktop.close(id).await });
+        }
+        for (connection, uri) in open.waiting {
+            self.connections.tell(
+                &connection,
+                Told {
+                    uri,
+                    folder_uri: open.folder_uri.clone(),
+                    state: state.clone(),
+                },
+            );
+        }
+    }
+
+    fn shared_with(&self, server: &ServerId, real: &Path) -> bool {
+        let settings = self.store.snapshot();
+        settings.roots.iter().any(|r| {
+            r.real_path == real
+                && settings
+                    .grants
+                    .iter()
+                    .any(|g| &g.server == server && g.root == r.id)
+        })
+    }
+
+    /// A folder as a person reads it: under their home folder as `~/…`.
+    fn shown(&self, real: &Path) -> String {
+        match self.home.as_deref().and_then(|h| real.strip_prefix(h).ok()) {
+            Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
+            _ => real.display().to_string(),
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! `rootgate-desktop`: notifications with actions on the person's desktop,
+//! through the `org.freedesktop.Notifications` interface on the session
+//! bus (the Desktop Notifications Specification 1.2, which GNOME Shell,
+//! KDE Plasma, dunst, mako and xfce4-notifyd serve).
+//!
+//! A [`Desktop`] is one connection to the session bus, kept for as long as
+//! Rootgate runs: the daemon sends `ActionInvoked` and `NotificationClosed`
+//! to the connection that asked, so the connection that shows a question
+//! is the one that hears its answer. [`Desktop::replies`] hands those on.
+//! A daemon that cannot show actions counts as no daemon at all: a
+//! question nobody can answer from the notification is not asked there.
+//!
+//! What is not here: what is asked and what an answer does (the
+//! supervisor's `questions`), and the tray (the desktop shell). It knows
+//! nothing of folders, servers or apps.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::sync::broadcast;
+use zbus::zvariant::Value;
+
+const NAME: &str = "org.freedesktop.Notifications";
+const PATH: &str = "/org/freedesktop/Notifications";
+
+/// Why there is no desktop to ask through.
+#[derive(Debug, thiserror::Error)]
+pub enum DesktopError {
+    #[error("no session bus: {0}")]
+    Bus(#[source] zbus::Error),
+    #[error("no notification server on the session bus: {0}")]
+    NoDaemon(#[source] zbus::Error),
+    #[error("the notification server ({0}) cannot show buttons on a notification")]
+    NoActions(String),
+    #[error("the notification server did not take the notification: {0}")]
+    Refused(#[source] zbus::Error),
+}
+
+/// A notification to show: a one-line summary, a body, and buttons, each a
+/// key (what [`Reply::Action`] says) and the label shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notification {
+    pub summary: String,
+    pub body: String,
+    pub actions: Vec<(String, String)>,
+    /// How long it stays on screen; `None` until the person closes it.
+    pub expire: Option<Duration>,
+}
+
+/// What the daemon said about a notification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// The person pressed the button with this key.
+    Action { id: u32, key: String },
+    /// The notification went away (expired, dismissed, or closed by us),
+    /// with the specification's reason code.
+    Closed { id: u32, reason: u32 },
+}
+
+/// One connection to the desktop's notification server.
+pub struct Desktop {
+    conn: zbus::Connection,
+    replies: broadcast::Sender<Reply>,
+    server: String,
+}
+
+impl Desktop {
+    /// The session bus of this login (`DBUS_SESSION_BUS_ADDRESS`).
+    pub async fn session() -> Result<Desktop, DesktopError> {
+        let conn = zbus::Connection::session()
+            .await
+            .map_err(DesktopError::Bus)?;
+        Desktop::on(conn).await
+    }
+
+    /// The bus at `address` (`unix:path=…`): a test's own bus.
+    pub async fn at(address: &str) -> Result<Desktop, DesktopError> {
+        let conn = zbus::connection::Builder::address(address)
+            .map_err(DesktopError::Bus)?
+            .build()
+            .await
+            .map_err(DesktopError::Bus)?;
+        Desktop::on(conn).await
+    }
+
+    async fn on(conn: zbus::Connection) -> Result<Desktop, DesktopError> {
+        let info = conn
+            .call_method(Some(NAME), PATH, Some(NAME), "GetServerInformation", &())
+            .await
+            .map_err(DesktopError::NoDaemon)?;
+        let (name, vendor, version, _spec): (String, String, String, String) =
+            info.body().deserialize().map_err(DesktopError::NoDaemon)?;
+        let server = format!("{name} {version} by {vendor}");
+        let caps = conn
+            .call_method(Some(NAME), PATH, Some(NAME), "GetCapabilities", &())
+            .await
+            .map_err(DesktopError::NoDaemon)?;
+        let caps: Vec<String> = caps.body().deserialize().map_err(DesktopError::NoDaemon)?;
+        if !caps.iter().any(|c| c == "actions") {
+            return Err(DesktopError::NoActions(server));
+        }
+        // The daemon's signals: sent to us alone (dunst, GNOME) or to all
+        // (older daemons); the match rule lets the bus deliver the latter.
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface(NAME)
+            .map_err(DesktopError::Bus)?
+            .build();
+        let mut stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
+            .await
+            .map_err(DesktopError::Bus)?;
+        let (replies, _) = broadcast::channel(256);
+        let tx = replies.clone();
+        tokio::spawn(async move {
+            while let Some(message) = stream.next().await {
+                let Ok(message) = message else { continue };
+                if let Some(reply) = reply_of(&message) {
+                    // Nobody listening is fine: nothing is waiting.
+                    let _ = tx.send(reply);
+                }
+            }
+        });
+        Ok(Desktop {
+            conn,
+            replies,
+            server,
+        })
+    }
+
+    /// The notification server, in words ("dunst 1.9.0 by knopwob").
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// What the daemon says from now on.
+    pub fn replies(&self) -> broadcast::Receiver<Reply> {
+        self.replies.subscribe()
+    }
+
+    /// Shows `notification`; its id, for [`Reply`] and [`Desktop::close`].
+    pub async fn notify(&self, notification: &Notification) -> Result<u32, DesktopError> {
+        let actions: Vec<&str> = notification
+            .actions
+            .iter()
+            .flat_map(|(key, label)| [key.as_str(), label.as_str()])
+            .collect();
+        let mut hints: HashMap<&str, Value<'_>> = HashMap::new();
+        // Normal urgency: a question is not an alarm. The desktop entry
+        // lets a desktop group it under Rootgate and show its icon.
+        hints.insert("urgency", Value::U8(1));
+        hints.insert("desktop-entry", Value::from("rootgate"));
+        let expire = notification
+            .expire
+            .map_or(0, |d| i32::try_from(d.as_millis()).unwrap_or(i32::MAX));
+        let reply = self
+            .conn
+            .call_method(
+                Some(NAME),
+                PATH,
+                Some(NAME),
+                "Notify",
+                &(
+                    "Rootgate",
+                    0u32,
+                    "",
+                    notification.summary.as_str(),
+                    notification.body.as_str(),
+                    actions,
+                    hints,
+                    expire,
+                ),
+            )
+            .await
+            .map_err(DesktopError::Refused)?;
+        reply.body().deserialize().map_err(DesktopError::Refused)
+    }
+
+    /// Takes the notification `id` off the screen (it was answered
+    /// elsewhere: in the window, or by another question's answer).
+    pub async fn close(&self, id: u32) {
+        let _ = self
+            .conn
+            .call_method(Some(NAME), PATH, Some(NAME), "CloseNotification", &id)
+            .await;
+    }
+}
+
+fn reply_of(message: &zbus::Message) -> Option<Reply> {
+    let header = message.header();
+    if header.interface().map(|i| i.as_str()) != Some(NAME) {
+        return None;
+    }
+    match header.member()?.as_str() {
+        "ActionInvoked" => {
+            let (id, key): (u32, String) = message.body().deserialize().ok()?;
+            Some(Reply::Action { id, key })
+        }
+        "NotificationClosed" => {
+            let (id, reason): (u32, u32) = message.body().deserialize().ok()?;
+            Some(Reply::Closed { id, reason })
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,249 @@
+//! The questions Rootgate asked the person at the moment an AI app needed a
+//! folder ("Claude Code is working in ~/code/app. Share it with files?"),
+//! and the answers given, kept in `questions.json` beside the settings.
+//!
+//! A question is one (app, folder, server): a thousand connections of the
+//! same app in the same folder to the same server are one question, and a
+//! "Not now" stays the answer for that triple until the person changes it,
+//! so nobody is asked twice. The record is the window process's alone (the
+//! bridges never read it: the window tells each bridge what it asked), and
+//! it is written as the settings are: a temporary file, fsync, rename.
+//!
+//! What is not here: what a "Share" does (it is an ordinary consent answer,
+//! recorded in the settings by the store), how the person is asked (the
+//! desktop's notifications, `rootgate-desktop`), and when (the supervisor).
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{ServerId, now_ms};
+
+/// How the person answered a question.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Answer {
+    /// The folder was shared with the server.
+    Share,
+    /// Not shared, and not to be asked again for this app, folder and
+    /// server until the person changes the answer.
+    NotNow,
+}
+
+/// One question and, once given, its answer.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Asked {
+    /// The app as the person knows it ("Claude Code").
+    pub app: String,
+    /// The folder's real path.
+    pub folder: PathBuf,
+    pub server: ServerId,
+    pub server_name: String,
+    pub asked_at_ms: u64,
+    pub answer: Option<Answer>,
+    pub answered_at_ms: Option<u64>,
+}
+
+impl Asked {
+    fn is(&self, app: &str, folder: &Path, server: &ServerId) -> bool {
+        self.app == app && self.folder == folder && &self.server == server
+    }
+}
+
+/// Why the record could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("the questions file {path} could not be written: {source}")]
+pub struct QuestionsError {
+    path: PathBuf,
+    #[source]
+    source: std::io::Error,
+}
+
+/// The questions asked, kept in a file; one per (app, folder, server).
+pub struct Questions {
+    path: Option<PathBuf>,
+    asked: Mutex<Vec<Asked>>,
+}
+
+impl Questions {
+    /// The record kept at `path`; a file that is missing or cannot be read
+    /// is an empty record (nothing was asked yet, or the person will be
+    /// asked again, which is the safe side).
+    pub fn open(path: PathBuf) -> Questions {
+        let asked = fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
+        Questions {
+            path: Some(path),
+            asked: Mutex::new(asked),
+        }
+    }
+
+    /// A record that is never written (tests, and a window without a
+    /// settings folder).
+    pub fn in_memory() -> Questions {
+        Questions {
+            path: None,
+            asked: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The file beside the settings file `settings`.
+    pub fn beside(settings: &Path) -> PathBuf {
+        settings.with_file_name("questions.json")
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Asked>> {
+        // Each critical section leaves the list whole.
+        self.asked.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every question, newest first.
+    pub fn list(&self) -> Vec<Asked> {
+        let mut all = self.lock().clone();
+        all.sort_by_key(|a| std::cmp::Reverse(a.asked_at_ms));
+        all
+    }
+
+    /// The question for this app, folder and server, if it was asked.
+    pub fn find(&self, app: &str, folder: &Path, server: &ServerId) -> Option<Asked> {
+        self.lock()
+            .iter()
+            .find(|a| a.is(app, folder, server))
+            .cloned()
+    }
+
+    /// Notes that the question is being asked now (again, if it was asked
+    /// before: its old answer is forgotten).
+    pub fn ask(
+        &self,
+        app: &str,
+        folder: &Path,
+        server: &ServerId,
+        server_name: &str,
+    ) -> Result<(), QuestionsError> {
+        let mut asked = self.lock();
+        asked.retain(|a| !a.is(app, folder, server));
+        asked.push(Asked {
+            app: app.to_owned(),
+            folder: folder.to_path_buf(),
+            server: server.clone(),
+            server_name: server_name.to_owned(),
+            asked_at_ms: now_ms(),
+            answer: None,
+            answered_at_ms: None,
+        });
+        self.save(&asked)
+    }
+
+    /// Records the person's answer; false if that question was never asked.
+    pub fn answer(
+        &self,
+        app: &str,
+        folder: &Path,
+        server: &ServerId,
+        answer: Answer,
+    ) -> Result<bool, QuestionsError> {
+        let mut asked = self.lock();
+        let Some(question) = asked.iter_mut().find(|a| a.is(app, folder, server)) else {
+            return Ok(false);
+        };
+        question.answer = Some(answer);
+        question.answered_at_ms = Some(now_ms());
+        self.save(&asked)?;
+        Ok(true)
+    }
+
+    /// Writes the record atomically (temporary file of mode 0600, fsync,
+    /// rename, fsync of the folder), as the settings are written.
+    fn save(&self, asked: &[Asked]) -> Result<(), QuestionsError> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let fail = |source| QuestionsError {
+            path: path.clone(),
+            source,
+        };
+        let dir = path.parent().unwrap_or(Path::new("."));
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(fail)?;
+        let mut json = serde_json::to_vec_pretty(asked).map_err(|e| fail(e.into()))?;
+        json.push(b'\n');
+        let tmp = path.with_file_name(format!(".questions.json.{}", std::process::id()));
+        let result = (|| {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            file.write_all(&json)?;
+            file.sync_all()?;
+            fs::rename(&tmp, path)?;
+            File::open(dir)?.sync_all()
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result.map_err(fail)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_is_kept_per_app_folder_and_server_across_opens() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = Questions::beside(&dir.path().join("settings.json"));
+        let files = ServerId::generate();
+        let git = ServerId::generate();
+        let app = Path::new("/home/u/code/app");
+        let questions = Questions::open(path.clone());
+        questions
+            .ask("Claude Code", app, &files, "files")
+            .expect("ask");
+        questions.ask("Claude Code", app, &git, "git").expect("ask");
+        assert!(
+            questions
+                .answer("Claude Code", app, &files, Answer::NotNow)
+                .expect("answer")
+        );
+        assert!(
+            !questions
+                .answer("Cursor", app, &files, Answer::NotNow)
+                .expect("answer"),
+            "Cursor was never asked"
+        );
+
+        let again = Questions::open(path);
+        let kept = again.find("Claude Code", app, &files).expect("kept");
+        assert_eq!(kept.answer, Some(Answer::NotNow));
+        assert!(kept.answered_at_ms.is_some());
+        assert_eq!(
+            again.find("Claude Code", app, &git).expect("kept").answer,
+            None
+        );
+        assert!(again.find("Cursor", app, &files).is_none());
+        assert_eq!(again.list().len(), 2);
+        // Asked again, the old answer is gone and there is still one.
+        again.ask("Claude Code", app, &files, "files").expect("ask");
+        assert_eq!(again.list().len(), 2);
+        assert_eq!(
+            again.find("Claude Code", app, &files).expect("kept").answer,
+            None
+        );
+    }
+}

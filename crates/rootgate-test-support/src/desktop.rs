@@ -1,0 +1,181 @@
+//! A real desktop for tests: an X server (Xvfb), a D-Bus session bus of
+//! the test's own, and Debian's dunst 1.9 serving
+//! `org.freedesktop.Notifications` on it. The person's click is dunst's
+//! own context menu (`dunstctl context`), whose "dmenu" is a script that
+//! writes the menu dunst offers to a file and picks the action the test
+//! names: dunst then sends `ActionInvoked` as it does for a person.
+//! `scripts/setup.sh test` installs xvfb, dbus-daemon and dunst.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::app::WAIT;
+
+pub struct TestDesktop {
+    pub address: String,
+    display: String,
+    dir: tempfile::TempDir,
+    _children: Vec<Child>,
+}
+
+async fn first_line(child: &mut Child, what: &str) -> String {
+    let out = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(out).lines();
+    tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .unwrap_or_else(|_| panic!("{what} did not start"))
+        .expect("read")
+        .unwrap_or_else(|| panic!("{what} said nothing; run scripts/setup.sh test"))
+}
+
+fn spawn(cmd: &mut Command, what: &str) -> Child {
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} cannot start ({e}); run scripts/setup.sh test"))
+}
+
+impl TestDesktop {
+    pub async fn start() -> TestDesktop {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut xvfb = spawn(
+            Command::new("Xvfb").args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "800x600x24",
+                "-nolisten",
+                "tcp",
+            ]),
+            "Xvfb",
+        );
+        let display = format!(":{}", first_line(&mut xvfb, "Xvfb").await.trim());
+        let mut bus = spawn(
+            Command::new("dbus-daemon").args([
+                "--session",
+                "--nofork",
+                "--nopidfile",
+                "--print-address=1",
+            ]),
+            "dbus-daemon",
+        );
+        let address = first_line(&mut bus, "dbus-daemon").await.trim().to_owned();
+        let pick = dir.path().join("pick.sh");
+        std::fs::write(
+            &pick,
+            format!(
+                "#!/bin/sh\ncat > '{d}/menu.part'\nmv '{d}/menu.part' '{d}/menu'\ngrep -F \"#$(cat '{d}/choice') (\" '{d}/menu' | head -n 1\n",
+                d = dir.path().display()
+            ),
+        )
+        .expect("write the pick script");
+        std::fs::set_permissions(&pick, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        let rc = dir.path().join("dunstrc");
+        std::fs::write(&rc, format!("[global]\n    dmenu = {}\n", pick.display()))
+            .expect("write dunstrc");
+        let dunst = spawn(
+            Command::new("dunst")
+                .arg("-config")
+                .arg(&rc)
+                .env("DISPLAY", &display)
+                .env("DBUS_SESSION_BUS_ADDRESS", &address),
+            "dunst",
+        );
+        let desktop = TestDesktop {
+            address,
+            display,
+            dir,
+            _children: vec![xvfb, bus, dunst],
+        };
+        super::app::eventually("dunst to serve notifications", || async {
+            rootgate_core::desktop::Desktop::at(&desktop.address)
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+        .await;
+        desktop
+    }
+
+    fn dunstctl(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new("dunstctl");
+        cmd.args(args)
+            .env("DISPLAY", &self.display)
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.address);
+        cmd
+    }
+
+    /// The lines of dunst's context menu now: one per action of each
+    /// notification on screen, `#Label (summary) [id,key]`.
+    pub fn menu(&self) -> Vec<String> {
+        let count = self
+            .dunstctl(&["count", "displayed"])
+            .output()
+            .expect("dunstctl count");
+        if String::from_utf8_lossy(&count.stdout).trim() == "0" {
+            return Vec::new();
+        }
+        std::fs::write(self.dir.path().join("choice"), "\u{1}nothing").expect("write choice");
+        self.run_menu()
+    }
+
+    fn run_menu(&self) -> Vec<String> {
+        let menu = self.dir.path().join("menu");
+        // dunst opens one context menu at a time and ignores a call while
+        // the last one is still being read: asked again until it opens.
+        for _ in 0..20 {
+            let _ = std::fs::remove_file(&menu);
+            let status = self.dunstctl(&["context"]).status().expect("dunstctl");
+            assert!(status.success(), "dunstctl context failed");
+            // dunst runs the menu on a thread of its own; the file appears
+            // (renamed into place) once the script has read all of it.
+            for _ in 0..20 {
+                if let Ok(text) = std::fs::read_to_string(&menu) {
+                    return text.lines().map(str::to_owned).collect();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
+        }
+        Vec::new()
+    }
+
+    /// Presses the button `label` of the notification on screen, through
+    /// dunst's own context menu.
+    pub fn press(&self, label: &str) -> Vec<String> {
+        std::fs::write(self.dir.path().join("choice"), label).expect("write choice");
+        self.run_menu()
+    }
+
+    /// dunst's history (notifications closed), as `dunstctl history` gives
+    /// it: (summary, body) of each.
+    pub fn history(&self) -> Vec<(String, String)> {
+        let out = self
+            .dunstctl(&["history"])
+            .output()
+            .expect("dunstctl history");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("history JSON");
+        v["data"][0]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|n| {
+                (
+                    n["summary"]["data"].as_str().unwrap_or_default().to_owned(),
+                    n["body"]["data"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[allow(dead_code)]
+    pub fn dir(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+}
