@@ -5,8 +5,7 @@
 //!
 //! Modules: `relay` (the tasks that carry lines), `route` (the pure
 //! decisions about each line), `link` (the bridge's reports to the
-//! window), `app_side` (the relay as a session's app side), `spare` (big
-//! lines' buffers, reused), `connections`
+//! window), `app_side` (the relay as a session's app side), `connections`
 //! (the window's list of bridges, over a local socket), `instance` (the
 //! one window per settings file).
 //!
@@ -32,7 +31,6 @@ pub mod instance;
 pub(crate) mod link;
 pub mod relay;
 pub mod route;
-pub(crate) mod spare;
 
 use std::path::PathBuf;
 use std::sync::Arc;

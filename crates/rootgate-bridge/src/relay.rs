@@ -708,7 +708,6 @@ pub async fn write_app(
         if out.write_all(&line).await.is_err() {
             return;
         }
-        crate::spare::give(line);
         // Flush when nothing else is waiting, so a burst goes out in few
         // writes and a lone answer goes out at once.
         if lines.is_empty() && out.flush().await.is_err() {

@@ -5,9 +5,9 @@
 //! AI apps give pipes (Python's subprocess) or socket pairs (Node's
 //! child_process, and so every Electron app). Both are read through the
 //! reactor, registered for readability only; the output is written with
-//! plain non-blocking writes and joins the reactor only while a write
-//! would block (the app is not reading), leaving it as soon as one goes
-//! through. The reason is the socket pairs: a stream socket registered for
+//! plain non-blocking writes and joins the reactor only once a write would
+//! block (the app is not reading), leaving it when the relay flushes with
+//! nothing more queued. The reason is the socket pairs: a stream socket registered for
 //! writability gets an event each time the app reads what was written to
 //! it, so tokio's own `UnixStream` woke the bridge once more for every
 //! answer it passed on, only to find nothing to do (about 0.5 extra
@@ -22,7 +22,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::unix::pipe;
@@ -79,13 +79,14 @@ fn set_nonblocking(file: &File) -> io::Result<()> {
     Ok(())
 }
 
-/// The app's output: plain non-blocking writes, on the reactor only while
-/// the app is not reading (see the module's note).
+/// The app's output: plain non-blocking writes, on the reactor only from a
+/// write that would block until the relay's next flush (see the module's
+/// note).
 struct Writer {
     file: File,
     /// A copy of the descriptor registered for writability after a write
-    /// would block; dropped (which takes it off the reactor) once a write
-    /// goes through.
+    /// would block; dropped (which takes it off the reactor) at the next
+    /// flush, when the relay has nothing more queued for the app.
     waiting: Option<pipe::Sender>,
 }
 
@@ -96,10 +97,13 @@ impl AsyncWrite for Writer {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         loop {
+            // Once a write has blocked, the rest of the burst (the rest of a
+            // megabyte answer, or a hundred answers at once) goes through
+            // the registration; it is dropped when the burst is over (see
+            // `poll_flush`), not after each write, which would cost two
+            // `epoll_ctl` calls and a `dup` for every socket buffer's worth.
             if let Some(waiting) = self.waiting.as_mut() {
-                let written = ready!(Pin::new(waiting).poll_write(cx, buf))?;
-                self.waiting = None;
-                return Poll::Ready(Ok(written));
+                return Pin::new(waiting).poll_write(cx, buf);
             }
             match (&self.file).write(buf) {
                 Ok(written) => return Poll::Ready(Ok(written)),
@@ -116,8 +120,11 @@ impl AsyncWrite for Writer {
         }
     }
 
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        // Nothing is buffered here: every byte accepted was written.
+    fn poll_flush(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // Nothing is buffered here: every byte accepted was written. The
+        // relay flushes when nothing more is queued for the app, so this is
+        // where the output leaves the reactor again.
+        self.waiting = None;
         Poll::Ready(Ok(()))
     }
 
@@ -136,10 +143,11 @@ mod tests {
     use super::*;
 
     /// The app's output joins the reactor only while the app does not read:
-    /// a write that would block waits there, and once writes go through
-    /// again it has left, every byte delivered in order.
+    /// a write that would block waits there, the rest of the burst goes
+    /// through it, and the flush at the end of the burst leaves it, every
+    /// byte delivered in order.
     #[tokio::test]
-    async fn a_write_that_would_block_waits_on_the_reactor_and_leaves_it_after() {
+    async fn a_write_that_would_block_waits_on_the_reactor_and_leaves_it_at_the_flush() {
         let (ours, mut theirs) = UnixStream::pair().expect("a socket pair");
         let file = streamable(ours.as_fd()).expect("a socket is streamable");
         let mut writer = Writer {
@@ -170,7 +178,12 @@ mod tests {
             .write_all(&data[sent..])
             .await
             .expect("the rest goes through once the app reads");
-        assert!(writer.waiting.is_none(), "left the reactor after the write");
+        assert!(
+            writer.waiting.is_some(),
+            "stays on the reactor for the burst"
+        );
+        writer.flush().await.expect("a flush");
+        assert!(writer.waiting.is_none(), "left the reactor at the flush");
         let got = reader.join().expect("the reader").expect("every byte");
         assert!(got == data, "the bytes arrived changed or out of order");
     }

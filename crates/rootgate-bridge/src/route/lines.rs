@@ -3,11 +3,10 @@
 //! `notifications/cancelled`. Nothing here keeps state.
 
 use super::*;
-use crate::spare;
 
 /// A line as it came, with the newline it was read without.
 pub(super) fn with_newline(line: &[u8]) -> Vec<u8> {
-    let mut out = spare::take(line.len() + 1);
+    let mut out = Vec::with_capacity(line.len() + 1);
     out.extend_from_slice(line);
     out.push(b'\n');
     out
@@ -104,9 +103,8 @@ pub(super) fn cancelled_request(params: Option<&RawValue>) -> Option<(Map<String
 pub(super) fn request_line(id: &str, method: &str, params: Option<&RawValue>) -> Vec<u8> {
     let method = Value::String(method.to_owned()).to_string();
     let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}"#);
-    // Sized at once (a big line's memory reused, see `spare`): growing it
-    // would copy a large `params` again.
-    let mut line = spare::take(head.len() + params.map_or(0, |p| p.get().len()) + 12);
+    // Sized at once: growing it would copy a large `params` again.
+    let mut line = Vec::with_capacity(head.len() + params.map_or(0, |p| p.get().len()) + 12);
     line.extend_from_slice(head.as_bytes());
     if let Some(params) = params {
         line.extend_from_slice(br#","params":"#);
@@ -132,10 +130,10 @@ pub(super) fn response_line(
     error: Option<&RawValue>,
 ) -> Vec<u8> {
     let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"#);
-    // Sized at once (a big result's memory reused, see `spare`): growing it
-    // would copy a megabyte result again for the closing brace.
+    // Sized at once: growing it would copy a megabyte result again (and
+    // map twice its size) for the closing brace.
     let body = error.or(result).map_or(2, |raw| raw.get().len());
-    let mut line = spare::take(head.len() + body + 12);
+    let mut line = Vec::with_capacity(head.len() + body + 12);
     line.extend_from_slice(head.as_bytes());
     match (result, error) {
         (_, Some(error)) => {
