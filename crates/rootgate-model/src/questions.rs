@@ -11,7 +11,7 @@
 //!
 //! What is not here: what a "Share" does (it is an ordinary consent answer,
 //! recorded in the settings by the store), how the person is asked (the
-//! desktop's notifications, `rootgate-desktop`), and when (the supervisor).
+//! desktop's notifications, `rootgate-notify`), and when (the supervisor).
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::Write;

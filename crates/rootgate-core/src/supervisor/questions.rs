@@ -15,7 +15,7 @@
 //! its folders, so it knows how long to hold.
 //!
 //! What is not here: the desktop's notification protocol
-//! (`rootgate-desktop`), the prompts (`prompts`), the tray and the window
+//! (`rootgate-notify`), the prompts (`prompts`), the tray and the window
 //! (the shell).
 
 use std::collections::HashMap;
@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rootgate_bridge::connections::{QuestionState, Told};
-use rootgate_desktop::{Desktop, Notification, Reply};
 use rootgate_model::folders;
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::questions::{Answer, Asked, Questions};
+use rootgate_notify::{Desktop, Notification, Reply};
 
 use super::{ConsentPrompt, PromptId, Supervisor, app_title, lock};
 
@@ -232,7 +232,7 @@ impl Supervisor {
 
     /// The notification for `key` is on the desktop as `shown`, or could
     /// not be shown: then nobody waits for it.
-    fn shown_as(&self, key: &Key, shown: Result<u32, rootgate_desktop::DesktopError>) {
+    fn shown_as(&self, key: &Key, shown: Result<u32, rootgate_notify::DesktopError>) {
         match shown {
             Ok(id) => {
                 if let Some(open) = lock(&self.asking.open).get_mut(key) {

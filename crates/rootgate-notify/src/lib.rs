@@ -1,4 +1,4 @@
-//! `rootgate-desktop`: notifications with actions on the person's desktop,
+//! `rootgate-notify`: notifications with actions on the person's desktop,
 //! through the `org.freedesktop.Notifications` interface on the session
 //! bus (the Desktop Notifications Specification 1.2, which GNOME Shell,
 //! KDE Plasma, dunst, mako and xfce4-notifyd serve).
