@@ -2,7 +2,7 @@
 # Runs a command with a real keyring: a D-Bus session bus of its own, with
 # GNOME Keyring's Secret Service on it, unlocked, keeping its keyrings in a
 # temporary folder (never the person's own). Tests that need the keyring
-# (crates/rootgate-core/tests/keyring.rs) run only under it, and say so when
+# (crates/rootgate-core/tests/it/keyring.rs) run only under it, and say so when
 # they are run without it; it sets ROOTGATE_TEST_KEYRING=1 for them.
 #
 #   scripts/with-keyring.sh cargo nextest run --workspace
