@@ -7,14 +7,14 @@
 //! reactor, registered for readability only; the output is written with
 //! plain non-blocking writes and joins the reactor only once a write would
 //! block (the app is not reading), leaving it when the relay flushes with
-//! nothing more queued. The reason is the socket pairs: a stream socket registered for
-//! writability gets an event each time the app reads what was written to
-//! it, so tokio's own `UnixStream` woke the bridge once more for every
-//! answer it passed on, only to find nothing to do (about 0.5 extra
-//! context switches and two extra `epoll_wait` calls per call, measured
-//! with `strace` and `perf stat`; see BENCHMARKS.md). Anything else (a
-//! file, a terminal) goes through tokio's standard streams, which use a
-//! thread of their own for each read and write.
+//! nothing more queued. The reason is the socket pairs: a stream socket
+//! registered for writability gets an event each time the app reads what
+//! was written to it, so with tokio's own `UnixStream` about a third of the
+//! answers woke the bridge once more only to find nothing to do (2.32
+//! `epoll_wait` per call against 2.00 now, `strace -c` through the
+//! TypeScript SDK client; see BENCHMARKS.md). Anything else (a file, a
+//! terminal) goes through tokio's standard streams, which use a thread of
+//! their own for each read and write.
 //!
 //! What is not here: what the lines say (the bridge's relay reads them).
 
