@@ -10,16 +10,18 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rootgate_core::connections::ConnectionView;
 use rootgate_core::folders;
 use rootgate_core::ids::{RootId, ServerId};
 use rootgate_core::secrets::{MemoryKeyring, Secrets};
 use rootgate_core::servers::{ServerDraft, ServerSpec};
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
+use rootgate_core::supervisor::{Change, ConsentPrompt, Supervisor};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 
 pub const WAIT: Duration = Duration::from_secs(30);
 
@@ -379,4 +381,35 @@ pub async fn allowed<C: FromIterator<PathBuf>>(app: &mut App) -> C {
         .filter(|l| l.starts_with('/'))
         .map(PathBuf::from)
         .collect()
+}
+
+/// The connection the window lists that `want` picks, waited for.
+pub async fn connection(
+    sup: &Arc<Supervisor>,
+    want: impl Fn(&ConnectionView) -> bool,
+) -> ConnectionView {
+    eventually("the connection to show in the window", || async {
+        let all = sup.connections();
+        all.iter()
+            .find(|c| want(c))
+            .cloned()
+            .ok_or_else(|| format!("{all:#?}"))
+    })
+    .await
+}
+
+/// The next consent prompt made from an AI app's suggestion, waited for.
+pub async fn suggested(changes: &mut broadcast::Receiver<Change>) -> ConsentPrompt {
+    let wait = async {
+        loop {
+            if let Ok(Change::Prompts { prompts }) = changes.recv().await
+                && let Some(prompt) = prompts.into_iter().find(|p| p.suggestion.is_some())
+            {
+                return prompt;
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, wait)
+        .await
+        .expect("no suggestion prompt came")
 }

@@ -6,41 +6,7 @@
 //! TypeScript SDK client, starting the real `rootgate connect`; the window
 //! is the supervisor the desktop app runs.
 
-use std::sync::Arc;
-
-use rootgate_core::connections::ConnectionView;
-use rootgate_core::supervisor::{Change, ConsentPrompt, Supervisor};
 use rootgate_test_support::app::*;
-use tokio::sync::broadcast;
-
-async fn connection(
-    sup: &Arc<Supervisor>,
-    want: impl Fn(&ConnectionView) -> bool,
-) -> ConnectionView {
-    eventually("the connection to show in the window", || async {
-        let all = sup.connections();
-        all.iter()
-            .find(|c| want(c))
-            .cloned()
-            .ok_or_else(|| format!("{all:#?}"))
-    })
-    .await
-}
-
-async fn suggested(changes: &mut broadcast::Receiver<Change>) -> ConsentPrompt {
-    let wait = async {
-        loop {
-            if let Ok(Change::Prompts { prompts }) = changes.recv().await
-                && let Some(prompt) = prompts.into_iter().find(|p| p.suggestion.is_some())
-            {
-                return prompt;
-            }
-        }
-    };
-    tokio::time::timeout(WAIT, wait)
-        .await
-        .expect("no suggestion prompt came")
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_suggestion_is_asked_again_and_a_withdrawal_names_the_app_connected() {

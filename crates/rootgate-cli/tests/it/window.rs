@@ -4,43 +4,9 @@
 //! folders an app works in come up as consent prompts whose answer reaches
 //! the server. The window here is the supervisor the desktop app runs.
 
-use std::sync::Arc;
-
-use rootgate_core::connections::ConnectionView;
-use rootgate_core::supervisor::{Change, ConsentPrompt, Supervisor};
 use rootgate_core::timeline::Event;
 use rootgate_test_support::app::*;
 use serde_json::json;
-use tokio::sync::broadcast;
-
-async fn connection(
-    sup: &Arc<Supervisor>,
-    want: impl Fn(&ConnectionView) -> bool,
-) -> ConnectionView {
-    eventually("the connection to show in the window", || async {
-        let all = sup.connections();
-        all.iter()
-            .find(|c| want(c))
-            .cloned()
-            .ok_or_else(|| format!("{all:#?}"))
-    })
-    .await
-}
-
-async fn suggested(changes: &mut broadcast::Receiver<Change>) -> ConsentPrompt {
-    let wait = async {
-        loop {
-            if let Ok(Change::Prompts { prompts }) = changes.recv().await
-                && let Some(prompt) = prompts.into_iter().find(|p| p.suggestion.is_some())
-            {
-                return prompt;
-            }
-        }
-    };
-    tokio::time::timeout(WAIT, wait)
-        .await
-        .expect("no suggestion prompt came")
-}
 
 fn roots_of(result: &serde_json::Value) -> Vec<String> {
     result["structuredContent"]["roots"]
