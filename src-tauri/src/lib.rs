@@ -51,7 +51,7 @@ const EXAMPLE_SERVER_FLAG: &str = "--example-server";
 
 /// What the window shows about the app itself.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AppInfo {
     pub version: String,

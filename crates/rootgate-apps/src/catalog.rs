@@ -30,7 +30,7 @@ use rootgate_model::settings::Settings;
 use rootgate_model::store::{Store, StoreError};
 
 /// An app found on this machine.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppView {
@@ -40,7 +40,7 @@ pub struct AppView {
 }
 
 /// One of an app's config files.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileView {
@@ -58,7 +58,7 @@ pub struct FileView {
 }
 
 /// A server entry of an app's config.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryView {
@@ -96,7 +96,7 @@ pub struct EntryView {
 }
 
 /// How an imported entry joined Rootgate.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Joined {

@@ -67,7 +67,7 @@ pub enum RouteError {
 }
 
 /// An entry a route rewrites, and the Rootgate server it reaches.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RoutedEntry {
@@ -78,7 +78,7 @@ pub struct RoutedEntry {
 }
 
 /// An entry a route leaves as it is, and why.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Skipped {

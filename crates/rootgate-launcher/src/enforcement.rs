@@ -43,7 +43,7 @@ pub struct Policy {
 }
 
 /// Whether this machine can enforce roots.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "state",

@@ -15,7 +15,7 @@ use std::path::Path;
 use serde::Serialize;
 
 /// A command that fetches a package when it starts.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Download {

@@ -14,7 +14,7 @@ use crate::servers::ServerDraft;
 
 /// A server draft with words that explain it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerTemplate {
     pub id: String,

@@ -16,7 +16,7 @@ use rootgate_model::consent::SharedRoot;
 use rootgate_model::ids::RootId;
 
 /// Where the newest change to a server's folders stands.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "state",
@@ -44,7 +44,7 @@ pub enum DeliveryState {
 }
 
 /// What Rootgate has seen of a server's way with `list_changed`.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Following {
@@ -58,7 +58,7 @@ pub enum Following {
 }
 
 /// A restart made so that a change takes effect.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Restarted {
@@ -69,17 +69,17 @@ pub struct Restarted {
 }
 
 /// One server's delivery of its folders.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {
     pub state: DeliveryState,
     /// The list the server was given last in this run (what it holds, as
     /// far as Rootgate can know), or none if it has not asked.
-    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<SharedRoot>>"))]
+    #[ts(as = "Option<Vec<SharedRoot>>")]
     pub given: Option<Arc<[SharedRoot]>>,
     /// The list it is granted now, and that list's generation.
-    #[cfg_attr(feature = "ts", ts(as = "Vec<SharedRoot>"))]
+    #[ts(as = "Vec<SharedRoot>")]
     pub granted: Arc<[SharedRoot]>,
     pub generation: u64,
     pub following: Following,
@@ -102,7 +102,7 @@ impl Default for Delivery {
 }
 
 /// Where one folder stands with one server.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum FolderState {
@@ -122,7 +122,7 @@ pub enum FolderState {
 }
 
 /// One folder of a server's delivery.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FolderDelivery {
@@ -132,7 +132,7 @@ pub struct FolderDelivery {
 }
 
 /// Counts of a delivery's folders by state, for a server's row.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliverySummary {
@@ -149,7 +149,7 @@ pub struct DeliverySummary {
 }
 
 /// The time and reason of a restart made to apply a change.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RestartNote {

@@ -41,7 +41,7 @@ use rootgate_model::servers::looks_secret;
 use rootgate_model::timeline::{Event, TryResult};
 
 /// One kind of what a server offers.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OfferList {
@@ -65,7 +65,7 @@ impl OfferList {
 }
 
 /// Everything a running server offers.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Offers {
@@ -76,7 +76,7 @@ pub struct Offers {
 }
 
 /// The outcome of trying something on a server.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TryOutcome {

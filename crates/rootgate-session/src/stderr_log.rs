@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 use rootgate_model::ids::now_ms;
 
 /// One line of stderr.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogLine {

@@ -38,7 +38,7 @@ lock the server in: a server can still read anything your user account can.";
 /// so prompt ids count up from 1. In JSON (and TypeScript) it is a plain
 /// number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[serde(transparent)]
 pub struct PromptId(u64);
 
@@ -51,7 +51,7 @@ impl From<u64> for PromptId {
 }
 
 /// A server the person can tick in a consent prompt.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerChoice {
@@ -75,7 +75,7 @@ pub struct ServerChoice {
 }
 
 /// A warning with its words, for the prompt.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WarningView {
@@ -85,7 +85,7 @@ pub struct WarningView {
 }
 
 /// What the person is asked before a folder is shared.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsentPrompt {
@@ -106,7 +106,7 @@ pub struct ConsentPrompt {
 }
 
 /// Where a suggested folder came from.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Suggestion {
