@@ -35,8 +35,7 @@ pub struct Grant {
 }
 
 /// One root as a server receives it.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SharedRoot {
     pub root: RootId,

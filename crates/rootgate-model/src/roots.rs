@@ -15,8 +15,7 @@ use crate::ids::{RootId, now_ms};
 use crate::mounts::MountTable;
 
 /// A folder the person added.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Root {
     pub id: RootId,

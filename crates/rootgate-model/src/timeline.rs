@@ -142,8 +142,7 @@ pub enum Event {
 }
 
 /// How a try ended, as the timeline keeps it.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum TryResult {
     /// The server answered with a result.
@@ -157,8 +156,7 @@ pub enum TryResult {
 }
 
 /// One timeline entry.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     /// Grows across all servers: the merge key of the global view.
@@ -176,8 +174,7 @@ struct Inner {
 /// A run of one server's newest entries older than a given one: what the
 /// window loads at a time, so that a long timeline shows at once and the
 /// rest follows in pieces no bigger than the window asked for.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Page {
     /// Oldest first.

@@ -16,8 +16,7 @@ use rootgate_model::consent::SharedRoot;
 use rootgate_model::ids::RootId;
 
 /// Where the newest change to a server's folders stands.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "state",
     rename_all = "camelCase",
@@ -44,8 +43,7 @@ pub enum DeliveryState {
 }
 
 /// What Rootgate has seen of a server's way with `list_changed`.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Following {
     /// Not seen yet (or the server never asked for its folders at all).
@@ -58,8 +56,7 @@ pub enum Following {
 }
 
 /// A restart made so that a change takes effect.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Restarted {
     pub at_ms: u64,
@@ -69,8 +66,7 @@ pub struct Restarted {
 }
 
 /// One server's delivery of its folders.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {
     pub state: DeliveryState,
@@ -102,8 +98,7 @@ impl Default for Delivery {
 }
 
 /// Where one folder stands with one server.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum FolderState {
     /// The server asked since the change and was given this folder.
@@ -122,8 +117,7 @@ pub enum FolderState {
 }
 
 /// One folder of a server's delivery.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FolderDelivery {
     pub root: RootId,
@@ -132,8 +126,7 @@ pub struct FolderDelivery {
 }
 
 /// Counts of a delivery's folders by state, for a server's row.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliverySummary {
     pub state: Option<DeliveryState>,
@@ -149,8 +142,7 @@ pub struct DeliverySummary {
 }
 
 /// The time and reason of a restart made to apply a change.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RestartNote {
     pub at_ms: u64,

@@ -109,8 +109,7 @@ impl Default for SessionConfig {
 }
 
 /// What a running server told us about itself.
-#[derive(ts_rs::TS)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunningInfo {
     pub pid: u32,
