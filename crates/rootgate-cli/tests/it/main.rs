@@ -20,4 +20,5 @@ mod modern;
 mod more_apps;
 mod second_start;
 mod suggestions;
+mod tray;
 mod window;
