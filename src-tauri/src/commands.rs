@@ -13,15 +13,15 @@ use std::collections::BTreeMap;
 
 use rootgate_core::apps::catalog::AppView;
 use rootgate_core::apps::{AppKind, Scope};
+use rootgate_core::autostart::LoginStart;
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
+use rootgate_core::preferences::NotifyChoices;
 use rootgate_core::servers::SecretPlace;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::session::offers::{Offers, TryOutcome};
-use rootgate_core::autostart::LoginStart;
-use rootgate_core::preferences::NotifyChoices;
 use rootgate_core::supervisor::{
     ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PreferencesView, PromptId,
     ServerView, Supervisor,

@@ -257,27 +257,35 @@ fn run_app(
         e2e_picks: cli.e2e_picks,
     };
     let app = app(tauri::Builder::default(), launch).build(context())?;
-    // The tray belongs to the real app only: the shell's tests build the
-    // same app on the mock runtime, where there is no desktop to show it.
+    app.run(move |app, event| match event {
+        // Tauri runs `setup` (the supervisor, the window) when the event
+        // loop starts, and says Ready right after, before anything is drawn.
+        RunEvent::Ready => ready(app, hidden),
+        RunEvent::Exit => {
+            if let Some(supervisor) = app.try_state::<Arc<Supervisor>>() {
+                // No server outlives the app: stop them all before exiting.
+                tauri::async_runtime::block_on(supervisor.shutdown());
+            }
+        }
+        _ => {}
+    });
+    Ok(())
+}
+
+/// The real app is set up: Rootgate goes in the tray, and a start with
+/// `--hidden` (Start at login) hides the window before it is first drawn.
+/// Only here, not in `app()`: the shell's tests build that same app on the
+/// mock runtime, where there is no desktop to show a tray.
+fn ready<R: Runtime>(app: &AppHandle<R>, hidden: bool) {
     if let Some(supervisor) = app.try_state::<Arc<Supervisor>>() {
         let supervisor = Arc::clone(&supervisor);
-        if let Err(e) = tray::install(&app, &supervisor) {
+        if let Err(e) = tray::install(app, &supervisor) {
             tracing::warn!(error = %e, "no tray: closing the window quits Rootgate");
         }
     }
     if hidden && let Some(window) = app.get_webview_window("main") {
-        // Before the event loop runs, so the window is never drawn.
         let _ = window.hide();
     }
-    app.run(|app, event| {
-        if let RunEvent::Exit = event
-            && let Some(supervisor) = app.try_state::<Arc<Supervisor>>()
-        {
-            // No server outlives the app: stop them all before exiting.
-            tauri::async_runtime::block_on(supervisor.shutdown());
-        }
-    });
-    Ok(())
 }
 
 /// This program, beside which the `rootgate` command is, for what an AI

@@ -49,10 +49,10 @@ impl TrayHost {
 
 /// Puts Rootgate in the tray and keeps its menu current.
 pub(crate) fn install<R: Runtime>(
-    app: &tauri::App<R>,
+    app: &AppHandle<R>,
     supervisor: &Arc<Supervisor>,
 ) -> tauri::Result<()> {
-    let handle = app.handle().clone();
+    let handle = app.clone();
     let mut builder = TrayIconBuilder::with_id(TRAY)
         .menu(&menu(&handle, supervisor)?)
         .tooltip("Rootgate")

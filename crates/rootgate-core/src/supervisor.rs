@@ -104,7 +104,9 @@ pub enum SupervisorError {
     NoHome,
     #[error(transparent)]
     Autostart(#[from] rootgate_model::autostart::AutostartError),
-    #[error("there is no configuration folder above the settings file, so Rootgate cannot start at login from it")]
+    #[error(
+        "there is no configuration folder above the settings file, so Rootgate cannot start at login from it"
+    )]
     NoConfigFolder,
 }
 

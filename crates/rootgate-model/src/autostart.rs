@@ -103,11 +103,8 @@ impl Autostart {
                     self.write(&ours)?;
                 }
             }
-            Some(text) => {
-                if !starts(&text) {
-                    self.write(&unhidden(&text))?;
-                }
-            }
+            Some(text) if !starts(&text) => self.write(&unhidden(&text))?,
+            Some(_) => {}
             None => self.write(&ours)?,
         }
         Ok(self.state(program))
@@ -125,11 +122,8 @@ impl Autostart {
                     source,
                 })?;
             }
-            Some(text) => {
-                if starts(&text) {
-                    self.write(&hidden(&text))?;
-                }
-            }
+            Some(text) if starts(&text) => self.write(&hidden(&text))?,
+            Some(_) => {}
         }
         Ok(self.state(program))
     }
@@ -320,7 +314,10 @@ mod tests {
         let on = a.enable(program).expect("enable");
         assert!(on.on && !on.edited, "{on:?}");
         let text = fs::read_to_string(a.path()).expect("read");
-        assert!(text.contains("Exec=/usr/bin/rootgate-desktop --hidden\n"), "{text}");
+        assert!(
+            text.contains("Exec=/usr/bin/rootgate-desktop --hidden\n"),
+            "{text}"
+        );
         let off = a.disable(program).expect("disable");
         assert!(!off.on && !off.edited);
         assert!(!a.path().exists());

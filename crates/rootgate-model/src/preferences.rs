@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 /// What the person chose about Rootgate itself. Every field has a default,
 /// so a settings file written before a field existed reads as it did.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Preferences {
     /// While set, every server is told it has no folders, whatever it was
@@ -29,16 +29,6 @@ pub struct Preferences {
     pub start_at_login_offered: bool,
     /// Which desktop notifications to send besides the questions.
     pub notify: NotifyChoices,
-}
-
-impl Default for Preferences {
-    fn default() -> Self {
-        Preferences {
-            sharing_paused: false,
-            start_at_login_offered: false,
-            notify: NotifyChoices::default(),
-        }
-    }
 }
 
 /// The notifications a person may turn off, each on by default: each says
@@ -78,12 +68,17 @@ mod tests {
         let p: Preferences = serde_json::from_str("{}").expect("parse");
         assert_eq!(p, Preferences::default());
         assert!(!p.sharing_paused);
-        assert!(p.notify.server_failed && p.notify.withdrawal_restarted && p.notify.approval_waiting);
+        assert!(
+            p.notify.server_failed && p.notify.withdrawal_restarted && p.notify.approval_waiting
+        );
         let p: Preferences =
             serde_json::from_str(r#"{"sharingPaused":true,"notify":{"serverFailed":false}}"#)
                 .expect("parse");
         assert!(p.sharing_paused);
         assert!(!p.notify.server_failed);
-        assert!(p.notify.approval_waiting, "a choice not written keeps its default");
+        assert!(
+            p.notify.approval_waiting,
+            "a choice not written keeps its default"
+        );
     }
 }

@@ -633,14 +633,21 @@ mod tests {
         let root = fx.store.add_root(&folder(&fx, "p"), None).unwrap().root;
         fx.store.grant(&a.id, &root.id).unwrap();
         fx.store.grant(&b.id, &root.id).unwrap();
-        let (ra, rb) = (fx.store.subscribe(&a.id).unwrap(), fx.store.subscribe(&b.id).unwrap());
-        fx.store.change_preferences(|p| p.sharing_paused = true).unwrap();
+        let (ra, rb) = (
+            fx.store.subscribe(&a.id).unwrap(),
+            fx.store.subscribe(&b.id).unwrap(),
+        );
+        fx.store
+            .change_preferences(|p| p.sharing_paused = true)
+            .unwrap();
         assert!(ra.borrow().is_empty() && rb.borrow().is_empty());
         assert_eq!(fx.store.snapshot().grants.len(), 2, "the grants are kept");
         // A process that reads the file (a bridge) sees the pause too.
         let (reader, _) = Store::open_read_only(fx.store.file().clone()).unwrap();
         assert!(reader.shared_with(&a.id).unwrap().is_empty());
-        fx.store.change_preferences(|p| p.sharing_paused = false).unwrap();
+        fx.store
+            .change_preferences(|p| p.sharing_paused = false)
+            .unwrap();
         assert_eq!(ra.borrow().roots().len(), 1);
         assert_eq!(rb.borrow().roots().len(), 1);
         reader.reload().unwrap();

@@ -75,7 +75,6 @@ impl Watcher {
         emitter: &SignalEmitter<'_>,
         service: &str,
     ) -> zbus::Result<()>;
-
 }
 
 /// A StatusNotifierWatcher on a test's bus: a tray host is there.
@@ -141,6 +140,10 @@ impl TrayWatcher {
     }
 }
 
+/// A dbusmenu node, `(ia{sv}av)`: its id, its properties, its children
+/// (each a node in a variant).
+type Layout = (i32, HashMap<String, OwnedValue>, Vec<OwnedValue>);
+
 /// One entry of a tray item's menu, as a panel shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -177,10 +180,8 @@ impl TrayItem {
             )
             .await
             .expect("GetLayout");
-        let (_revision, (_id, _props, children)): (
-            u32,
-            (i32, HashMap<String, OwnedValue>, Vec<OwnedValue>),
-        ) = reply.body().deserialize().expect("a dbusmenu layout");
+        let (_revision, (_id, _props, children)): (u32, Layout) =
+            reply.body().deserialize().expect("a dbusmenu layout");
         let mut entries = Vec::new();
         for child in &children {
             collect(child, &mut entries);

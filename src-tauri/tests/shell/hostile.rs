@@ -584,6 +584,8 @@ fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
         "window_shown" => |h, _, out| check(h, "window_shown", out),
         "list_connections" => |h, _, out| check(h, "list_connections", out),
         "list_apps" => |h, _, out| check(h, "list_apps", out),
+        "preferences" => |h, _, out| check(h, "preferences", out),
+        "dismiss_start_at_login" => |h, _, out| check(h, "dismiss_start_at_login", out),
         _ => unreachable!("{cmd}"),
     }
 }
@@ -648,7 +650,10 @@ fn commands(h: &Harness) -> Vec<Command> {
                 }
                 if on {
                     let program = std::env::current_exe().map_err(|e| e.to_string())?;
-                    if !out["path"].as_str().is_some_and(|p| p.ends_with("autostart/rootgate.desktop")) {
+                    if !out["path"]
+                        .as_str()
+                        .is_some_and(|p| p.ends_with("autostart/rootgate.desktop"))
+                    {
                         return Err(format!("wrote elsewhere: {}", short(out, 300)));
                     }
                     h.sup

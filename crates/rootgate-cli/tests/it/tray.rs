@@ -74,8 +74,8 @@ async fn allowed_becomes(app: &mut App, want: &[PathBuf]) {
 }
 
 fn paused_in_settings(rg: &Rootgate) -> bool {
-    let text = std::fs::read_to_string(rg.config_home.join("rootgate/settings.json"))
-        .expect("settings");
+    let text =
+        std::fs::read_to_string(rg.config_home.join("rootgate/settings.json")).expect("settings");
     let v: serde_json::Value = serde_json::from_str(&text).expect("settings JSON");
     v["preferences"]["sharingPaused"] == serde_json::json!(true)
 }
@@ -126,7 +126,10 @@ async fn the_tray_item_registers_and_pause_tells_every_bridge_no_folders_until_r
 
     item.click("Pause all sharing").await;
     pause_is(&item, true).await;
-    assert!(paused_in_settings(&rg), "the pause is in the settings bridges read");
+    assert!(
+        paused_in_settings(&rg),
+        "the pause is in the settings bridges read"
+    );
     allowed_becomes(&mut app, &[]).await;
 
     item.click("Pause all sharing").await;

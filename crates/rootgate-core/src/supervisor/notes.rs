@@ -58,7 +58,9 @@ impl Supervisor {
             return;
         };
         if !self.store.preferences().notify.server_failed
-            || !self.notes.first(format!("failed {} {reason}", connection.id))
+            || !self
+                .notes
+                .first(format!("failed {} {reason}", connection.id))
         {
             return;
         }
@@ -85,7 +87,12 @@ impl Supervisor {
         {
             return;
         }
-        let Some(view) = self.connections.list().into_iter().find(|c| &c.id == connection) else {
+        let Some(view) = self
+            .connections
+            .list()
+            .into_iter()
+            .find(|c| &c.id == connection)
+        else {
             return;
         };
         self.send_note(

@@ -54,9 +54,7 @@ impl Supervisor {
         Ok(PreferencesView {
             sharing_paused: kept.sharing_paused,
             notify: kept.notify,
-            offer_start_at_login: !kept.start_at_login_offered
-                && !start_at_login.on
-                && routed(),
+            offer_start_at_login: !kept.start_at_login_offered && !start_at_login.on && routed(),
             start_at_login,
         })
     }

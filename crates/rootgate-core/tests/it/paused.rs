@@ -16,13 +16,22 @@ use rootgate_core::supervisor::Supervisor;
 use rootgate_test_support::harness::*;
 
 /// Asks the server, through the window's try, until it reports `want`.
+/// A withdrawal restarts this server (it keeps folders on an empty list),
+/// so a call may find it starting again: then it waits for it to run.
 async fn reports(sup: &Arc<Supervisor>, id: &ServerId, want: &[PathBuf]) {
     let deadline = tokio::time::Instant::now() + WAIT;
     for call in 1.. {
-        let outcome = sup
+        let outcome = match sup
             .call_tool(id, call, "list_allowed_directories", Default::default())
             .await
-            .expect("the tool answers");
+        {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                assert!(tokio::time::Instant::now() < deadline, "the tool: {e}");
+                running(&sup.session_of(id).expect("session")).await;
+                continue;
+            }
+        };
         let now: Vec<PathBuf> = tool_text(&outcome.result)
             .lines()
             .filter(|l| l.starts_with('/'))
