@@ -1,0 +1,56 @@
+//! The notifications besides the questions, through the real programs: an
+//! AI app on the official TypeScript SDK client connects through
+//! `rootgate connect` to a server that cannot start; the window's
+//! supervisor, asking through Debian's dunst on a desktop of the test's
+//! own, says so on the desktop with the reason and "Open Rootgate".
+
+use std::sync::Arc;
+
+use rootgate_core::desktop::Desktop;
+use rootgate_core::preferences::NotifyChoices;
+use rootgate_test_support::app::*;
+use rootgate_test_support::desktop::TestDesktop;
+
+/// The window asking through `desktop` with these notification choices, a
+/// server whose program exits at once (approved), and an AI app that
+/// connected to it, its failure heard by the window.
+async fn failing_server_seen(
+    desktop: &TestDesktop,
+    choices: NotifyChoices,
+) -> (Arc<rootgate_core::supervisor::Supervisor>, Rootgate) {
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    sup.ask_through(Arc::new(
+        Desktop::at(&desktop.address).await.expect("desktop"),
+    ));
+    sup.set_notify_choices(choices).expect("choices");
+    rg.server("files", "/bin/false", &[]);
+    let app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
+    assert_eq!(app.connected["event"], "connectFailed", "{}", app.connected);
+    // The window heard the failure from the bridge.
+    connection(&sup, |c| {
+        matches!(c.status, rootgate_core::session::Status::Failed { .. })
+    })
+    .await;
+    (sup, rg)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_failed_for_an_ai_app_is_said_on_the_desktop_with_open_rootgate() {
+    let desktop = TestDesktop::start().await;
+    let (_sup, _rg) = failing_server_seen(&desktop, NotifyChoices::default()).await;
+    let menu = eventually("the notification on the desktop", || async {
+        let menu = desktop.menu();
+        if menu.iter().any(|l| l.contains("could not start for")) {
+            Ok(menu)
+        } else {
+            Err(format!("{menu:?}"))
+        }
+    })
+    .await;
+    assert!(
+        menu.iter()
+            .any(|l| l.starts_with("#Open Rootgate (files could not start for")),
+        "{menu:?}"
+    );
+}
