@@ -2,7 +2,9 @@
 //! AI app on the official TypeScript SDK client connects through
 //! `rootgate connect` to a server that cannot start; the window's
 //! supervisor, asking through Debian's dunst on a desktop of the test's
-//! own, says so on the desktop with the reason and "Open Rootgate".
+//! own, says so on the desktop with the reason and "Open Rootgate"; a
+//! folder withdrawn from the npm filesystem server an AI app reaches
+//! restarts it, and that is said too.
 
 use std::sync::Arc;
 
@@ -51,6 +53,43 @@ async fn a_server_that_failed_for_an_ai_app_is_said_on_the_desktop_with_open_roo
     assert!(
         menu.iter()
             .any(|l| l.starts_with("#Open Rootgate (files could not start for")),
+        "{menu:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_to_withdraw_a_folder_from_an_ai_apps_server_is_said_on_the_desktop() {
+    let desktop = TestDesktop::start().await;
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    sup.ask_through(Arc::new(
+        Desktop::at(&desktop.address).await.expect("desktop"),
+    ));
+    // The npm filesystem server keeps folders on an empty list, so taking
+    // its only folder away restarts it.
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (root, shared) = rg.folder("shared");
+    rg.share(&files.id, &root);
+    let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
+    let now: Vec<std::path::PathBuf> = allowed(&mut app).await;
+    assert_eq!(now, vec![shared]);
+    connection(&sup, |c| c.live).await;
+
+    sup.revoke(&files.id, &root).expect("withdraw");
+    let menu = eventually("the notification on the desktop", || async {
+        let menu = desktop.menu();
+        if menu.iter().any(|l| l.contains("to withdraw a folder")) {
+            Ok(menu)
+        } else {
+            Err(format!("{menu:?}"))
+        }
+    })
+    .await;
+    assert!(
+        menu.iter().any(|l| l.starts_with(
+            "#Open Rootgate (files was restarted for ts-app-stand-in to withdraw a folder)"
+        )),
         "{menu:?}"
     );
 }

@@ -37,6 +37,9 @@ fn start_app(rg: &Rootgate, desktop: &TestDesktop, args: &[&str]) -> Child {
         .env("NO_AT_BRIDGE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
+        // WebKit's own processes inherit it and outlive a killed app by a
+        // moment; the test's output is not theirs to hold.
+        .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .expect("start rootgate-desktop")
@@ -243,4 +246,26 @@ fn the_start_at_login_entry_is_a_valid_desktop_entry_and_goes_when_turned_off() 
         assert!(!off.on);
         assert!(!state.path.exists());
     }
+}
+
+/// Start at login runs `rootgate-desktop --hidden`: Rootgate is in the
+/// tray and its window is not shown until Open Rootgate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn started_hidden_rootgate_is_in_the_tray_and_open_shows_the_window() {
+    let desktop = TestDesktop::without_notifications().await;
+    let watcher = TrayWatcher::serve(&desktop.address).await;
+    let rg = Rootgate::new();
+    let _window = start_app(&rg, &desktop, &["--hidden"]);
+    // The window is hidden when the event loop starts, before the tray
+    // item registers (which the loop does afterwards).
+    let item = watcher.item().await;
+    assert_eq!(shown_windows(desktop.display(), "Rootgate"), 0);
+    item.click("Open Rootgate").await;
+    eventually("the window to show", || async {
+        match shown_windows(desktop.display(), "Rootgate") {
+            0 => Err("hidden".to_owned()),
+            _ => Ok(()),
+        }
+    })
+    .await;
 }
