@@ -4,7 +4,8 @@
 //! supervisor, asking through Debian's dunst on a desktop of the test's
 //! own, says so on the desktop with the reason and "Open Rootgate"; a
 //! folder withdrawn from the npm filesystem server an AI app reaches
-//! restarts it, and that is said too.
+//! restarts it, and that is said too; a command `rootgate import` brought
+//! in waits for approval, and that is said.
 
 use std::sync::Arc;
 
@@ -90,6 +91,54 @@ async fn a_restart_to_withdraw_a_folder_from_an_ai_apps_server_is_said_on_the_de
         menu.iter().any(|l| l.starts_with(
             "#Open Rootgate (files was restarted for ts-app-stand-in to withdraw a folder)"
         )),
+        "{menu:?}"
+    );
+    // The app closes the connection: its bridge and server end with it.
+    app.send(serde_json::json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_rootgate_import_brought_in_waits_for_approval_and_that_is_said() {
+    let desktop = TestDesktop::start().await;
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    sup.ask_through(Arc::new(
+        Desktop::at(&desktop.address).await.expect("desktop"),
+    ));
+    // Claude Desktop's own file, with one server.
+    let dir = rg.config_home.join("Claude");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    std::fs::write(
+        dir.join("claude_desktop_config.json"),
+        r#"{ "mcpServers": { "files": { "command": "/bin/true", "args": ["--serve"] } } }"#,
+    )
+    .expect("config");
+    let out = tokio::process::Command::new(binary("rootgate"))
+        .args(["import", "claude-desktop", "files"])
+        .envs(bus_env())
+        .env("HOME", rg.home())
+        .env("XDG_CONFIG_HOME", &rg.config_home)
+        .output()
+        .await
+        .expect("run rootgate import");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let menu = eventually("the notification on the desktop", || async {
+        let menu = desktop.menu();
+        if menu.iter().any(|l| l.contains("waits for your approval")) {
+            Ok(menu)
+        } else {
+            Err(format!("{menu:?}"))
+        }
+    })
+    .await;
+    assert!(
+        menu.iter()
+            .any(|l| l.starts_with("#Open Rootgate (files waits for your approval)")),
         "{menu:?}"
     );
 }
