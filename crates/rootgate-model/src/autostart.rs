@@ -40,8 +40,7 @@ pub enum AutostartError {
 }
 
 /// Where Start at login stands, for the window.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginStart {
     /// Rootgate starts when the person logs in.

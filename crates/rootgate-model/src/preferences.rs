@@ -17,8 +17,7 @@ use serde::{Deserialize, Serialize};
 
 /// What the person chose about Rootgate itself. Every field has a default,
 /// so a settings file written before a field existed reads as it did.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Preferences {
     /// While set, every server is told it has no folders, whatever it was
@@ -34,8 +33,7 @@ pub struct Preferences {
 /// The notifications a person may turn off, each on by default: each says
 /// something an AI app's user would otherwise not see with the window
 /// closed.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NotifyChoices {
     /// A server failed to start for an AI app routed through Rootgate (its

@@ -23,8 +23,7 @@ use rootgate_model::preferences::NotifyChoices;
 use super::{Supervisor, SupervisorError};
 
 /// The Settings view, as the window shows it.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PreferencesView {
     /// Every server is told no folders until the person resumes.
