@@ -33,9 +33,12 @@ APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
 # A real keyring for the secrets' tests (scripts/with-keyring.sh): a session
 # bus of their own (dbus-daemon's dbus-run-session, dbus-bin's dbus-send),
 # GNOME Keyring's Secret Service on it, and secret-tool to read back what it
-# keeps as the desktop sees it.
+# keeps as the desktop sees it. The tray's tests close the app's window as a
+# window manager asks (WM_DELETE_WINDOW, sent with python3-xlib: Xvfb has no
+# window manager) and check the Start at login entry with
+# desktop-file-validate (desktop-file-utils).
 TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum util-linux mount
-  dbus-daemon dbus-bin gnome-keyring libsecret-tools dunst)
+  dbus-daemon dbus-bin gnome-keyring libsecret-tools dunst python3-xlib desktop-file-utils)
 pkgs=("${APP_PKGS[@]}")
 [ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
 # desktop-file-validate checks the package's desktop entry; its dpkg trigger

@@ -51,6 +51,11 @@ const COMMANDS: &[&str] = &[
     "subscribe_resource",
     "unsubscribe_resource",
     "get_prompt",
+    "preferences",
+    "set_sharing_paused",
+    "set_notify_choices",
+    "set_start_at_login",
+    "dismiss_start_at_login",
 ];
 
 fn main() {

@@ -13,16 +13,18 @@ use std::collections::BTreeMap;
 
 use rootgate_core::apps::catalog::AppView;
 use rootgate_core::apps::{AppKind, Scope};
+use rootgate_core::autostart::LoginStart;
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
+use rootgate_core::preferences::NotifyChoices;
 use rootgate_core::servers::SecretPlace;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::session::offers::{Offers, TryOutcome};
 use rootgate_core::supervisor::{
-    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PromptId, ServerView,
-    Supervisor,
+    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PreferencesView, PromptId,
+    ServerView, Supervisor,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
@@ -416,4 +418,42 @@ pub async fn get_prompt(
     arguments: Arg<BTreeMap<String, String>>,
 ) -> Result<TryOutcome> {
     Ok(sup.get_prompt(&id.0, &name.0, arguments.0).await?)
+}
+
+/// The Settings view: pause, notifications, Start at login (for this
+/// program, the app's binary).
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn preferences(sup: Sup<'_>) -> Result<PreferencesView> {
+    Ok(sup.preferences(&crate::program()?)?)
+}
+
+/// Pauses all sharing (every server and bridge is told no folders) or
+/// resumes it.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn set_sharing_paused(sup: Sup<'_>, paused: Arg<bool>) -> Result<()> {
+    Ok(sup.set_sharing_paused(paused.0)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn set_notify_choices(sup: Sup<'_>, choices: Arg<NotifyChoices>) -> Result<()> {
+    Ok(sup.set_notify_choices(choices.0)?)
+}
+
+/// Starts this program hidden in the tray at login (the autostart entry),
+/// or stops doing so. The path written is the running program's, never
+/// one from the webview.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn set_start_at_login(sup: Sup<'_>, on: Arg<bool>) -> Result<LoginStart> {
+    Ok(sup.set_start_at_login(on.0, &crate::program()?)?)
+}
+
+/// The offer of Start at login was put away: it is not made again.
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn dismiss_start_at_login(sup: Sup<'_>) -> Result<()> {
+    Ok(sup.start_at_login_offered()?)
 }

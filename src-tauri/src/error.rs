@@ -123,6 +123,7 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::UnknownPlan => ErrorCode::Stale,
             SupervisorError::CommandMissing(_) => ErrorCode::Invalid,
             SupervisorError::NoHome => ErrorCode::AppConfig,
+            SupervisorError::Autostart(_) | SupervisorError::NoConfigFolder => ErrorCode::Settings,
         };
         CommandError::new(code, e.to_string())
     }

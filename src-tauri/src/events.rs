@@ -24,6 +24,8 @@ pub const CHANGES: &str = "rootgate://changes";
 pub const TIMELINE: &str = "rootgate://timeline";
 pub const PROMPTS: &str = "rootgate://prompts";
 pub const NOTICE: &str = "rootgate://notice";
+/// A consent prompt to show first (a question chosen in the tray's menu).
+pub const SHOW_PROMPT: &str = "rootgate://show-prompt";
 
 /// Starts forwarding the supervisor's changes and timeline to the webview.
 pub fn forward<R: Runtime>(app: AppHandle<R>, supervisor: &Arc<Supervisor>) {

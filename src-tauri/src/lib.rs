@@ -2,8 +2,10 @@
 //! library whose [`run`] is the whole `rootgate` binary (`src/main.rs` only
 //! calls it).
 //!
-//! The shell opens the window, the native folder picker and the tray of
-//! events; everything Rootgate decides is in the core's `Supervisor`, which
+//! The shell opens the window, the native folder picker, the events to the
+//! webview and the tray (`tray`: closing the window leaves Rootgate there,
+//! and `--hidden`, as Start at login runs it, starts it there); everything
+//! Rootgate decides is in the core's `Supervisor`, which
 //! each command calls in one line. Paths enter only through the picker, a
 //! drop on the window or the command line. Started as
 //! `rootgate --example-server`, the binary is instead the built-in example
@@ -27,6 +29,7 @@ mod events;
 #[cfg(target_os = "linux")]
 mod painting;
 mod picker;
+mod tray;
 
 pub use error::{CommandError, ErrorCode};
 pub use events::Notice;
@@ -109,10 +112,13 @@ impl Shell {
 #[doc(hidden)]
 pub struct E2ePicks(pub PathBuf);
 
-/// The command line: folders to offer for sharing, and test-only flags.
+/// The command line: folders to offer for sharing, whether to start in the
+/// tray, and test-only flags.
 #[derive(Default)]
 struct Cli {
     folders: Vec<PathBuf>,
+    /// Start with the window hidden, in the tray (Start at login does).
+    hidden: bool,
     #[cfg(feature = "e2e-picker")]
     e2e_picks: Option<PathBuf>,
 }
@@ -125,8 +131,9 @@ fn parse_cli(args: Vec<OsString>) -> Result<Cli, String> {
     while let Some(arg) = args.next() {
         match arg.to_str() {
             Some("--help" | "-h") => {
-                return Err("Usage: rootgate [FOLDER...]\n\nOpens Rootgate; each FOLDER is offered for sharing with a consent prompt. With Rootgate open already on the same settings, its window asks about them and this start exits.".into());
+                return Err("Usage: rootgate [--hidden] [FOLDER...]\n\nOpens Rootgate; each FOLDER is offered for sharing with a consent prompt. With Rootgate open already on the same settings, its window asks about them and this start exits.\n\n--hidden  start in the tray, the window closed (as Start at login does)".into());
             }
+            Some(rootgate_core::autostart::HIDDEN_FLAG) => cli.hidden = true,
             #[cfg(feature = "e2e-picker")]
             Some("--e2e-picks") => {
                 cli.e2e_picks = Some(args.next().ok_or("--e2e-picks needs a FILE")?.into());
@@ -222,8 +229,9 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Brings the window to the front: another start of Rootgate asked for it.
-fn raise<R: Runtime>(app: &AppHandle<R>) {
+/// Brings the window to the front: another start of Rootgate, the tray or
+/// a notification's "Open Rootgate" asked for it.
+pub(crate) fn raise<R: Runtime>(app: &AppHandle<R>) {
     if let Some(window) = app.get_webview_window("main") {
         let _ = window.unminimize();
         let _ = window.show();
@@ -239,6 +247,7 @@ fn run_app(
     owner: instance::Owner,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let _owner = owner;
+    let hidden = cli.hidden;
     let launch = Launch {
         settings,
         folders: cli.folders,
@@ -247,15 +256,35 @@ fn run_app(
         e2e_picks: cli.e2e_picks,
     };
     let app = app(tauri::Builder::default(), launch).build(context())?;
-    app.run(|app, event| {
-        if let RunEvent::Exit = event
-            && let Some(supervisor) = app.try_state::<Arc<Supervisor>>()
-        {
-            // No server outlives the app: stop them all before exiting.
-            tauri::async_runtime::block_on(supervisor.shutdown());
+    app.run(move |app, event| match event {
+        // Tauri runs `setup` (the supervisor, the window) when the event
+        // loop starts, and says Ready right after, before anything is drawn.
+        RunEvent::Ready => ready(app, hidden),
+        RunEvent::Exit => {
+            if let Some(supervisor) = app.try_state::<Arc<Supervisor>>() {
+                // No server outlives the app: stop them all before exiting.
+                tauri::async_runtime::block_on(supervisor.shutdown());
+            }
         }
+        _ => {}
     });
     Ok(())
+}
+
+/// The real app is set up: Rootgate goes in the tray, and a start with
+/// `--hidden` (Start at login) hides the window before it is first drawn.
+/// Only here, not in `app()`: the shell's tests build that same app on the
+/// mock runtime, where there is no desktop to show a tray.
+fn ready<R: Runtime>(app: &AppHandle<R>, hidden: bool) {
+    if let Some(supervisor) = app.try_state::<Arc<Supervisor>>() {
+        let supervisor = Arc::clone(&supervisor);
+        if let Err(e) = tray::install(app, &supervisor) {
+            tracing::warn!(error = %e, "no tray: closing the window quits Rootgate");
+        }
+    }
+    if hidden && let Some(window) = app.get_webview_window("main") {
+        let _ = window.hide();
+    }
 }
 
 /// This program, beside which the `rootgate` command is, for what an AI
@@ -315,10 +344,22 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
     builder
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| setup(app, &launch))
-        .on_window_event(|window, event| {
-            if let WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+        .on_window_event(|window, event| match event {
+            WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) => {
                 on_drop(window.app_handle(), paths);
             }
+            // With a tray to find it in, closing the window hides it:
+            // Rootgate stays to ask about folders AI apps need.
+            WindowEvent::CloseRequested { api, .. }
+                if window
+                    .app_handle()
+                    .try_state::<tray::TrayHost>()
+                    .is_some_and(|host| host.shows_us()) =>
+            {
+                api.prevent_close();
+                let _ = window.hide();
+            }
+            _ => {}
         })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
@@ -367,6 +408,11 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::subscribe_resource,
             commands::unsubscribe_resource,
             commands::get_prompt,
+            commands::preferences,
+            commands::set_sharing_paused,
+            commands::set_notify_choices,
+            commands::set_start_at_login,
+            commands::dismiss_start_at_login,
         ])
 }
 

@@ -191,6 +191,12 @@ async fn refuse(
     }
 }
 
+/// How long a bridge whose server failed waits, at most, for its link to
+/// tell the window why, when a window is there: the socket connects and
+/// writes in milliseconds; the bound only keeps a stuck window from
+/// keeping an app waiting for its error.
+const LAST_REPORT_WITHIN: Duration = Duration::from_secs(2);
+
 async fn serve(
     store: Arc<Store>,
     spec: ServerSpec,
@@ -229,8 +235,10 @@ async fn serve(
     }
     let _watch = watch_settings(Arc::clone(&store));
     // Reports to the window, when there is one; kept alive until the end.
+    let socket = crate::connections::socket_path(store.file().path());
+    let (reported_tx, mut reported) = tokio::sync::watch::channel(None);
     let _link = link::Link {
-        socket: crate::connections::socket_path(store.file().path()),
+        socket: socket.clone(),
         connection: rootgate_model::ids::ConnectionId::generate(),
         server: id.clone(),
         server_name: name.clone(),
@@ -238,6 +246,7 @@ async fn serve(
         relay: Arc::clone(relay),
         timeline: Arc::clone(session.timeline()),
         status: session.subscribe_status(),
+        reported: reported_tx,
     }
     .spawn();
     let outcome = loop {
@@ -256,7 +265,19 @@ async fn serve(
                         relay.cannot_start(&cannot_start(&store, &id, &name, &reason)).await;
                         continue;
                     }
-                    Status::Failed { reason } => reason,
+                    Status::Failed { reason } => {
+                        // The window (and the desktop notification it
+                        // sends) hears why before the bridge ends.
+                        if socket.exists() {
+                            let failed = Status::Failed { reason: reason.clone() };
+                            let _ = tokio::time::timeout(
+                                LAST_REPORT_WITHIN,
+                                reported.wait_for(|r| r.as_ref() == Some(&failed)),
+                            )
+                            .await;
+                        }
+                        reason
+                    }
                     Status::Stopped { .. } => "the server was removed from Rootgate".to_owned(),
                     _ => continue,
                 };

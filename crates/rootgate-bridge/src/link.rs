@@ -39,6 +39,9 @@ pub struct Link {
     pub relay: Arc<Relay>,
     pub timeline: Arc<Timeline>,
     pub status: watch::Receiver<Status>,
+    /// The last status written to the window, so that a bridge about to
+    /// end (its server failed) can let the window hear why first.
+    pub reported: watch::Sender<Option<Status>>,
 }
 
 impl Link {
@@ -108,11 +111,13 @@ impl Link {
             started_at_ms: self.started_at_ms,
         }];
         lines.extend(seen_reports(&seen.borrow_and_update()));
+        let status = self.status.borrow_and_update().clone();
         lines.push(Report::Status {
-            status: self.status.borrow_and_update().clone(),
+            status: status.clone(),
         });
         lines.extend(kept.into_iter().map(|entry| Report::Entry { entry }));
         write(&mut out, &lines).await?;
+        self.reported.send_replace(Some(status));
         loop {
             let batch = tokio::select! {
                 entry = entries.recv() => match entry {
@@ -133,6 +138,9 @@ impl Link {
                 }
             };
             write(&mut out, &batch).await?;
+            if let Some(Report::Status { status }) = batch.last() {
+                self.reported.send_replace(Some(status.clone()));
+            }
         }
     }
 }

@@ -23,8 +23,8 @@ pub use rootgate_bridge as bridge;
 pub use rootgate_bridge::{connections, instance};
 pub use rootgate_launcher::{enforcement, launcher, procs};
 pub use rootgate_model::{
-    consent, downloads, folders, ids, monitor, mounts, names, placeholders, questions, roots,
-    secrets, servers, settings, store, templates, timeline, uri,
+    autostart, consent, downloads, folders, ids, monitor, mounts, names, placeholders, preferences,
+    questions, roots, secrets, servers, settings, store, templates, timeline, uri,
 };
 pub use rootgate_notify as desktop;
 pub use rootgate_session as session;

@@ -13,7 +13,9 @@
 //! with their lifecycle (`servers`), the AI apps' connections
 //! (`connections`), consent prompts (`prompts`: how a chosen folder is
 //! asked about and an answer shared), when a server that failed is started
-//! again (`restarts`), secrets, offers, the AI apps' files and suggestions.
+//! again (`restarts`), secrets, offers, the AI apps' files and suggestions,
+//! the desktop's questions (`questions`) and other notifications (`notes`),
+//! and the window's Settings (`preferences`: pause, Start at login).
 //! Their public types are re-exported here.
 //!
 //! It does not open dialogs or windows (the shell does, and hands over the
@@ -50,7 +52,9 @@ mod apps;
 mod connections;
 mod folders;
 mod kept_timeline;
+mod notes;
 mod offers;
+mod preferences;
 mod prompts;
 mod questions;
 mod restarts;
@@ -60,6 +64,7 @@ mod suggestions;
 
 pub use apps::{ImportOutcome, PlanView};
 pub use folders::FolderView;
+pub use preferences::PreferencesView;
 pub use servers::{FolderChoice, ServerView};
 
 use prompts::OpenPrompts;
@@ -68,7 +73,7 @@ pub use prompts::{
 };
 use restarts::Restarts;
 pub use restarts::{RestartPolicy, Retry};
-pub use suggestions::app_title;
+pub use suggestions::{WaitingQuestion, app_title};
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]
@@ -97,6 +102,12 @@ pub enum SupervisorError {
     CommandMissing(String),
     #[error("there is no home folder (HOME is not set), so AI apps' configs cannot be found")]
     NoHome,
+    #[error(transparent)]
+    Autostart(#[from] rootgate_model::autostart::AutostartError),
+    #[error(
+        "there is no configuration folder above the settings file, so Rootgate cannot start at login from it"
+    )]
+    NoConfigFolder,
 }
 
 /// Something that changed, for the app to show without polling.
@@ -177,6 +188,11 @@ pub struct Supervisor {
     calls: Mutex<HashMap<u32, tokio_util::sync::CancellationToken>>,
     /// Questions asked on the desktop when an AI app needs a folder.
     asking: questions::Asking,
+    /// The other desktop notifications sent, so each is sent once.
+    notes: notes::Noted,
+    /// Grows whenever a consent prompt opens or closes: the tray's cue to
+    /// list the questions waiting again.
+    prompts_revision: tokio::sync::watch::Sender<u64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -248,6 +264,8 @@ impl Supervisor {
             timeline_saved: Mutex::new(None),
             calls: Mutex::new(HashMap::new()),
             asking: questions::Asking::beside(&settings_path),
+            notes: notes::Noted::default(),
+            prompts_revision: tokio::sync::watch::Sender::new(0),
         });
         let servers: Vec<ServerId> = supervisor
             .store
@@ -297,6 +315,12 @@ impl Supervisor {
     /// Changes as they happen.
     pub fn subscribe(&self) -> broadcast::Receiver<Change> {
         self.changes.subscribe()
+    }
+
+    /// A counter that grows whenever a consent prompt opens or closes (the
+    /// tray lists the questions waiting again).
+    pub fn subscribe_prompts(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.prompts_revision.subscribe()
     }
 
     /// Marks each root available or not by checking it again, and notes a

@@ -19,8 +19,11 @@
 //! happened to each server), `settings` (the settings file), `secrets`
 //! (the vault and the keyring), `store` (settings, saved and published),
 //! `monitor` (folders that disappear), `questions` (what the person was
-//! asked when an AI app needed a folder, and the answers).
+//! asked when an AI app needed a folder, and the answers), `preferences`
+//! (pause, notifications, the login offer, kept in the settings) and
+//! `autostart` (the desktop's entry that starts Rootgate at login).
 
+pub mod autostart;
 pub mod consent;
 pub mod downloads;
 pub mod folders;
@@ -29,6 +32,7 @@ pub mod monitor;
 pub mod mounts;
 pub mod names;
 pub mod placeholders;
+pub mod preferences;
 pub mod questions;
 pub mod roots;
 pub mod secrets;

@@ -26,6 +26,7 @@ use thiserror::Error;
 
 use crate::consent::Grant;
 use crate::ids::now_ms;
+use crate::preferences::Preferences;
 use crate::roots::Root;
 use crate::servers::ServerSpec;
 
@@ -47,6 +48,9 @@ pub struct Settings {
     pub grants: Vec<Grant>,
     #[serde(default)]
     pub servers: Vec<ServerSpec>,
+    /// Pause, notifications, the login offer (see `preferences`).
+    #[serde(default)]
+    pub preferences: Preferences,
 }
 
 impl Default for Settings {
@@ -56,6 +60,7 @@ impl Default for Settings {
             roots: Vec::new(),
             grants: Vec::new(),
             servers: Vec::new(),
+            preferences: Preferences::default(),
         }
     }
 }
@@ -459,6 +464,11 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
         roots: entries(object.get("roots"), "folder", &mut problems),
         grants: entries(object.get("grants"), "permission", &mut problems),
         servers: entries(object.get("servers"), "server", &mut problems),
+        // Kept when they can be read: a pause the person set stays set.
+        preferences: object
+            .get("preferences")
+            .and_then(|p| serde_json::from_value(p.clone()).ok())
+            .unwrap_or_default(),
     };
     upgrade(&mut settings.servers, version.unwrap_or_default());
     let before = settings.grants.len();
@@ -611,6 +621,7 @@ mod tests {
             roots: vec![root],
             grants: vec![grant],
             servers: vec![server],
+            preferences: Preferences::default(),
         }
     }
 

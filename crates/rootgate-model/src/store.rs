@@ -8,6 +8,11 @@
 //! after each change and published only when it differs, with a generation
 //! that grows, so sessions see exactly the changes that concern them.
 //!
+//! While the person has paused all sharing (`Preferences::sharing_paused`),
+//! every server's published list is empty; the grants are kept, so resuming
+//! publishes each list again. A bridge reads the same file, so the pause
+//! reaches its server too.
+//!
 //! Saving a server puts the values of its secret variables where they are
 //! kept (the keyring, most often; see `secrets` and this module's
 //! `secrets.rs`) before the settings file that names them is saved.
@@ -30,6 +35,7 @@ use tokio::sync::watch;
 use crate::consent::{ConsentIndex, RootUris, SharedRoots};
 use crate::ids::{RootId, ServerId};
 use crate::names::NameError;
+use crate::preferences::Preferences;
 use crate::roots::Root;
 use crate::secrets::{SecretError, Secrets};
 use crate::servers::{ServerSpec, SpecError};
@@ -230,6 +236,23 @@ impl Store {
         !self.lock().unavailable.contains(root)
     }
 
+    /// The person's preferences (pause, notifications, the login offer).
+    pub fn preferences(&self) -> Preferences {
+        self.lock().settings.preferences.clone()
+    }
+
+    /// Changes the preferences in one saved change; pausing or resuming
+    /// publishes every server's list (empty while paused).
+    pub fn change_preferences(
+        &self,
+        change: impl FnOnce(&mut Preferences),
+    ) -> Result<Preferences, StoreError> {
+        self.change(|s| {
+            change(&mut s.preferences);
+            Ok(s.preferences.clone())
+        })
+    }
+
     /// Applies `change` to a copy of the settings, saves the copy, and only
     /// then makes it current and publishes.
     fn change<T>(
@@ -275,8 +298,15 @@ impl Inner {
         let index =
             ConsentIndex::with_uris(&self.settings.roots, &self.settings.grants, &self.uris);
         let unavailable = &self.unavailable;
+        // Paused: every server is told it has no folders; the grants stay,
+        // so resuming publishes each list as it was.
+        let paused = self.settings.preferences.sharing_paused;
         for server in &self.settings.servers {
-            let roots = index.shared_with(&server.id, |r| !unavailable.contains(r));
+            let roots = if paused {
+                Vec::new()
+            } else {
+                index.shared_with(&server.id, |r| !unavailable.contains(r))
+            };
             let publisher = self
                 .publishers
                 .entry(server.id.clone())
@@ -593,6 +623,35 @@ mod tests {
         assert_eq!(fx.store.snapshot().grants.len(), 1, "the grant is kept");
         fx.store.set_available(&root.id, true).unwrap();
         assert_eq!(rx.borrow().roots().len(), 1);
+    }
+
+    #[test]
+    fn pausing_tells_every_server_no_folders_and_resuming_tells_them_again() {
+        let fx = fixture();
+        let a = server(&fx.store, "a");
+        let b = server(&fx.store, "b");
+        let root = fx.store.add_root(&folder(&fx, "p"), None).unwrap().root;
+        fx.store.grant(&a.id, &root.id).unwrap();
+        fx.store.grant(&b.id, &root.id).unwrap();
+        let (ra, rb) = (
+            fx.store.subscribe(&a.id).unwrap(),
+            fx.store.subscribe(&b.id).unwrap(),
+        );
+        fx.store
+            .change_preferences(|p| p.sharing_paused = true)
+            .unwrap();
+        assert!(ra.borrow().is_empty() && rb.borrow().is_empty());
+        assert_eq!(fx.store.snapshot().grants.len(), 2, "the grants are kept");
+        // A process that reads the file (a bridge) sees the pause too.
+        let (reader, _) = Store::open_read_only(fx.store.file().clone()).unwrap();
+        assert!(reader.shared_with(&a.id).unwrap().is_empty());
+        fx.store
+            .change_preferences(|p| p.sharing_paused = false)
+            .unwrap();
+        assert_eq!(ra.borrow().roots().len(), 1);
+        assert_eq!(rb.borrow().roots().len(), 1);
+        reader.reload().unwrap();
+        assert_eq!(reader.shared_with(&a.id).unwrap().roots().len(), 1);
     }
 
     #[test]

@@ -10,9 +10,15 @@
 //! A daemon that cannot show actions counts as no daemon at all: a
 //! question nobody can answer from the notification is not asked there.
 //!
+//! [`tray_host`] watches whether a tray host (a StatusNotifierWatcher) is on
+//! the same bus, which decides whether closing the window keeps Rootgate
+//! running in the tray.
+//!
 //! What is not here: what is asked and what an answer does (the
-//! supervisor's `questions`), and the tray (the desktop shell). It knows
-//! nothing of folders, servers or apps.
+//! supervisor's `questions`), and the tray item itself (the desktop shell).
+//! It knows nothing of folders, servers or apps.
+
+pub mod tray_host;
 
 use std::collections::HashMap;
 use std::time::Duration;

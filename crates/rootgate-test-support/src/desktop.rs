@@ -41,6 +41,16 @@ fn spawn(cmd: &mut Command, what: &str) -> Child {
 
 impl TestDesktop {
     pub async fn start() -> TestDesktop {
+        TestDesktop::with(true).await
+    }
+
+    /// The desktop without a notification server (no dunst): questions
+    /// then wait in the window and the tray.
+    pub async fn without_notifications() -> TestDesktop {
+        TestDesktop::with(false).await
+    }
+
+    async fn with(notifications: bool) -> TestDesktop {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut xvfb = spawn(
             Command::new("Xvfb").args([
@@ -79,20 +89,26 @@ impl TestDesktop {
         let rc = dir.path().join("dunstrc");
         std::fs::write(&rc, format!("[global]\n    dmenu = {}\n", pick.display()))
             .expect("write dunstrc");
-        let dunst = spawn(
-            Command::new("dunst")
-                .arg("-config")
-                .arg(&rc)
-                .env("DISPLAY", &display)
-                .env("DBUS_SESSION_BUS_ADDRESS", &address),
-            "dunst",
-        );
+        let mut children = vec![xvfb, bus];
+        if notifications {
+            children.push(spawn(
+                Command::new("dunst")
+                    .arg("-config")
+                    .arg(&rc)
+                    .env("DISPLAY", &display)
+                    .env("DBUS_SESSION_BUS_ADDRESS", &address),
+                "dunst",
+            ));
+        }
         let desktop = TestDesktop {
             address,
             display,
             dir,
-            _children: vec![xvfb, bus, dunst],
+            _children: children,
         };
+        if !notifications {
+            return desktop;
+        }
         super::app::eventually("dunst to serve notifications", || async {
             rootgate_core::desktop::Desktop::at(&desktop.address)
                 .await
@@ -172,6 +188,11 @@ impl TestDesktop {
                 )
             })
             .collect()
+    }
+
+    /// The X display (`:N`) the desktop's programs draw on.
+    pub fn display(&self) -> &str {
+        &self.display
     }
 
     #[allow(dead_code)]

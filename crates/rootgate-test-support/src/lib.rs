@@ -11,6 +11,9 @@
 //!   writes it, AI-app stand-ins on the official SDK clients), with its own.
 //! - [`desktop`]: a real desktop for the notification tests (Xvfb, a bus
 //!   of its own, dunst).
+//! - [`tray`]: a tray host for the tray's tests (a StatusNotifierWatcher
+//!   on the desktop's bus) and the tray item's menu read and pressed over
+//!   `com.canonical.dbusmenu`, as a panel does.
 //! - [`report`]: reading the file the example server writes every folder
 //!   list it receives to.
 //! - [`rng`]: a small seeded random number generator for the randomised
@@ -25,6 +28,7 @@ pub mod harness;
 pub mod peers;
 pub mod report;
 pub mod rng;
+pub mod tray;
 
 /// The name libtest knows a test by, for a test that runs its own binary
 /// again with `--exact`: `module_path!()` of the test's module without its

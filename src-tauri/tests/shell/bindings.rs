@@ -103,6 +103,9 @@ fn declarations() -> String {
         rootgate_core::session::offers::Offers::decl(&cfg),
         rootgate_core::session::offers::TryOutcome::decl(&cfg),
         rootgate_core::timeline::TryResult::decl(&cfg),
+        rootgate_core::preferences::NotifyChoices::decl(&cfg),
+        rootgate_core::autostart::LoginStart::decl(&cfg),
+        rootgate_core::supervisor::PreferencesView::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust types by src-tauri/tests/shell/bindings.rs; do not edit.\n\

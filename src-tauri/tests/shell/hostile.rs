@@ -89,6 +89,8 @@ enum Kind {
     Place,
     /// Any JSON object: a tool's arguments, data for the server.
     Object,
+    /// true or false: pause, Start at login.
+    Bool,
 }
 
 /// The apps' ids, as the webview names them.
@@ -123,6 +125,7 @@ impl Kind {
                 .is_some_and(|o| o.values().all(Value::is_string)),
             Kind::Place => v.as_str().is_some_and(|s| PLACES.contains(&s)),
             Kind::Object => v.is_object(),
+            Kind::Bool => v.is_boolean(),
         }
     }
 }
@@ -545,6 +548,15 @@ fn never(_: &Harness, args: &Value, out: &Value) -> Verdict {
     ))
 }
 
+/// A command that answers nothing on success.
+fn returns_nothing(_: &Harness, _: &Value, out: &Value) -> Verdict {
+    if out.is_null() {
+        Ok(())
+    } else {
+        Err(format!("returned {}", short(out, 300)))
+    }
+}
+
 /// Commands without arguments ignore whatever they are sent: the answer is
 /// the same as without it.
 fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
@@ -572,6 +584,8 @@ fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
         "window_shown" => |h, _, out| check(h, "window_shown", out),
         "list_connections" => |h, _, out| check(h, "list_connections", out),
         "list_apps" => |h, _, out| check(h, "list_apps", out),
+        "preferences" => |h, _, out| check(h, "preferences", out),
+        "dismiss_start_at_login" => |h, _, out| check(h, "dismiss_start_at_login", out),
         _ => unreachable!("{cmd}"),
     }
 }
@@ -595,6 +609,60 @@ fn commands(h: &Harness) -> Vec<Command> {
         // Starts the enabled, approved servers once; whatever is sent, it
         // answers nothing and changes no folder, grant or server.
         no_args("window_shown"),
+        // The Settings view; putting the Start at login offer away changes
+        // no folder, grant or server.
+        no_args("preferences"),
+        no_args("dismiss_start_at_login"),
+        Command {
+            name: "set_sharing_paused",
+            args: vec![("paused", Kind::Bool)],
+            // Resuming what is not paused. A pause (`true` is among the
+            // hostile values) keeps every grant; the battery undoes it, to
+            // leave the app as it found it.
+            bases: vec![json!({"paused": false})],
+            on_success: |h, args, out| {
+                if args["paused"] == json!(true) {
+                    h.sup.set_sharing_paused(false).map_err(|e| e.to_string())?;
+                }
+                returns_nothing(h, args, out)
+            },
+        },
+        Command {
+            name: "set_notify_choices",
+            args: vec![("choices", Kind::Object)],
+            // Any object is choices (a missing one keeps its default); a
+            // choice of the wrong type is refused.
+            bases: vec![json!({"choices": {"serverFailed": true}})],
+            on_success: returns_nothing,
+        },
+        Command {
+            name: "set_start_at_login",
+            args: vec![("on", Kind::Bool)],
+            // Off, in the test's own configuration folder: the entry it
+            // would remove is not there. No path is taken from the page:
+            // turned on (`true` is among the hostile values), the entry
+            // names the running program, and the battery turns it off.
+            bases: vec![json!({"on": false})],
+            on_success: |h, args, out| {
+                let on = args["on"] == json!(true);
+                if out["on"] != json!(on) {
+                    return Err(format!("answered {}", short(out, 300)));
+                }
+                if on {
+                    let program = std::env::current_exe().map_err(|e| e.to_string())?;
+                    if !out["path"]
+                        .as_str()
+                        .is_some_and(|p| p.ends_with("autostart/rootgate.desktop"))
+                    {
+                        return Err(format!("wrote elsewhere: {}", short(out, 300)));
+                    }
+                    h.sup
+                        .set_start_at_login(false, &program)
+                        .map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            },
+        },
         Command {
             name: "pick_folders",
             args: vec![],

@@ -22,10 +22,13 @@ import type {
   ImportOutcome,
   JsonValue,
   LogLine,
+  LoginStart,
   Notice,
+  NotifyChoices,
   Offers,
   Page,
   PlanView,
+  PreferencesView,
   RootId,
   Scope,
   SecretPlace,
@@ -202,6 +205,15 @@ export const api = {
   applyPlan: (id: number) => call<void>("apply_plan", { id }),
   /** Forgets a plan without writing it. */
   dropPlan: (id: number) => call<void>("drop_plan", { id }),
+  /** The Settings view: pause, notifications, Start at login (and whether to offer it). */
+  preferences: () => call<PreferencesView>("preferences"),
+  /** Pauses all sharing (every server and bridge is told no folders), or resumes it. */
+  setSharingPaused: (paused: boolean) => call<void>("set_sharing_paused", { paused }),
+  setNotifyChoices: (choices: NotifyChoices) => call<void>("set_notify_choices", { choices }),
+  /** Starts Rootgate at login, hidden in the tray, or stops; the entry names the running program. */
+  setStartAtLogin: (on: boolean) => call<LoginStart>("set_start_at_login", { on }),
+  /** The offer of Start at login was put away. */
+  dismissStartAtLogin: () => call<void>("dismiss_start_at_login"),
 };
 
 export type Api = typeof api;
@@ -211,6 +223,7 @@ export const EVENTS = {
   timeline: "rootgate://timeline",
   prompts: "rootgate://prompts",
   notice: "rootgate://notice",
+  showPrompt: "rootgate://show-prompt",
 } as const;
 
 export const events = {
@@ -219,6 +232,9 @@ export const events = {
   onPrompts: (f: (prompts: ConsentPrompt[]) => void) =>
     listen<ConsentPrompt[]>(EVENTS.prompts, (e) => f(e.payload)),
   onNotice: (f: (notice: Notice) => void) => listen<Notice>(EVENTS.notice, (e) => f(e.payload)),
+  /** A question chosen in the tray's menu: its prompt shows first. */
+  onShowPrompt: (f: (prompt: ConsentPrompt) => void) =>
+    listen<ConsentPrompt>(EVENTS.showPrompt, (e) => f(e.payload)),
   /** Files dragged over the window (the drop itself is handled in Rust). */
   onDragHover: (f: (hovering: boolean) => void) =>
     getCurrentWebview().onDragDropEvent((e) => f(e.payload.type === "enter" || e.payload.type === "over")),

@@ -593,3 +593,46 @@ result: JsonValue, durationMs: number,
 rootsAsked: number, };
 
 export type TryResult = "ok" | "toolError" | "failed" | "cancelled";
+
+export type NotifyChoices = { 
+/**
+ * A server failed to start for an AI app routed through Rootgate (its
+ * reason in the notification).
+ */
+serverFailed: boolean, 
+/**
+ * A server had to be restarted so that a withdrawal took effect (an AI
+ * app's call in flight may have been cut short).
+ */
+withdrawalRestarted: boolean, 
+/**
+ * A command imported from an AI app's file (`rootgate import`) waits
+ * for the person's approval before it runs.
+ */
+approvalWaiting: boolean, };
+
+export type LoginStart = { 
+/**
+ * Rootgate starts when the person logs in.
+ */
+on: boolean, 
+/**
+ * The file is not the one Rootgate writes: the person (or another
+ * tool) changed it, and Rootgate keeps their changes.
+ */
+edited: boolean, 
+/**
+ * The entry's path, to show (never taken back from the window).
+ */
+path: string, };
+
+export type PreferencesView = { 
+/**
+ * Every server is told no folders until the person resumes.
+ */
+sharingPaused: boolean, notify: NotifyChoices, startAtLogin: LoginStart, 
+/**
+ * Offer Start at login now: an AI app was routed through Rootgate,
+ * the offer was never made, and Rootgate does not start at login yet.
+ */
+offerStartAtLogin: boolean, };

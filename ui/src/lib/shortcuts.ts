@@ -13,6 +13,8 @@ export const VIEW_KEYS: Readonly<Record<string, View>> = {
   "3": "activity",
   "4": "connections",
   "5": "apps",
+  // Ctrl+, opens settings in most desktop apps.
+  ",": "settings",
 };
 
 export const VIEW_NAMES: Readonly<Record<View, string>> = {
@@ -21,6 +23,7 @@ export const VIEW_NAMES: Readonly<Record<View, string>> = {
   activity: "Activity",
   connections: "Connections",
   apps: "Connect an app",
+  settings: "Settings",
 };
 
 /** The key of the view, for "Ctrl+2". */

@@ -20,6 +20,7 @@ import type {
   Offers,
   Page,
   PlanView,
+  PreferencesView,
   ServerView,
   TryOutcome,
 } from "./bindings";
@@ -46,6 +47,7 @@ export function fakeBackend() {
     timeline?: (e: Entry[]) => void;
     prompts?: (p: ConsentPrompt[]) => void;
     notice?: (n: { message: string }) => void;
+    showPrompt?: (p: ConsentPrompt) => void;
   } = {};
   const api = {
     appInfo: vi.fn(async (): Promise<AppInfo> => ({
@@ -114,6 +116,11 @@ export function fakeBackend() {
     planUnroute: vi.fn(async (): Promise<PlanView> => plan(2, { undo: true })),
     applyPlan: vi.fn(async () => undefined),
     dropPlan: vi.fn(async () => undefined),
+    preferences: vi.fn(async (): Promise<PreferencesView> => preferences()),
+    setSharingPaused: vi.fn(async (_paused: boolean) => undefined),
+    setNotifyChoices: vi.fn(async () => undefined),
+    setStartAtLogin: vi.fn(async (on: boolean) => ({ on, edited: false, path: "/home/me/.config/autostart/rootgate.desktop" })),
+    dismissStartAtLogin: vi.fn(async () => undefined),
   } satisfies Record<keyof Api, unknown>;
   const events: Events = {
     onChanges: async (f) => {
@@ -130,6 +137,10 @@ export function fakeBackend() {
     },
     onNotice: async (f) => {
       handlers.notice = f;
+      return () => {};
+    },
+    onShowPrompt: async (f) => {
+      handlers.showPrompt = f;
       return () => {};
     },
     onDragHover: async () => () => {},
@@ -164,6 +175,17 @@ export function server(id: string, over: Partial<ServerView> = {}): ServerView {
     retry: null,
     keyringProblem: null,
     missingSecrets: [],
+    ...over,
+  };
+}
+
+/** The Settings view as a first start has it: sharing on, every notification on, no Start at login. */
+export function preferences(over: Partial<PreferencesView> = {}): PreferencesView {
+  return {
+    sharingPaused: false,
+    notify: { serverFailed: true, withdrawalRestarted: true, approvalWaiting: true },
+    startAtLogin: { on: false, edited: false, path: "/home/me/.config/autostart/rootgate.desktop" },
+    offerStartAtLogin: false,
     ...over,
   };
 }

@@ -18,6 +18,8 @@ mod four_apps;
 mod help;
 mod modern;
 mod more_apps;
+mod notes;
 mod second_start;
 mod suggestions;
+mod tray;
 mod window;

@@ -269,6 +269,13 @@ impl Supervisor {
                     if let Err(e) = self.ensure_session(&done.server) {
                         answer.errors.push(e.to_string());
                     }
+                    if !done.server.is_approved() {
+                        self.note_import(
+                            &done.server.name,
+                            done.server.id.as_str(),
+                            request.app.title(),
+                        );
+                    }
                     answer.lines.extend(catalog::joined_lines(
                         &entry.key,
                         &done,

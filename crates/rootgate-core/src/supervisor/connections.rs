@@ -59,10 +59,12 @@ impl Supervisor {
                 if matches!(connection.status, Status::Failed { .. }) {
                     self.remember_era(&connection.server, &connection.status);
                 }
+                self.note_connection(&connection);
                 Change::Connection { connection }
             }
             ConnectionChange::Entry { connection, entry } => {
                 self.remember_bridged_era(&entry);
+                self.note_entry(&connection, &entry);
                 Change::ConnectionEntry { connection, entry }
             }
             ConnectionChange::Suggested {

@@ -43,6 +43,13 @@ lock the server in: a server can still read anything your user account can.";
 #[serde(transparent)]
 pub struct PromptId(u64);
 
+impl PromptId {
+    /// The number, as a menu item's id carries it.
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
 impl From<u64> for PromptId {
     /// Wraps a prompt id received from the UI. An unknown id is harmless:
     /// answering or cancelling it finds no prompt.
@@ -336,6 +343,8 @@ impl Supervisor {
                 shown: prompt.clone(),
             },
         );
+        drop(prompts);
+        self.prompts_revision.send_modify(|r| *r += 1);
         prompt
     }
 
@@ -403,6 +412,8 @@ impl Supervisor {
 
     /// Closes a prompt without sharing anything.
     pub fn cancel_prompt(&self, prompt: PromptId) {
-        lock(&self.prompts).open.remove(&prompt);
+        if lock(&self.prompts).open.remove(&prompt).is_some() {
+            self.prompts_revision.send_modify(|r| *r += 1);
+        }
     }
 }

@@ -63,6 +63,13 @@ impl Asking {
     }
 }
 
+impl Asking {
+    /// The desktop asked through, once one was found (for `notes` too).
+    pub(super) fn desktop(&self) -> Option<Arc<Desktop>> {
+        self.desktop.get().cloned()
+    }
+}
+
 impl Supervisor {
     /// Asks through `desktop` from now on, and takes its answers. Called
     /// once, by the shell (or a test) that found a notification server;
@@ -167,6 +174,12 @@ impl Supervisor {
         if self.shared_with(server, real) {
             return QuestionState::Shared;
         }
+        // Paused, a Share would reach no server: nobody is asked or held.
+        if self.sharing_paused() {
+            return QuestionState::NotAsked {
+                why: "all sharing is paused in Rootgate".into(),
+            };
+        }
         if let Some(asked) = self.asking.record.find(title, real, server)
             && asked.answer == Some(Answer::NotNow)
         {
@@ -247,6 +260,14 @@ impl Supervisor {
     }
 
     fn on_action(&self, id: u32, action: &str) {
+        // "Open Rootgate" on any of Rootgate's notifications (a question,
+        // or one of `notes`) shows the window.
+        if action == "open" {
+            if let Some(open) = self.asking.on_open.get() {
+                open();
+            }
+            return;
+        }
         let key = lock(&self.asking.open)
             .iter()
             .find(|(_, o)| o.notification == Some(id))
@@ -255,11 +276,6 @@ impl Supervisor {
         match action {
             "share" => self.answer_asked(&key, Answer::Share),
             "not-now" => self.answer_asked(&key, Answer::NotNow),
-            "open" => {
-                if let Some(open) = self.asking.on_open.get() {
-                    open();
-                }
-            }
             _ => {}
         }
     }

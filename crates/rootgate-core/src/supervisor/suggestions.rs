@@ -2,14 +2,15 @@
 //! bridge) offered for sharing with the server it reached, once each, and
 //! again when the person asks from the connection's page; the names apps
 //! are shown by; and the folders another start of Rootgate hands over
-//! (`rootgate FOLDER` while the window is open, see `instance`).
+//! (`rootgate FOLDER` while the window is open, see `instance`); and the
+//! suggestions still waiting, in one line each, for the tray's menu.
 //!
 //! Each becomes an ordinary consent prompt (`prompts`); nothing here shares
 //! anything, and the app never learns what the person answered. Not here:
 //! the prompts themselves and their answers (`prompts`), the bridge's
 //! reports (`connections`).
 
-use super::{ConsentPrompt, Suggestion, Supervisor, lock};
+use super::{ConsentPrompt, PromptId, Suggestion, Supervisor, lock};
 use rootgate_bridge::connections::{ConnectionView, OpenAnswer, OpenRequest};
 use rootgate_model::folders;
 use rootgate_model::ids::{ConnectionId, ServerId};
@@ -158,6 +159,37 @@ impl Supervisor {
                 },
             }));
     }
+
+    /// The AI apps' folders waiting for the person's answer (asked on the
+    /// desktop or not, as with no notification server), oldest first, each
+    /// in one line for a menu: "Claude Code: share ~/code/app with files?".
+    /// Names and paths have their hidden characters written out.
+    pub fn waiting_questions(&self) -> Vec<WaitingQuestion> {
+        self.open_prompts()
+            .into_iter()
+            .filter_map(|p| {
+                let s = p.suggestion.as_ref().filter(|s| !s.imported)?;
+                let folder = match self.home.as_deref().map(|h| p.real_path.strip_prefix(h)) {
+                    Some(Ok(rest)) if !rest.as_os_str().is_empty() => {
+                        format!("~/{}", rest.display())
+                    }
+                    _ => p.real_path.display().to_string(),
+                };
+                let line = format!("{}: share {folder} with {}?", s.app, s.server_name);
+                Some(WaitingQuestion {
+                    prompt: p.id,
+                    line: rootgate_model::names::written_out(&line),
+                })
+            })
+            .collect()
+    }
+}
+
+/// A question waiting for the person, as the tray lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingQuestion {
+    pub prompt: PromptId,
+    pub line: String,
 }
 
 #[cfg(test)]

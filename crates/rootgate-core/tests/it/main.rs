@@ -30,6 +30,7 @@ mod keyring;
 mod launcher;
 mod load;
 mod offers;
+mod paused;
 mod pickup;
 mod placeholders;
 mod properties;

@@ -15,6 +15,7 @@
 //   activity     every server's timeline entries (the Activity view)
 //   connections  AI apps' connections and the open one's timeline
 //   apps         AI apps' config files: import, route, undo
+//   settings     pause all sharing, Start at login, notifications
 //
 // The root itself keeps only what belongs to the whole window (the app's
 // facts, whether it has loaded, its width and layout, the shortcuts sheet),
@@ -43,6 +44,7 @@ import { PromptsState } from "./prompts.svelte";
 import { SecretsState } from "./secrets.svelte";
 import { ServerDetailState } from "./server-detail.svelte";
 import { ServersState } from "./servers.svelte";
+import { SettingsState } from "./settings.svelte";
 
 /**
  * How long after start-up the views not shown yet are made, hidden
@@ -76,6 +78,8 @@ export class AppState {
   readonly activity: ActivityState;
   readonly connections: ConnectionsState;
   readonly apps: AppsState;
+  /** Pause, Start at login, notifications: the Settings view, the paused banner, the login offer. */
+  readonly settings: SettingsState;
 
   info = $state.raw<AppInfo | null>(null);
   loaded = $state(false);
@@ -124,7 +128,9 @@ export class AppState {
     this.offers = new OffersState(api);
     this.activity = new ActivityState(servers);
     this.connections = new ConnectionsState(api, notices, prompts, nav);
-    const apps = (this.apps = new AppsState(api, notices, servers));
+    const settings = (this.settings = new SettingsState(api, notices));
+    // A route written may be the first: Start at login is offered then.
+    const apps = (this.apps = new AppsState(api, notices, servers, () => void settings.load()));
 
     this.firstRun = $derived(this.loaded && servers.list.length === 0 && folders.list.length === 0);
     this.dialogOpen = $derived(
@@ -157,13 +163,14 @@ export class AppState {
       subscribe(() => this.events.onTimeline((e) => this.onTimeline(e))),
       subscribe(() => this.events.onPrompts((p) => this.prompts.enqueue(p))),
       subscribe(() => this.events.onNotice((n) => this.notices.notify(n.message))),
+      subscribe(() => this.events.onShowPrompt((p) => this.prompts.bringToFront(p))),
       subscribe(() => this.events.onDragHover((h) => (this.folders.dragHover = h))),
     ];
     const settled = await Promise.allSettled(subscriptions);
     for (const [i, s] of settled.entries()) {
       if (s.status === "fulfilled") this.unlisten.push(s.value);
       // The drop highlight is a nicety; the others are not.
-      else if (i < 4) this.notices.notify(`Rootgate cannot follow changes as they happen: ${plainMessage(s.reason)}`);
+      else if (i < 5) this.notices.notify(`Rootgate cannot follow changes as they happen: ${plainMessage(s.reason)}`);
     }
 
     const [info, , templates, activity, prompts, connections] = await Promise.allSettled([
@@ -182,6 +189,7 @@ export class AppState {
       this.api.activity(),
       this.api.openPrompts(),
       this.api.listConnections(),
+      this.settings.load(),
     ]);
     if (info.status === "fulfilled") {
       this.info = info.value;
@@ -243,6 +251,7 @@ export class AppState {
     this.servers.onChanges(changes);
     this.connections.onChanges(changes);
     this.detail.onChanges(changes);
+    this.settings.onChanges(changes);
     // For the open server's Tools, Resources and Prompts.
     for (const c of changes) this.offers.onChange(c);
     if (changes.some((c) => c.kind === "settings")) {

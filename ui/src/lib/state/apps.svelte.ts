@@ -58,6 +58,8 @@ export class AppsState {
     private api: Api,
     private notices: NoticesState,
     private servers: ServersState,
+    /** Told after a route was written (the root offers Start at login after the first). */
+    private routed: () => void = () => {},
   ) {}
 
   /** Lists the AI apps found on this machine again; an answer older than the last asked is dropped. */
@@ -188,6 +190,7 @@ export class AppsState {
       "info",
       request.undo ? undefined : { label: "Undo", run: () => void this.planUnroute(app, file) },
     );
+    if (!request.undo) this.routed();
     await this.load();
   }
 

@@ -21,6 +21,11 @@ export class PromptsState {
     if (fresh.length > 0) this.queue = [...this.queue, ...fresh];
   }
 
+  /** Shows `prompt` first (a question chosen in the tray), queued if it was not. */
+  bringToFront(prompt: ConsentPrompt): void {
+    this.queue = [prompt, ...this.queue.filter((p) => p.id !== prompt.id)];
+  }
+
   /** Takes an answered or cancelled prompt off the queue. */
   remove(id: PromptId): void {
     this.queue = this.queue.filter((p) => p.id !== id);

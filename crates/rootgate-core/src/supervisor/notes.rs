@@ -1,0 +1,140 @@
+//! The desktop notifications besides the questions, each one a choice in
+//! the window's Settings (`NotifyChoices`): a server that failed to start
+//! for an AI app routed through Rootgate (with its reason), a server
+//! restarted so that a withdrawal took effect, and a command imported by
+//! `rootgate import` that waits for the person's approval. Each says what
+//! a person using an AI app with the window closed would otherwise not
+//! see, and offers "Open Rootgate".
+//!
+//! They go through the notification server the questions found
+//! (`questions`); with none, nothing is sent, and the window shows the
+//! same in its views. Each is sent once: a connection's failure once per
+//! reason, a restart once per timeline entry, an approval once per server.
+//!
+//! Not here: the questions (`questions`), the choices' storage
+//! (`rootgate_model::preferences`).
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rootgate_bridge::connections::ConnectionView;
+use rootgate_model::ids::ConnectionId;
+use rootgate_model::timeline::{Entry, Event};
+use rootgate_notify::Notification;
+use rootgate_session::Status;
+
+use super::{Supervisor, app_title, lock};
+
+/// How long an information stays on screen: it asks nothing, and stays in
+/// the daemon's history after.
+const SHOWN_FOR: Duration = Duration::from_secs(20);
+
+/// What was sent already, so nothing is said twice.
+#[derive(Default)]
+pub(super) struct Noted {
+    sent: Mutex<HashSet<String>>,
+}
+
+impl Noted {
+    /// True the first time `key` is seen.
+    fn first(&self, key: String) -> bool {
+        lock(&self.sent).insert(key)
+    }
+}
+
+/// The app of a connection as the person knows it.
+fn app_of(connection: &ConnectionView) -> String {
+    connection
+        .app
+        .as_ref()
+        .map_or_else(|| "An AI app".to_owned(), |a| app_title(&a.name))
+}
+
+impl Supervisor {
+    /// A bridge's connection changed: its server failing to start is said.
+    pub(super) fn note_connection(&self, connection: &ConnectionView) {
+        let Status::Failed { reason } = &connection.status else {
+            return;
+        };
+        if !self.store.preferences().notify.server_failed
+            || !self
+                .notes
+                .first(format!("failed {} {reason}", connection.id))
+        {
+            return;
+        }
+        self.send_note(
+            format!(
+                "{} could not start for {}",
+                connection.server_name,
+                app_of(connection)
+            ),
+            reason.clone(),
+        );
+    }
+
+    /// Something happened on a bridge's connection: a restart to withdraw
+    /// a folder is said.
+    pub(super) fn note_entry(&self, connection: &ConnectionId, entry: &Entry) {
+        let Event::RestartedToWithdraw { reason } = &entry.event else {
+            return;
+        };
+        if !self.store.preferences().notify.withdrawal_restarted
+            || !self
+                .notes
+                .first(format!("restart {connection} {}", entry.seq))
+        {
+            return;
+        }
+        let Some(view) = self
+            .connections
+            .list()
+            .into_iter()
+            .find(|c| &c.id == connection)
+        else {
+            return;
+        };
+        self.send_note(
+            format!(
+                "{} was restarted for {} to withdraw a folder",
+                view.server_name,
+                app_of(&view)
+            ),
+            format!("{reason}. A call it was answering may have ended with an error."),
+        );
+    }
+
+    /// `rootgate import` brought in a server whose command waits for the
+    /// person's approval.
+    pub(super) fn note_import(&self, server_name: &str, server_id: &str, app: &str) {
+        if !self.store.preferences().notify.approval_waiting
+            || !self.notes.first(format!("approve {server_id}"))
+        {
+            return;
+        }
+        self.send_note(
+            format!("{server_name} waits for your approval"),
+            format!(
+                "Imported from {app}. Rootgate runs it once you approve its command in the window."
+            ),
+        );
+    }
+
+    fn send_note(&self, summary: String, body: String) {
+        let Some(desktop) = self.asking.desktop() else {
+            return;
+        };
+        let notification = Notification {
+            summary,
+            body,
+            actions: vec![("open".into(), "Open Rootgate".into())],
+            expire: Some(SHOWN_FOR),
+        };
+        self.runtime.spawn(async move {
+            if let Err(e) = desktop.notify(&notification).await {
+                tracing::info!(error = %e, "a notification could not be shown");
+            }
+        });
+    }
+}

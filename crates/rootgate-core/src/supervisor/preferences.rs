@@ -1,0 +1,104 @@
+//! The window's Settings: pausing all sharing, the desktop notifications a
+//! person chose, and Start at login with its one offer.
+//!
+//! Pausing is a preference saved in the settings file (see
+//! `rootgate_model::preferences`): the store then publishes an empty list
+//! to every server, the window's sessions and every bridge's alike, and
+//! keeps the grants, so resuming tells each server its folders again. Start
+//! at login is the desktop's autostart entry (`rootgate_model::autostart`),
+//! beside the settings' configuration folder; it is offered once, after the
+//! first AI app was routed through Rootgate, and never again.
+//!
+//! Not here: the tray's menu (the shell), what each notification says and
+//! when it is sent (`notes`), and the desktop's questions (`questions`).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use rootgate_apps::route::Ledger;
+use rootgate_model::autostart::{Autostart, LoginStart};
+use rootgate_model::preferences::NotifyChoices;
+
+use super::{Supervisor, SupervisorError};
+
+/// The Settings view, as the window shows it.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreferencesView {
+    /// Every server is told no folders until the person resumes.
+    pub sharing_paused: bool,
+    pub notify: NotifyChoices,
+    pub start_at_login: LoginStart,
+    /// Offer Start at login now: an AI app was routed through Rootgate,
+    /// the offer was never made, and Rootgate does not start at login yet.
+    pub offer_start_at_login: bool,
+}
+
+impl Supervisor {
+    fn autostart(&self) -> Result<Autostart, SupervisorError> {
+        Autostart::for_settings(self.settings_path()).ok_or(SupervisorError::NoConfigFolder)
+    }
+
+    /// The person's preferences, with Start at login as the autostart
+    /// entry for `program` (the app's binary) says now.
+    pub fn preferences(&self, program: &Path) -> Result<PreferencesView, SupervisorError> {
+        let kept = self.store.preferences();
+        let start_at_login = self.autostart()?.state(program);
+        let routed = || {
+            Ledger::beside(self.settings_path())
+                .load()
+                .is_ok_and(|l| !l.routes.is_empty())
+        };
+        Ok(PreferencesView {
+            sharing_paused: kept.sharing_paused,
+            notify: kept.notify,
+            offer_start_at_login: !kept.start_at_login_offered && !start_at_login.on && routed(),
+            start_at_login,
+        })
+    }
+
+    /// Whether all sharing is paused now.
+    pub fn sharing_paused(&self) -> bool {
+        self.store.preferences().sharing_paused
+    }
+
+    /// Pauses all sharing (every server and bridge is told no folders) or
+    /// resumes it (each is told its folders again).
+    pub fn set_sharing_paused(&self, paused: bool) -> Result<(), SupervisorError> {
+        self.store
+            .change_preferences(|p| p.sharing_paused = paused)?;
+        Ok(())
+    }
+
+    /// Which desktop notifications to send besides the questions.
+    pub fn set_notify_choices(&self, choices: NotifyChoices) -> Result<(), SupervisorError> {
+        self.store.change_preferences(|p| p.notify = choices)?;
+        Ok(())
+    }
+
+    /// Starts Rootgate (`program`, hidden in the tray) at login, or stops
+    /// doing so. Either answer also counts as the offer answered.
+    pub fn set_start_at_login(
+        &self,
+        on: bool,
+        program: &Path,
+    ) -> Result<LoginStart, SupervisorError> {
+        let autostart = self.autostart()?;
+        let state = if on {
+            autostart.enable(program)?
+        } else {
+            autostart.disable(program)?
+        };
+        self.start_at_login_offered()?;
+        Ok(state)
+    }
+
+    /// The offer of Start at login was made (and answered, or put away):
+    /// it is not made again.
+    pub fn start_at_login_offered(&self) -> Result<(), SupervisorError> {
+        self.store
+            .change_preferences(|p| p.start_at_login_offered = true)?;
+        Ok(())
+    }
+}
