@@ -15,14 +15,15 @@ use rootgate_core::apps::catalog::AppView;
 use rootgate_core::apps::{AppKind, Scope};
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
+use rootgate_core::questions::Answer;
 use rootgate_core::servers::SecretPlace;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::session::offers::{Offers, TryOutcome};
 use rootgate_core::supervisor::{
-    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PromptId, ServerView,
-    Supervisor,
+    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PromptId, QuestionView,
+    ServerView, Supervisor,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
@@ -269,6 +270,25 @@ pub fn connection_timeline(sup: Sup<'_>, id: Arg<ConnectionId>) -> Result<Vec<En
 #[instrument(skip(sup), err)]
 pub fn suggest_again(sup: Sup<'_>, id: Arg<ConnectionId>) -> Result<Vec<ConsentPrompt>> {
     Ok(sup.suggest_again(&id.0))
+}
+
+/// Every question asked when an AI app needed a folder, newest first.
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn list_questions(sup: Sup<'_>) -> Result<Vec<QuestionView>> {
+    Ok(sup.question_views())
+}
+
+/// The person's answer to a question, by its number: the consent prompt
+/// to show when a Share needs the folder's warnings read first.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn answer_question(
+    sup: Sup<'_>,
+    id: Arg<u64>,
+    answer: Arg<Answer>,
+) -> Result<Option<ConsentPrompt>> {
+    Ok(sup.answer_question(id.0, answer.0)?)
 }
 
 #[tauri::command]

@@ -89,6 +89,8 @@ enum Kind {
     Place,
     /// Any JSON object: a tool's arguments, data for the server.
     Object,
+    /// An answer to a question (`share`, `notNow`).
+    Answer,
 }
 
 /// The apps' ids, as the webview names them.
@@ -123,6 +125,7 @@ impl Kind {
                 .is_some_and(|o| o.values().all(Value::is_string)),
             Kind::Place => v.as_str().is_some_and(|s| PLACES.contains(&s)),
             Kind::Object => v.is_object(),
+            Kind::Answer => v.as_str().is_some_and(|s| ["share", "notNow"].contains(&s)),
         }
     }
 }
@@ -571,6 +574,7 @@ fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
         "templates" => |h, _, out| check(h, "templates", out),
         "window_shown" => |h, _, out| check(h, "window_shown", out),
         "list_connections" => |h, _, out| check(h, "list_connections", out),
+        "list_questions" => |h, _, out| check(h, "list_questions", out),
         "list_apps" => |h, _, out| check(h, "list_apps", out),
         _ => unreachable!("{cmd}"),
     }
@@ -873,6 +877,18 @@ fn commands(h: &Harness) -> Vec<Command> {
                 }
             },
         },
+        no_args("list_questions"),
+        // No question was ever asked here: no number names one, and no
+        // answer shares or withdraws anything, whatever is sent.
+        Command {
+            name: "answer_question",
+            args: vec![("id", Kind::U64), ("answer", Kind::Answer)],
+            bases: vec![
+                json!({"id": 1, "answer": "share"}),
+                json!({"id": 0, "answer": "notNow"}),
+            ],
+            on_success: never,
+        },
         // The apps found where this test runs; whatever is sent, the same.
         no_args("list_apps"),
         // No app file here holds these entries (a page names an app, a
@@ -1160,6 +1176,9 @@ fn battery(h: &Harness, cmds: &[Command]) -> Vec<Call> {
                 }
                 if kind == Kind::Place {
                     candidates.extend(PLACES.iter().map(|p| json!(p)));
+                }
+                if kind == Kind::Answer {
+                    candidates.extend([json!("share"), json!("notNow")]);
                 }
                 if kind == Kind::StrMap {
                     candidates.extend(strings.iter().map(|s| json!({ "${input:token}": s })));
