@@ -148,10 +148,12 @@ fn seen_reports(seen: &Seen) -> Vec<Report> {
             },
         });
     }
-    if !seen.app_roots.is_empty() {
-        reports.push(Report::Suggest {
-            uris: seen.app_roots.clone(),
-        });
+    let folders = seen.app_folders();
+    if !folders.is_empty() {
+        reports.push(Report::Suggest { uris: folders });
+    }
+    if let Some(sees) = &seen.sees {
+        reports.push(Report::Sees { sees: sees.clone() });
     }
     // Always said, so that a call that stopped waiting is seen to.
     reports.push(Report::Waiting {
