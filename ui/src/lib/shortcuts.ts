@@ -13,6 +13,7 @@ export const VIEW_KEYS: Readonly<Record<string, View>> = {
   "3": "activity",
   "4": "connections",
   "5": "apps",
+  "6": "questions",
 };
 
 export const VIEW_NAMES: Readonly<Record<View, string>> = {
@@ -21,6 +22,7 @@ export const VIEW_NAMES: Readonly<Record<View, string>> = {
   activity: "Activity",
   connections: "Connections",
   apps: "Connect an app",
+  questions: "Questions",
 };
 
 /** The key of the view, for "Ctrl+2". */

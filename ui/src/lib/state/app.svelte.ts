@@ -15,6 +15,7 @@
 //   activity     every server's timeline entries (the Activity view)
 //   connections  AI apps' connections and the open one's timeline
 //   apps         AI apps' config files: import, route, undo
+//   questions    what was asked when an AI app needed a folder, and the answers
 //
 // The root itself keeps only what belongs to the whole window (the app's
 // facts, whether it has loaded, its width and layout, the shortcuts sheet),
@@ -40,6 +41,7 @@ import { NavigationState } from "./navigation.svelte";
 import { NoticesState } from "./notices.svelte";
 import { OffersState } from "./offers.svelte";
 import { PromptsState } from "./prompts.svelte";
+import { QuestionsState } from "./questions.svelte";
 import { SecretsState } from "./secrets.svelte";
 import { ServerDetailState } from "./server-detail.svelte";
 import { ServersState } from "./servers.svelte";
@@ -76,6 +78,8 @@ export class AppState {
   readonly activity: ActivityState;
   readonly connections: ConnectionsState;
   readonly apps: AppsState;
+  /** The questions asked when AI apps needed a folder, and their answers (the Questions view). */
+  readonly questions: QuestionsState;
 
   info = $state.raw<AppInfo | null>(null);
   loaded = $state(false);
@@ -125,6 +129,7 @@ export class AppState {
     this.activity = new ActivityState(servers);
     this.connections = new ConnectionsState(api, notices, prompts, nav);
     const apps = (this.apps = new AppsState(api, notices, servers));
+    this.questions = new QuestionsState(api, notices, prompts);
 
     this.firstRun = $derived(this.loaded && servers.list.length === 0 && folders.list.length === 0);
     this.dialogOpen = $derived(
@@ -166,7 +171,7 @@ export class AppState {
       else if (i < 4) this.notices.notify(`Rootgate cannot follow changes as they happen: ${plainMessage(s.reason)}`);
     }
 
-    const [info, , templates, activity, prompts, connections] = await Promise.allSettled([
+    const [info, , templates, activity, prompts, connections, questions] = await Promise.allSettled([
       this.api.appInfo(),
       // The lists are what the window shows first; the rest may follow.
       this.reload().then(async () => {
@@ -182,6 +187,7 @@ export class AppState {
       this.api.activity(),
       this.api.openPrompts(),
       this.api.listConnections(),
+      this.api.listQuestions(),
     ]);
     if (info.status === "fulfilled") {
       this.info = info.value;
@@ -195,7 +201,8 @@ export class AppState {
     if (activity.status === "fulfilled") this.activity.loaded(activity.value);
     if (prompts.status === "fulfilled") this.prompts.enqueue(prompts.value);
     if (connections.status === "fulfilled") this.connections.loaded(connections.value);
-    for (const r of [templates, activity, prompts, connections]) {
+    if (questions.status === "fulfilled") this.questions.loaded(questions.value);
+    for (const r of [templates, activity, prompts, connections, questions]) {
       if (r.status === "rejected") this.notices.notify(plainMessage(r.reason));
     }
   }
@@ -242,6 +249,7 @@ export class AppState {
     // The servers' statuses first: a reload below marks the events heard.
     this.servers.onChanges(changes);
     this.connections.onChanges(changes);
+    this.questions.onChanges(changes);
     this.detail.onChanges(changes);
     // For the open server's Tools, Resources and Prompts.
     for (const c of changes) this.offers.onChange(c);
