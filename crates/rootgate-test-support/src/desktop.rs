@@ -152,6 +152,28 @@ impl TestDesktop {
         self.run_menu()
     }
 
+    /// Dismisses the notification on screen, as a person closing it does
+    /// (`dunstctl close`: dunst says it was dismissed by the user).
+    pub fn dismiss(&self) {
+        let status = self.dunstctl(&["close"]).status().expect("dunstctl close");
+        assert!(status.success(), "dunstctl close failed");
+    }
+
+    /// Ends the notification daemon (dunst), as one that crashes or is
+    /// quit: its name leaves the bus.
+    pub async fn stop_notifications(&mut self) {
+        // dunst is the last started (see `start`).
+        if let Some(mut dunst) = self._children.pop() {
+            let _ = dunst.kill().await;
+        }
+    }
+
+    /// The X display the desktop runs on (`:N`), for a program that shows
+    /// a window there.
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
     /// dunst's history (notifications closed), as `dunstctl history` gives
     /// it: (summary, body) of each.
     pub fn history(&self) -> Vec<(String, String)> {

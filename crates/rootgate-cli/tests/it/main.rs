@@ -11,6 +11,7 @@
 
 mod apps;
 mod asked;
+mod asked_window;
 mod connect;
 mod faults;
 mod first_request;
@@ -21,3 +22,4 @@ mod more_apps;
 mod second_start;
 mod suggestions;
 mod window;
+mod workspace;
