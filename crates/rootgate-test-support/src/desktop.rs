@@ -174,6 +174,26 @@ impl TestDesktop {
         &self.display
     }
 
+    /// Saves the whole X screen as `NAME.png` in the folder
+    /// `$ROOTGATE_SCREENSHOTS`, when it is set (for a person to look at
+    /// what a test showed, with ImageMagick's `import`); nothing otherwise.
+    pub fn screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("ROOTGATE_SCREENSHOTS") else {
+            return;
+        };
+        let _ = std::fs::create_dir_all(&dir);
+        let file = PathBuf::from(dir).join(format!("{name}.png"));
+        let status = std::process::Command::new("import")
+            .args(["-window", "root", "-display", &self.display])
+            .arg(&file)
+            .status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "import could not save {}",
+            file.display()
+        );
+    }
+
     /// dunst's history (notifications closed), as `dunstctl history` gives
     /// it: (summary, body) of each.
     pub fn history(&self) -> Vec<(String, String)> {

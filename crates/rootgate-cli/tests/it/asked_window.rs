@@ -47,6 +47,7 @@ async fn share_in_the_questions_view_releases_the_held_first_call_at_once() {
     ));
     let app = claude_code_in(&s.rg, &s.project);
     question_on_screen(&desktop).await;
+    desktop.screenshot("desktop-question");
 
     // Answered in the window, not on the notification.
     let asked = the_question(&s.sup, |a| a.answer.is_none()).await;
@@ -385,6 +386,7 @@ async fn the_window_killed_mid_question_lets_the_app_go_on_and_asks_again_at_the
     .await;
     let app = claude_code_in(&rg, &project);
     question_on_screen(&desktop).await;
+    desktop.screenshot("desktop-question-from-the-window-process");
     window.kill().await.expect("kill the window");
 
     // The bridge goes on, without the folder, at once.
@@ -422,6 +424,7 @@ async fn the_window_killed_mid_question_lets_the_app_go_on_and_asks_again_at_the
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     let menu = question_on_screen(&desktop).await;
+    desktop.screenshot("desktop-question-asked-again");
     assert!(
         menu.iter()
             .any(|l| l.contains(&project.display().to_string())),
