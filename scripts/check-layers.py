@@ -16,7 +16,20 @@ an edge `actor -> era` inside `session`. A module using its own parent or
 child is containment, not layering, and is not an edge. At every level the
 siblings must form no circle.
 
-Run it from anywhere: `python3 scripts/check-layers.py`.
+Also, two rules that keep the layers honest in ways cargo does not check:
+
+- Test-only names: `SharedRoots::advance_for_tests` (a folder list made
+  without a grant) may be named only in tests: after a `#[cfg(test)]` line
+  of a source file, or under a crate's `tests/`.
+- One graph (`--graphs`, which scripts/test.sh runs): the shipped app's
+  build (`-p rootgate -p rootgate-cli -p rootgate-core --features
+  tauri/custom-protocol`, as scripts/package.sh and scripts/e2e.sh build it)
+  may differ from the tests' build (`--workspace --all-targets`) only in
+  Tauri and the shell, so that a clean machine compiles the rest once. It
+  reads both unit graphs from cargo (`--unit-graph`, an unstable flag, hence
+  RUSTC_BOOTSTRAP=1 for that one read-only call).
+
+Run it from anywhere: `python3 scripts/check-layers.py [--graphs]`.
 """
 
 import json
@@ -169,6 +182,91 @@ def module_edges(mods):
     return edges
 
 
+TEST_ONLY = ("advance_for_tests",)
+
+
+def test_only_misuse():
+    """Each place a test-only name is used outside tests, as `file:line`."""
+    found = []
+    for base in ("crates", "src-tauri"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, base)):
+            dirnames[:] = [d for d in dirnames if d not in ("target", "tests", "node_modules")]
+            for f in filenames:
+                if not f.endswith(".rs"):
+                    continue
+                path = os.path.join(dirpath, f)
+                in_tests = False
+                with open(path, encoding="utf-8") as fh:
+                    for n, line in enumerate(fh, 1):
+                        if line.strip() == "#[cfg(test)]":
+                            in_tests = True
+                        code = line.split("//", 1)[0]
+                        for name in TEST_ONLY:
+                            if name in code and not in_tests and f"fn {name}" not in code:
+                                found.append(f"{os.path.relpath(path, ROOT)}:{n}: {name}")
+    return found
+
+
+# What may differ between the tests' build and the shipped one: Tauri's
+# `test` against `custom-protocol` features, and what is built on Tauri.
+MAY_DIFFER = {"rootgate", "tauri", "tauri-macros", "tauri-plugin-dialog", "tauri-plugin-fs"}
+
+
+def unit_graph(args):
+    env = dict(os.environ, RUSTC_BOOTSTRAP="1")
+    out = subprocess.check_output(
+        ["cargo", "build", "--unit-graph", "-Z", "unstable-options", "--locked", *args],
+        cwd=ROOT,
+        env=env,
+    )
+    units = json.loads(out)["units"]
+    keys = {}
+
+    def key(i):
+        if i not in keys:
+            u = units[i]
+            keys[i] = (
+                u["pkg_id"],
+                u["target"]["name"],
+                u["mode"],
+                u["profile"]["name"],
+                tuple(sorted(u["features"])),
+                tuple(sorted(key(d["index"]) for d in u["dependencies"])),
+            )
+        return keys[i]
+
+    return {key(i): units[i] for i in range(len(units))}
+
+
+def package_name(pkg_id):
+    # "registry+https://…#tauri@2.11.6" or "path+file:///…/src-tauri#rootgate@0.1.0"
+    # or "path+file:///…/crates/rootgate-apps#0.1.0" (a folder named as its package)
+    where, _, fragment = pkg_id.rpartition("#")
+    if "@" in fragment:
+        return fragment.rsplit("@", 1)[0]
+    return where.rstrip("/").rsplit("/", 1)[-1]
+
+
+def graph_differences():
+    tests = unit_graph(["--workspace", "--all-targets"])
+    shipped = unit_graph(
+        ["-p", "rootgate", "-p", "rootgate-cli", "-p", "rootgate-core", "--features", "tauri/custom-protocol"]
+    )
+    features = {}
+    for u in tests.values():
+        features.setdefault((u["pkg_id"], u["target"]["name"], u["mode"]), []).append(u["features"])
+    out = []
+    for k, u in shipped.items():
+        if k in tests or package_name(u["pkg_id"]) in MAY_DIFFER:
+            continue
+        seen = features.get((u["pkg_id"], u["target"]["name"], u["mode"]), [])
+        out.append(
+            f"{package_name(u['pkg_id'])} ({u['target']['name']}, {u['mode']}): shipped with "
+            f"{u['features']}, the tests build {seen or 'no such unit'} (or its dependencies differ)"
+        )
+    return sorted(out)
+
+
 def main():
     meta = json.loads(
         subprocess.check_output(
@@ -208,9 +306,24 @@ def main():
                         for b in sorted(graph.get(a, ())):
                             if b in comp:
                                 print(f"    {a} -> {b}")
+    for place in test_only_misuse():
+        failed = True
+        print(f"a test-only name outside tests: {place}")
+    if "--graphs" in sys.argv[1:]:
+        differences = graph_differences()
+        for line in differences:
+            failed = True
+            print(f"built twice: {line}")
+        if differences:
+            print(
+                "the shipped build differs from the tests' below Tauri: declare the missing "
+                "features in the workspace's Cargo.toml (see its \"One graph\" section)"
+            )
     if failed:
         sys.exit(1)
-    print(f"no import circles in {len(members)} crates")
+    print(f"no import circles in {len(members)} crates; test-only names only in tests")
+    if "--graphs" in sys.argv[1:]:
+        print("the tests' build and the shipped app's differ only in Tauri and the shell")
 
 
 if __name__ == "__main__":

@@ -47,78 +47,120 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing Debian packages: ${missing[*]}"
+install_debian_packages() {
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# On a fresh machine most of setup is downloading: the Debian packages, the
+# npm and PyPI packages, and the crates cargo builds next. They come from
+# different registries, so they are fetched side by side: each job below
+# writes to its own log, and `finish_jobs` waits for all of them and shows
+# the log of any that failed. Only what needs another job's result waits
+# for it (npm for Node.js from apt, when the machine has no Node.js).
+jobs_dir=$(mktemp -d "${TMPDIR:-/tmp}/rootgate-setup.XXXXXX")
+job_pids=() job_names=()
+job() {
+  local name=$1; shift
+  say "$name"
+  ("$@") >"$jobs_dir/${#job_pids[@]}.log" 2>&1 &
+  job_pids+=("$!") job_names+=("$name")
+}
+finish_jobs() {
+  local i failed=0
+  for i in "${!job_pids[@]}"; do
+    if ! wait "${job_pids[$i]}"; then
+      printf 'setup: failed: %s\n' "${job_names[$i]}" >&2
+      cat "$jobs_dir/$i.log" >&2
+      failed=1
+    fi
+  done
+  job_pids=() job_names=()
+  [ "$failed" = 0 ] || die "see the output above"
+}
+trap 'rm -rf "$jobs_dir"' EXIT
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if command -v node >/dev/null && command -v python3 >/dev/null; then
+    job "installing Debian packages: ${missing[*]}" install_debian_packages
+  else
+    say "installing Debian packages: ${missing[*]}"
+    install_debian_packages
+  fi
 fi
 
 command -v cargo >/dev/null || die "Rust is not installed: install it with rustup (https://rustup.rs), version 1.88 or newer, then rerun"
+# The crates, into cargo's own cache, for this machine's platform only, so
+# that the first build compiles instead of downloading.
+host=$(rustc -vV | sed -n 's/^host: //p')
+job "downloading the crates (cargo fetch)" cargo fetch --locked --target "$host"
 if [ "$what" = test ] && ! command -v cargo-nextest >/dev/null; then
-  say "installing cargo-nextest"
-  cargo install --locked cargo-nextest >/dev/null
+  job "installing cargo-nextest" cargo install --locked cargo-nextest
 fi
 
 digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
+# npm packages locked by DIR/package-lock.json into DIR/node_modules; a stamp
+# of the lock files' digest makes a rerun a no-op.
+npm_ci() {
+  local dir=$1 want
+  want=$(digest "$dir/package.json" "$dir/package-lock.json")
+  [ "$(cat "$dir/node_modules/.rootgate-stamp" 2>/dev/null)" = "$want" ] && return 0
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" > "$dir/node_modules/.rootgate-stamp"
+}
+fresh_npm() {
+  [ "$(cat "$1/node_modules/.rootgate-stamp" 2>/dev/null)" = "$(digest "$1/package.json" "$1/package-lock.json")" ]
+}
 
 # The UI: npm packages locked by ui/package-lock.json, built into ui/dist,
-# which the app embeds when it is compiled.
-if [ -f ui/package.json ]; then
-  want=$(digest ui/package.json ui/package-lock.json)
-  if [ "$(cat ui/node_modules/.rootgate-stamp 2>/dev/null)" != "$want" ]; then
-    say "installing the UI's npm packages"
-    (cd ui && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$want" > ui/node_modules/.rootgate-stamp
-  fi
-  # Built again only when something it is built from changed: scripts that
-  # call this one in turn (test.sh, e2e.sh, package.sh) build it once.
+# which the app embeds when it is compiled. Built again only when something
+# it is built from changed: scripts that call this one in turn (test.sh,
+# e2e.sh, package.sh) build it once.
+ui() {
+  npm_ci ui
+  local want
   want=$(cd ui && find index.html package.json package-lock.json ./*.config.* tsconfig.json src \
     -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
-  if [ "$(cat ui/dist/.rootgate-stamp 2>/dev/null)" != "$want" ]; then
-    say "building the UI"
-    (cd ui && npm run --silent build)
-    echo "$want" > ui/dist/.rootgate-stamp
-  fi
-fi
+  [ "$(cat ui/dist/.rootgate-stamp 2>/dev/null)" = "$want" ] && return 0
+  echo "building the UI"
+  (cd ui && npm run --silent build)
+  echo "$want" > ui/dist/.rootgate-stamp
+}
+[ -f ui/package.json ] && job "installing the UI's npm packages and building the UI" ui
 
 # The Tauri CLI, whose bundler builds the Debian package: a prebuilt binary
 # from npm (nothing to compile), locked by packaging/package-lock.json.
-if [ "$what" = package ]; then
-  want=$(digest packaging/package.json packaging/package-lock.json)
-  if [ "$(cat packaging/node_modules/.rootgate-stamp 2>/dev/null)" != "$want" ]; then
-    say "installing the Tauri CLI into packaging/node_modules"
-    (cd packaging && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$want" > packaging/node_modules/.rootgate-stamp
-  fi
-  say "ready"
-  exit 0
+if [ "$what" = package ] && ! fresh_npm packaging; then
+  job "installing the Tauri CLI into packaging/node_modules" npm_ci packaging
 fi
-
-[ "$what" = test ] || exit 0
 
 # Test peers, locked: npm packages by package-lock.json, Python packages by a
 # full pin list. A stamp of the lock files' digest makes a rerun a no-op.
 peers=tests/peers
-want=$(digest "$peers/package.json" "$peers/package-lock.json")
-if [ "$(cat "$peers/node_modules/.rootgate-stamp" 2>/dev/null)" != "$want" ]; then
-  say "installing npm test peers into $peers/node_modules"
-  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$want" > "$peers/node_modules/.rootgate-stamp"
-fi
-# The end-to-end tests' WebDriver client (scripts/e2e.sh).
-want=$(digest tests/e2e/package.json tests/e2e/package-lock.json)
-if [ "$(cat tests/e2e/node_modules/.rootgate-stamp 2>/dev/null)" != "$want" ]; then
-  say "installing the end-to-end tests' npm packages into tests/e2e/node_modules"
-  (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$want" > tests/e2e/node_modules/.rootgate-stamp
-fi
-py=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
-want="$(digest "$peers/requirements.txt") $py"
-if [ "$(cat "$peers/.venv/.rootgate-stamp" 2>/dev/null)" != "$want" ]; then
-  say "installing Python test peers into $peers/.venv"
+python_peers() {
+  local py want
+  py=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
+  want="$(digest "$peers/requirements.txt") $py"
+  [ "$(cat "$peers/.venv/.rootgate-stamp" 2>/dev/null)" = "$want" ] && return 0
   rm -rf "$peers/.venv"
   "$py" -m venv "$peers/.venv"
   "$peers/.venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$peers/requirements.txt"
   echo "$want" > "$peers/.venv/.rootgate-stamp"
+}
+if [ "$what" = test ]; then
+  fresh_npm "$peers" || job "installing npm test peers into $peers/node_modules" npm_ci "$peers"
+  # The end-to-end tests' WebDriver client (scripts/e2e.sh).
+  fresh_npm tests/e2e ||
+    job "installing the end-to-end tests' npm packages into tests/e2e/node_modules" npm_ci tests/e2e
+  # A Python without venv support (Debian's, before python3-venv is in)
+  # waits for the Debian packages.
+  if python3 -c 'import ensurepip' 2>/dev/null; then
+    job "installing Python test peers into $peers/.venv (when their pins changed)" python_peers
+  else
+    finish_jobs
+    say "installing Python test peers into $peers/.venv (when their pins changed)"
+    python_peers
+  fi
 fi
+finish_jobs
 say "ready"

@@ -23,8 +23,7 @@ use tauri::Runtime;
 use tauri::ipc::{CommandArg, CommandItem, InvokeBody, InvokeError};
 
 /// What kind of failure, for the UI to choose how to show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub enum ErrorCode {
     /// The chosen folder cannot be shared (missing, a file, unreadable...).
@@ -83,8 +82,7 @@ fn apps_code(e: &AppsError) -> ErrorCode {
 }
 
 /// The error of every command.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error, ts_rs::TS)]
 #[error("{message}")]
 pub struct CommandError {
     pub code: ErrorCode,

@@ -65,8 +65,7 @@ async fn batches<R: Runtime, T: Clone + Serialize + Send + 'static>(
 
 /// A plain-words notice for the person (a dropped file that is not a
 /// folder, a folder on the command line that does not exist).
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct Notice {
     pub message: String,
 }

@@ -50,8 +50,7 @@ use tauri::{AppHandle, Emitter, Manager, RunEvent, Runtime, WindowEvent};
 const EXAMPLE_SERVER_FLAG: &str = "--example-server";
 
 /// What the window shows about the app itself.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AppInfo {
     pub version: String,

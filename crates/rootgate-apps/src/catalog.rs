@@ -30,8 +30,7 @@ use rootgate_model::settings::Settings;
 use rootgate_model::store::{Store, StoreError};
 
 /// An app found on this machine.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppView {
     pub app: AppKind,
@@ -40,8 +39,7 @@ pub struct AppView {
 }
 
 /// One of an app's config files.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileView {
     /// Which of the app's files this is, for the window's commands (the
@@ -58,8 +56,7 @@ pub struct FileView {
 }
 
 /// A server entry of an app's config.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryView {
     pub scope: Scope,
@@ -96,8 +93,7 @@ pub struct EntryView {
 }
 
 /// How an imported entry joined Rootgate.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Joined {
     /// As a server of its own, added now.

@@ -32,8 +32,7 @@ use rootgate_model::servers::ServerDraft;
 mod tokens;
 
 /// A value in an entry that Rootgate cannot carry over as it is.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Need {
     /// What stands in the file (`${input:token}`, `${workspaceFolder}`),

@@ -52,8 +52,9 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// An AI app whose MCP configuration Rootgate can read and route.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum AppKind {
     ClaudeDesktop,
@@ -202,8 +203,7 @@ impl AppKind {
 }
 
 /// The syntax of a config file.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Format {
     Json,
@@ -216,8 +216,7 @@ pub enum Format {
 
 /// Where in a file a server entry sits. Most files hold one list; Claude
 /// Code's `~/.claude.json` holds one for the user and one per project.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "kind", content = "path")]
 pub enum Scope {
     /// The file's own list (`mcpServers`, `servers`, `context_servers`,

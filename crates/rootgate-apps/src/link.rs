@@ -19,8 +19,7 @@ use rootgate_model::ids::ServerId;
 use rootgate_model::servers::ServerSpec;
 use rootgate_model::settings::Settings;
 
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportedAs {
     pub id: ServerId,
@@ -28,8 +27,7 @@ pub struct ImportedAs {
 }
 
 /// An import link Rootgate does not trust, and why, in words.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DoubtfulLink {
     pub server: ImportedAs,
@@ -38,8 +36,7 @@ pub struct DoubtfulLink {
 
 /// A server an entry could use instead of becoming a new one, and how it
 /// differs (`identity::differences`; never a value).
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
     pub server: ImportedAs,

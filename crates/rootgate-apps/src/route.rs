@@ -67,8 +67,7 @@ pub enum RouteError {
 }
 
 /// An entry a route rewrites, and the Rootgate server it reaches.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RoutedEntry {
     pub scope: Scope,
@@ -78,8 +77,7 @@ pub struct RoutedEntry {
 }
 
 /// An entry a route leaves as it is, and why.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Skipped {
     pub scope: Scope,

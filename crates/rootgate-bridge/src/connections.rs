@@ -39,8 +39,7 @@ pub const ENDED_KEPT: usize = 50;
 const MAX_REPORT: usize = 4 * 1024 * 1024;
 
 /// Who the app is, as its `initialize` said.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppIdentity {
     pub name: String,
@@ -50,8 +49,7 @@ pub struct AppIdentity {
 
 /// An app's request that waits in the bridge for the server: no life of
 /// the server is ready to take it (it starts or restarts).
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WaitingCall {
     pub method: String,
@@ -81,8 +79,7 @@ pub struct Told {
 /// shared with the server, or, for a server set to "Workspace: only the
 /// project the app is working in", the shared folders its app works in
 /// (see `relay::workspace`).
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sees {
     /// The folders given, as `file://` URIs of their real paths.
@@ -243,8 +240,7 @@ pub struct ImportAnswer {
 pub type Importer = dyn Fn(ImportRequest) -> ImportAnswer + Send + Sync;
 
 /// One connection, as the window shows it.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionView {
     pub id: ConnectionId,

@@ -199,6 +199,8 @@ async fn serve(
     config: SessionConfig,
     app_gone: &mut tokio::sync::oneshot::Receiver<()>,
 ) -> Outcome {
+    // Which folders are there now decides the first list the server is
+    // told, so it is read before the server starts.
     let mounts = rootgate_model::mounts::MountTable::read();
     for root in store.snapshot().roots {
         let _ = store.set_available(
@@ -206,10 +208,6 @@ async fn serve(
             rootgate_model::monitor::is_available(&root, &mounts),
         );
     }
-    if let Err(e) = rootgate_model::monitor::spawn(Arc::clone(&store)) {
-        eprintln!("rootgate: folders will not be watched for changes: {e}");
-    }
-    let _watch = watch_settings(Arc::clone(&store));
     let roots = match store.subscribe(&spec.id) {
         Ok(roots) => roots,
         Err(e) => return Outcome::Failed(e.to_string()),
@@ -227,20 +225,30 @@ async fn serve(
         Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
     let mut status = session.subscribe_status();
     relay.follow_delivery(session.subscribe_delivery());
+    let (id, name) = (spec.id.clone(), spec.name.clone());
+    // The server starts first: the app's `initialize` waits for it, and
+    // what follows (the watches and the window's link) is done while its
+    // program loads, not before (BENCHMARKS.md: start-up). Neither misses
+    // anything for starting later: the settings watch reads the file once
+    // more when it is on, the folder watch begins from the availability
+    // read above, and the link sends the timeline and status as they are.
+    session.start(spec);
+    if let Err(e) = rootgate_model::monitor::spawn(Arc::clone(&store)) {
+        eprintln!("rootgate: folders will not be watched for changes: {e}");
+    }
+    let _watch = watch_settings(Arc::clone(&store));
     // Reports to the window, when there is one; kept alive until the end.
     let _link = link::Link {
         socket: crate::connections::socket_path(store.file().path()),
         connection: rootgate_model::ids::ConnectionId::generate(),
-        server: spec.id.clone(),
-        server_name: spec.name.clone(),
+        server: id.clone(),
+        server_name: name.clone(),
         started_at_ms: rootgate_model::ids::now_ms(),
         relay: Arc::clone(relay),
         timeline: Arc::clone(session.timeline()),
         status: session.subscribe_status(),
     }
     .spawn();
-    let (id, name) = (spec.id.clone(), spec.name.clone());
-    session.start(spec);
     let outcome = loop {
         tokio::select! {
             _ = &mut *app_gone => break Outcome::Disconnected,

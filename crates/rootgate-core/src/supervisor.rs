@@ -104,8 +104,7 @@ pub enum SupervisorError {
 }
 
 /// Something that changed, for the app to show without polling.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "kind",
     rename_all = "camelCase",

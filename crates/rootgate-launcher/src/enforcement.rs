@@ -43,8 +43,7 @@ pub struct Policy {
 }
 
 /// Whether this machine can enforce roots.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "state",
     rename_all = "camelCase",

@@ -35,8 +35,7 @@ pub struct Grant {
 }
 
 /// One root as a server receives it.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SharedRoot {
     pub root: RootId,
@@ -116,11 +115,13 @@ impl SharedRoots {
     }
 
     /// [`SharedRoots::advance`], for the tests of the crates above (the
-    /// session's build the lists a store would publish, with no store).
-    /// Only built with the `testing` feature, which only dev-dependencies
-    /// turn on: in the app a list with a path in it still comes only from
-    /// grants.
-    #[cfg(feature = "testing")]
+    /// session's build the lists a store would publish, with no store). In
+    /// the app a list with a path in it comes only from grants: this name
+    /// may appear only in tests, which `scripts/check-layers.py` checks. It
+    /// is not behind a feature that only the tests turn on, because such a
+    /// feature makes this crate and every crate above it build twice on a
+    /// clean machine (BENCHMARKS.md, "The test command's time").
+    #[doc(hidden)]
     pub fn advance_for_tests(&self, roots: Vec<SharedRoot>) -> Option<SharedRoots> {
         self.advance(roots)
     }

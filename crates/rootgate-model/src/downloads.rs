@@ -15,8 +15,7 @@ use std::path::Path;
 use serde::Serialize;
 
 /// A command that fetches a package when it starts.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Download {
     /// The runner, as a person would name it (`npx`, `uvx`, `pipx run`).

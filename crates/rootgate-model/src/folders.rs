@@ -166,8 +166,7 @@ fn classify(path: &Path, source: io::Error) -> FolderError {
 }
 
 /// A risky but legal choice, shown to the person before they consent.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Warning {
     /// The whole filesystem.

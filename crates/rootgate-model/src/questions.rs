@@ -24,8 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::ids::{ServerId, now_ms};
 
 /// How the person answered a question.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Answer {
     /// The folder was shared with the server.
@@ -36,8 +35,7 @@ pub enum Answer {
 }
 
 /// One question and, once given, its answer.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Asked {
     /// The question's number in this record, so the window can name it

@@ -15,8 +15,7 @@ use crate::ids::{RootId, now_ms};
 use crate::mounts::MountTable;
 
 /// A folder the person added.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Root {
     pub id: RootId,
@@ -34,7 +33,7 @@ pub struct Root {
     /// an empty folder is left at its path. Absent in files written before
     /// it was kept, or where the mount table could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(skip))]
+    #[ts(skip)]
     pub mount: Option<PathBuf>,
 }
 

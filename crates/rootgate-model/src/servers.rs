@@ -21,8 +21,7 @@ mod secret_words;
 pub use secret_words::{SecretPlace, looks_secret, name_secrets_in};
 
 /// How a server learns that a folder was withdrawn.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Withdrawal {
     /// Send `list_changed`; restart only when the server's last folder goes,
@@ -35,8 +34,7 @@ pub enum Withdrawal {
 }
 
 /// The protocol era a server is spoken to in (see `session::era`).
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Era {
     /// 2024-11-05 … 2025-11-25: an `initialize` handshake; the server asks
@@ -49,8 +47,7 @@ pub enum Era {
 }
 
 /// Which era a person wants a server spoken to in.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum EraChoice {
     /// Open with `initialize`, which legacy and dual-era servers accept,
@@ -76,8 +73,7 @@ impl EraChoice {
 
 /// A server as a person describes it, before validation. Its `Debug`
 /// hides the values of its secret variables.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerDraft {
     pub name: String,
@@ -103,14 +99,13 @@ pub struct ServerDraft {
     /// [`looks_secret`]) or, for an edit, that was secret. A secret given an
     /// empty value keeps the value it has (the window never sees it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[ts(optional)]
     pub secret_env: Option<BTreeSet<String>>,
 }
 
 /// A validated server specification. Its `Debug` hides the values of its
 /// secret variables.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerSpec {
     pub id: ServerId,

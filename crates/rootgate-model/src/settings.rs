@@ -120,8 +120,7 @@ pub enum SettingsError {
 }
 
 /// What happened to a settings file that could not be trusted.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Recovery {
     /// Where the original file now is, untouched.

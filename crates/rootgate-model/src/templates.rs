@@ -13,8 +13,7 @@ use serde::Serialize;
 use crate::servers::ServerDraft;
 
 /// A server draft with words that explain it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerTemplate {
     pub id: String,

@@ -28,7 +28,7 @@ use crate::servers::Era;
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 pub enum Event {
     /// The server is being started with this command line.
     Starting { command_line: String },
@@ -48,7 +48,7 @@ pub enum Event {
     RootsAnswered {
         request_id: String,
         generation: u64,
-        #[cfg_attr(feature = "ts", ts(as = "Vec<SharedRoot>"))]
+        #[ts(as = "Vec<SharedRoot>")]
         roots: Arc<[SharedRoot]>,
     },
     /// A modern-era server asked for its roots (input request `key`) while
@@ -59,7 +59,7 @@ pub enum Event {
         target: Option<String>,
         key: String,
         generation: u64,
-        #[cfg_attr(feature = "ts", ts(as = "Vec<SharedRoot>"))]
+        #[ts(as = "Vec<SharedRoot>")]
         roots: Arc<[SharedRoot]>,
     },
     /// The person tried something from the window (or a test did): a tool
@@ -70,7 +70,7 @@ pub enum Event {
     Tried {
         method: String,
         target: String,
-        #[cfg_attr(feature = "ts", ts(type = "JsonValue | null"))]
+        #[ts(type = "JsonValue | null")]
         arguments: Option<serde_json::Value>,
         duration_ms: u64,
         outcome: TryResult,
@@ -142,8 +142,7 @@ pub enum Event {
 }
 
 /// How a try ended, as the timeline keeps it.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum TryResult {
     /// The server answered with a result.
@@ -157,8 +156,7 @@ pub enum TryResult {
 }
 
 /// One timeline entry.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     /// Grows across all servers: the merge key of the global view.
@@ -176,8 +174,7 @@ struct Inner {
 /// A run of one server's newest entries older than a given one: what the
 /// window loads at a time, so that a long timeline shows at once and the
 /// rest follows in pieces no bigger than the window asked for.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Page {
     /// Oldest first.

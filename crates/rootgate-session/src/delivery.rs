@@ -16,8 +16,7 @@ use rootgate_model::consent::SharedRoot;
 use rootgate_model::ids::RootId;
 
 /// Where the newest change to a server's folders stands.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "state",
     rename_all = "camelCase",
@@ -44,8 +43,7 @@ pub enum DeliveryState {
 }
 
 /// What Rootgate has seen of a server's way with `list_changed`.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Following {
     /// Not seen yet (or the server never asked for its folders at all).
@@ -58,8 +56,7 @@ pub enum Following {
 }
 
 /// A restart made so that a change takes effect.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Restarted {
     pub at_ms: u64,
@@ -69,17 +66,16 @@ pub struct Restarted {
 }
 
 /// One server's delivery of its folders.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {
     pub state: DeliveryState,
     /// The list the server was given last in this run (what it holds, as
     /// far as Rootgate can know), or none if it has not asked.
-    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<SharedRoot>>"))]
+    #[ts(as = "Option<Vec<SharedRoot>>")]
     pub given: Option<Arc<[SharedRoot]>>,
     /// The list it is granted now, and that list's generation.
-    #[cfg_attr(feature = "ts", ts(as = "Vec<SharedRoot>"))]
+    #[ts(as = "Vec<SharedRoot>")]
     pub granted: Arc<[SharedRoot]>,
     pub generation: u64,
     pub following: Following,
@@ -102,8 +98,7 @@ impl Default for Delivery {
 }
 
 /// Where one folder stands with one server.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum FolderState {
     /// The server asked since the change and was given this folder.
@@ -122,8 +117,7 @@ pub enum FolderState {
 }
 
 /// One folder of a server's delivery.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FolderDelivery {
     pub root: RootId,
@@ -132,8 +126,7 @@ pub struct FolderDelivery {
 }
 
 /// Counts of a delivery's folders by state, for a server's row.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliverySummary {
     pub state: Option<DeliveryState>,
@@ -149,8 +142,7 @@ pub struct DeliverySummary {
 }
 
 /// The time and reason of a restart made to apply a change.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RestartNote {
     pub at_ms: u64,

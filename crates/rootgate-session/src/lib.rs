@@ -109,8 +109,7 @@ impl Default for SessionConfig {
 }
 
 /// What a running server told us about itself.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunningInfo {
     pub pid: u32,
@@ -130,7 +129,7 @@ pub struct RunningInfo {
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(ts_rs::TS)]
 pub enum Status {
     /// Not running; `last_exit` says how the last run ended, if there was one.
     Stopped {

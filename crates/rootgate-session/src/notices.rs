@@ -11,8 +11,7 @@ use rmcp::model::ProgressNotificationParam;
 use serde::{Deserialize, Serialize};
 
 /// The kinds of things a server offers.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum OfferKind {
     Tools,

@@ -41,8 +41,7 @@ use rootgate_model::servers::looks_secret;
 use rootgate_model::timeline::{Event, TryResult};
 
 /// One kind of what a server offers.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OfferList {
     /// Whether the server declared the capability (`tools`, `resources`,
@@ -65,8 +64,7 @@ impl OfferList {
 }
 
 /// Everything a running server offers.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Offers {
     pub tools: OfferList,
@@ -76,8 +74,7 @@ pub struct Offers {
 }
 
 /// The outcome of trying something on a server.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TryOutcome {
     /// The result exactly as the server sent it: a `CallToolResult`,

@@ -15,8 +15,7 @@ use tokio::sync::broadcast;
 use rootgate_model::ids::now_ms;
 
 /// One line of stderr.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogLine {
     pub seq: u64,

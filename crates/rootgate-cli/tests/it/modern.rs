@@ -299,9 +299,13 @@ async fn dual_era_servers_through_the_bridge_get_their_folders_whichever_way_the
                     "{said} {tool}"
                 );
             }
-            // Withdrawn in the window, while connected.
-            rg.share(&spec.id, &b);
-            rg.store.revoke(&spec.id, &a).unwrap();
+            // Swapped in the window, while connected: `a` withdrawn and `b`
+            // shared in one change (two changes would make `a` and `b`
+            // together a real state in between, which a loaded machine
+            // shows).
+            rg.store
+                .set_server_roots(std::slice::from_ref(&spec.id), std::slice::from_ref(&b))
+                .unwrap();
             let new = [uri(&b_path)];
             for tool in ["legacy_roots", "ask_roots"] {
                 until_exactly(&mut app, tool, &old, &new).await;

@@ -30,8 +30,7 @@ use super::questions::Key;
 use super::{Change, ConsentPrompt, PromptId, Suggestion, Supervisor, SupervisorError, lock};
 
 /// One question as the Questions view shows it.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionView {
     #[serde(flatten)]

@@ -39,8 +39,7 @@ enum Kind {
 
 /// A rewrite of an app's config, for the person to read before it is
 /// written.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanView {
     pub id: u32,
@@ -62,8 +61,7 @@ pub struct PlanView {
 
 /// What an import did, for the window: the new server (waiting for
 /// approval) and a consent prompt per folder in its arguments.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportOutcome {
     pub server: ServerView,

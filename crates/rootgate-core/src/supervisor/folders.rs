@@ -17,8 +17,7 @@ use rootgate_model::roots::Root;
 use rootgate_model::store::StoreError;
 
 /// A kept folder, as the folder list shows it.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FolderView {
     #[serde(flatten)]

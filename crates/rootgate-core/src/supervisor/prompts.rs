@@ -37,8 +37,9 @@ lock the server in: a server can still read anything your user account can.";
 /// it is neither random nor saved: a prompt lives only while the app runs,
 /// so prompt ids count up from 1. In JSON (and TypeScript) it is a plain
 /// number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS,
+)]
 #[serde(transparent)]
 pub struct PromptId(u64);
 
@@ -51,8 +52,7 @@ impl From<u64> for PromptId {
 }
 
 /// A server the person can tick in a consent prompt.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerChoice {
     pub id: ServerId,
@@ -75,8 +75,7 @@ pub struct ServerChoice {
 }
 
 /// A warning with its words, for the prompt.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WarningView {
     #[serde(flatten)]
@@ -85,8 +84,7 @@ pub struct WarningView {
 }
 
 /// What the person is asked before a folder is shared.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsentPrompt {
     pub id: PromptId,
@@ -106,8 +104,7 @@ pub struct ConsentPrompt {
 }
 
 /// Where a suggested folder came from.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Suggestion {
     /// The app's name: its product's name for the apps Rootgate knows

@@ -68,8 +68,7 @@ pub(super) struct Restarts {
 /// A restart scheduled after a failure: when, and which attempt of how
 /// many. The window shows it on the server's row ("retrying in 6 s · 4 of
 /// 5") rather than a plain failure.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Retry {
     /// When it starts again, in milliseconds since the Unix epoch.

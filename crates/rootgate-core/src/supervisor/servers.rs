@@ -21,8 +21,7 @@ use rootgate_session::delivery::{DeliverySummary, FolderDelivery};
 use rootgate_session::{Delivery, Following, LogLine, Session, Status};
 
 /// A configured server, as the server list shows it.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerView {
     #[serde(flatten)]
@@ -90,8 +89,7 @@ fn command_exists(draft: &ServerDraft) -> Result<(), SupervisorError> {
 }
 
 /// A kept folder in a server's checklist.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FolderChoice {
     #[serde(flatten)]

@@ -10,8 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Where the value of a secret variable is kept.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum SecretPlace {
     /// In the desktop's keyring; the settings file holds only the name.
