@@ -30,6 +30,8 @@ const COMMANDS: &[&str] = &[
     "list_connections",
     "connection_timeline",
     "suggest_again",
+    "list_questions",
+    "answer_question",
     "activity",
     "templates",
     "window_shown",

@@ -17,6 +17,7 @@ use rootgate_core::autostart::LoginStart;
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
 use rootgate_core::preferences::NotifyChoices;
+use rootgate_core::questions::Answer;
 use rootgate_core::servers::SecretPlace;
 use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
@@ -24,6 +25,7 @@ use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::session::offers::{Offers, TryOutcome};
 use rootgate_core::supervisor::{
     ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PreferencesView, PromptId,
+    QuestionView,
     ServerView, Supervisor,
 };
 use rootgate_core::templates::ServerTemplate;
@@ -271,6 +273,25 @@ pub fn connection_timeline(sup: Sup<'_>, id: Arg<ConnectionId>) -> Result<Vec<En
 #[instrument(skip(sup), err)]
 pub fn suggest_again(sup: Sup<'_>, id: Arg<ConnectionId>) -> Result<Vec<ConsentPrompt>> {
     Ok(sup.suggest_again(&id.0))
+}
+
+/// Every question asked when an AI app needed a folder, newest first.
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn list_questions(sup: Sup<'_>) -> Result<Vec<QuestionView>> {
+    Ok(sup.question_views())
+}
+
+/// The person's answer to a question, by its number: the consent prompt
+/// to show when a Share needs the folder's warnings read first.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn answer_question(
+    sup: Sup<'_>,
+    id: Arg<u64>,
+    answer: Arg<Answer>,
+) -> Result<Option<ConsentPrompt>> {
+    Ok(sup.answer_question(id.0, answer.0)?)
 }
 
 #[tauri::command]

@@ -121,6 +121,7 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::Session(_) => ErrorCode::Server,
             SupervisorError::Apps(e) => apps_code(e),
             SupervisorError::UnknownPlan => ErrorCode::Stale,
+            SupervisorError::UnknownQuestion => ErrorCode::NotFound,
             SupervisorError::CommandMissing(_) => ErrorCode::Invalid,
             SupervisorError::NoHome => ErrorCode::AppConfig,
             SupervisorError::Autostart(_) | SupervisorError::NoConfigFolder => ErrorCode::Settings,

@@ -387,6 +387,8 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::list_connections,
             commands::connection_timeline,
             commands::suggest_again,
+            commands::list_questions,
+            commands::answer_question,
             commands::activity,
             commands::templates,
             commands::window_shown,
@@ -464,16 +466,24 @@ fn setup<R: Runtime>(
     let asking = Arc::clone(&supervisor);
     let handle = app.handle().clone();
     asking.on_open_asked(Box::new(move || raise(&handle)));
-    tauri::async_runtime::spawn(async move {
-        match rootgate_core::desktop::Desktop::session().await {
-            Ok(desktop) => asking.ask_through(Arc::new(desktop)),
-            Err(e) => tracing::info!(error = %e, "questions wait in the window"),
-        }
-    });
-    // AI apps' connections through `rootgate connect` report here.
+    // AI apps' connections through `rootgate connect` report here, once
+    // the desktop was looked for: a bridge that connects at once is asked
+    // about as a later one is. A bus that does not answer is not waited for.
     let listening = Arc::clone(&supervisor);
     let handle = app.handle().clone();
     tauri::async_runtime::spawn(async move {
+        let found = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            rootgate_core::desktop::Desktop::session(),
+        )
+        .await;
+        match found {
+            Ok(Ok(desktop)) => asking.ask_through(Arc::new(desktop)),
+            Ok(Err(e)) => tracing::info!(error = %e, "questions wait in the window"),
+            Err(_) => {
+                tracing::info!("the session bus did not answer; questions wait in the window")
+            }
+        }
         if let Err(e) = listening.listen_for_bridges().await {
             events::notice(
                 &handle,

@@ -168,7 +168,7 @@ describe('one Rootgate per settings file; the first run leads with the AI apps f
     const order = await app.driver.executeScript(() =>
       [...document.querySelectorAll('nav.sidebar [data-testid^="nav-"]')].map((e) => e.dataset.testid),
     );
-    assert.deepEqual(order, ['nav-folders', 'nav-servers', 'nav-apps', 'nav-connections', 'nav-activity', 'nav-settings']);
+    assert.deepEqual(order, ['nav-folders', 'nav-servers', 'nav-apps', 'nav-connections', 'nav-activity', 'nav-questions', 'nav-settings']);
     await painted(app);
     await app.screenshot('instance-first-run-apps-found');
     await screenshotScreen('instance-first-run-apps-found-screen');

@@ -75,6 +75,24 @@ pub struct Told {
     pub state: QuestionState,
 }
 
+/// Which folders a connection's server is given, and why: everything
+/// shared with the server, or, for a server set to "Workspace: only the
+/// project the app is working in", the shared folders its app works in
+/// (see `relay::workspace`).
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sees {
+    /// The folders given, as `file://` URIs of their real paths.
+    pub folders: Vec<String>,
+    /// Whether the server gives each connection only its app's project.
+    pub workspace: bool,
+    /// What the app works in, as far as the bridge knows (its roots, or
+    /// the folder it started the bridge in), as URIs.
+    pub app_folders: Vec<String>,
+    /// Why these, in words.
+    pub why: String,
+}
+
 /// Where the window stands with a question about a folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
@@ -119,6 +137,8 @@ pub enum Report {
     Suggest { uris: Vec<String> },
     /// The app's request that waits for the server, or none any more.
     Waiting { call: Option<WaitingCall> },
+    /// Which folders the connection's server is given now, and why.
+    Sees { sees: Sees },
     /// Not a bridge's: `rootgate import` asks the open window to import an
     /// AI app's servers, since the window holds the settings. The first and
     /// only line; the window answers with one [`ImportAnswer`] line.
@@ -240,6 +260,9 @@ pub struct ConnectionView {
     pub app_roots: Vec<String>,
     /// The app's request that waits for the server now, if one does.
     pub waiting: Option<WaitingCall>,
+    /// Which folders its server is given, and why, once the bridge said
+    /// (boxed: most changes of a connection are not this one).
+    pub sees: Option<Box<Sees>>,
 }
 
 /// What changed among the connections.
@@ -524,6 +547,7 @@ impl Connections {
                     calls: 0,
                     app_roots: Vec::new(),
                     waiting: None,
+                    sees: None,
                 },
                 entries: VecDeque::new(),
             });
@@ -547,6 +571,7 @@ impl Connections {
                 Report::App { app } => known.view.app = Some(app),
                 Report::Status { status } => known.view.status = status,
                 Report::Waiting { call } => known.view.waiting = call,
+                Report::Sees { sees } => known.view.sees = Some(Box::new(sees)),
                 Report::Entry { entry } => {
                     if matches!(entry.event, rootgate_model::timeline::Event::Call { .. }) {
                         known.view.calls += 1;

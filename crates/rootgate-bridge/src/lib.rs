@@ -218,6 +218,15 @@ async fn serve(
         Ok(roots) => roots,
         Err(e) => return Outcome::Failed(e.to_string()),
     };
+    // This process's working folder is where the app started it: for a
+    // server set to Workspace, the project when the app gives no roots.
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let working =
+        relay::workspace::working_folder(std::env::current_dir().ok().as_deref(), home.as_deref());
+    // A server given its folders as arguments starts with them, before the
+    // app says what it works in: Workspace cannot narrow it.
+    let narrowed = spec.workspace_only && !rootgate_model::placeholders::has_placeholders(&spec);
+    let roots = relay::workspace::narrow(roots, relay, working, narrowed);
     let session =
         Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
     let mut status = session.subscribe_status();

@@ -29,6 +29,10 @@ use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::Timeline;
 use rootgate_session::Status;
 
+/// How often a bridge that cannot watch the socket's folder looks for the
+/// window again while it has none (see [`Link::spawn`]).
+const RETRY_UNWATCHED: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// What the link reports about.
 pub struct Link {
     pub socket: PathBuf,
@@ -54,16 +58,26 @@ impl Link {
             return None;
         }
         let (wake_tx, wake) = mpsc::unbounded_channel();
-        let mut watcher = notify::recommended_watcher(move |_: notify::Result<notify::Event>| {
+        let watcher = notify::recommended_watcher(move |_: notify::Result<notify::Event>| {
             let _ = wake_tx.send(());
         })
-        .ok()?;
-        watcher.watch(&dir, RecursiveMode::NonRecursive).ok()?;
-        tokio::spawn(self.run(wake));
-        Some(watcher)
+        .and_then(|mut w| w.watch(&dir, RecursiveMode::NonRecursive).map(|()| w));
+        // The kernel gives each user 128 inotify instances by default and a
+        // bridge uses three (the settings, the folders, this): past about
+        // forty bridges at once, one cannot watch the socket's folder. It
+        // still reports, looking for the window again every
+        // RETRY_UNWATCHED while it has none, rather than never (`run`).
+        let watcher = watcher.ok();
+        let retry = watcher.is_none().then_some(RETRY_UNWATCHED);
+        tokio::spawn(self.run(wake, retry));
+        watcher
     }
 
-    async fn run(mut self, mut wake: mpsc::UnboundedReceiver<()>) {
+    async fn run(
+        mut self,
+        mut wake: mpsc::UnboundedReceiver<()>,
+        retry: Option<std::time::Duration>,
+    ) {
         loop {
             if let Ok(stream) = UnixStream::connect(&self.socket).await
                 && same_user(&stream)
@@ -88,8 +102,13 @@ impl Link {
                 listen.abort();
                 self.relay.window_present(false);
             }
-            if wake.recv().await.is_none() {
-                return;
+            match retry {
+                Some(every) => tokio::time::sleep(every).await,
+                None => {
+                    if wake.recv().await.is_none() {
+                        return;
+                    }
+                }
             }
             while wake.try_recv().is_ok() {}
         }
@@ -156,10 +175,12 @@ fn seen_reports(seen: &Seen) -> Vec<Report> {
             },
         });
     }
-    if !seen.app_roots.is_empty() {
-        reports.push(Report::Suggest {
-            uris: seen.app_roots.clone(),
-        });
+    let folders = seen.app_folders();
+    if !folders.is_empty() {
+        reports.push(Report::Suggest { uris: folders });
+    }
+    if let Some(sees) = &seen.sees {
+        reports.push(Report::Sees { sees: sees.clone() });
     }
     // Always said, so that a call that stopped waiting is seen to.
     reports.push(Report::Waiting {

@@ -29,9 +29,10 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 mod asked;
+pub mod workspace;
 
 use super::route::{AppInfo, Call, Out, Router};
-use crate::connections::WaitingCall;
+use crate::connections::{Sees, WaitingCall};
 use rootgate_model::consent::SharedRoots;
 use rootgate_model::ids::ServerId;
 use rootgate_model::servers::Era;
@@ -70,6 +71,17 @@ pub struct Seen {
     pub app: Option<AppInfo>,
     /// The app's own roots: suggestions, never shared by themselves.
     pub app_roots: Vec<String>,
+    /// The bridge asked the app for its roots, and whether it answered
+    /// (an answer may be an empty list): what it works in is known then.
+    pub app_roots_asked: bool,
+    pub app_roots_answered: bool,
+    /// The folder the app started the bridge in, when it counts as what
+    /// the app works in (see `workspace`): set for a server whose
+    /// connections see only their app's project, when the app gave no
+    /// roots.
+    pub working_folder: Option<String>,
+    /// Which folders the connection's server is given, and why.
+    pub sees: Option<Sees>,
     /// The app's request held because no server life is ready for it (the
     /// server starts or restarts), so the window can show what waits.
     pub waiting: Option<WaitingCall>,
@@ -94,6 +106,11 @@ struct State {
     /// Where the session says what its server was given, for a folder
     /// shared while the app's first request waits (see `asked`).
     delivery: Option<watch::Receiver<rootgate_session::Delivery>>,
+    /// Whether the bridge asked the app for its roots (said once in `Seen`).
+    app_roots_asked: bool,
+    /// What the connection is given, for a server whose connections see
+    /// only their app's project (see `workspace`); none otherwise.
+    workspace: Option<watch::Receiver<Option<Sees>>>,
 }
 
 /// The relay of one app connection.
@@ -139,6 +156,8 @@ impl Relay {
                 roots: None,
                 readiness: None,
                 delivery: None,
+                app_roots_asked: false,
+                workspace: None,
             }),
             server,
             timeline,
@@ -198,6 +217,11 @@ impl Relay {
     fn route_app_line(&self, line: &[u8]) -> (Vec<Out>, Option<String>) {
         let mut state = self.lock();
         let outs = state.router.from_app(line, Instant::now());
+        // Once: from then on, the app's silence about its roots is timed.
+        if !state.app_roots_asked && state.router.awaiting_app_roots() {
+            state.app_roots_asked = true;
+            self.seen.send_modify(|s| s.app_roots_asked = true);
+        }
         (outs, state.router.take_hold())
     }
 
@@ -255,8 +279,10 @@ impl Relay {
         let Some(mut readiness) = readiness else {
             return;
         };
-        // A folder the app works in that is not shared may be asked about
-        // first: its answer may change what the server is given.
+        // A server whose connections see only their app's project is given
+        // that project first; then a folder the app works in that is not
+        // shared may be asked about: its answer may change what it is given.
+        self.settle_workspace(what).await;
         self.ask_first(what).await;
         let held = ready::hold(&mut readiness, HOLD_BOUND).await;
         {
@@ -497,7 +523,10 @@ impl Relay {
                         let _ = waiter.send(result);
                     }
                 }
-                Out::AppRoots(uris) => self.seen.send_modify(|s| s.app_roots = uris),
+                Out::AppRoots(uris) => self.seen.send_modify(|s| {
+                    s.app_roots = uris;
+                    s.app_roots_answered = true;
+                }),
                 Out::Call(call) => self.record_call(call),
                 Out::Refused(method) => {
                     self.timeline

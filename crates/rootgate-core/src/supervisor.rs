@@ -48,6 +48,7 @@ use rootgate_session::{
     Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status,
 };
 
+mod answers;
 mod apps;
 mod connections;
 mod folders;
@@ -62,6 +63,7 @@ mod secrets;
 mod servers;
 mod suggestions;
 
+pub use answers::QuestionView;
 pub use apps::{ImportOutcome, PlanView};
 pub use folders::FolderView;
 pub use preferences::PreferencesView;
@@ -98,6 +100,8 @@ pub enum SupervisorError {
     Apps(#[from] rootgate_apps::catalog::AppsError),
     #[error("this change was already written or dropped; look at the app again")]
     UnknownPlan,
+    #[error("this question is not in Rootgate's record; look at the Questions view again")]
+    UnknownQuestion,
     #[error("the command cannot be found: {0}")]
     CommandMissing(String),
     #[error("there is no home folder (HOME is not set), so AI apps' configs cannot be found")]
@@ -156,6 +160,12 @@ pub enum Change {
     OffersChanged { server: ServerId, offer: OfferKind },
     /// A resource the window follows changed.
     ResourceUpdated { server: ServerId, uri: String },
+    /// The questions asked when AI apps needed a folder changed (one was
+    /// asked or answered): all of them, newest first.
+    Questions { questions: Vec<QuestionView> },
+    /// Consent prompts closed without the window (a question answered on
+    /// the desktop): the window no longer shows them.
+    PromptsClosed { prompts: Vec<PromptId> },
 }
 
 /// Everything Rootgate is doing, behind the app's commands.

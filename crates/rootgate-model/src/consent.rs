@@ -99,6 +99,21 @@ impl SharedRoots {
         })
     }
 
+    /// The part of this list that `keep` picks, as the next generation
+    /// after `before` (the narrowed list published last), or `None` when
+    /// it is what `before` holds already. A part of a consented list is
+    /// still only what grants allow: this is how one AI app's connection
+    /// is given only the folders it works in (a server's "Workspace"
+    /// setting, see the bridge's `workspace`).
+    pub fn narrowed(
+        &self,
+        before: &SharedRoots,
+        keep: impl Fn(&SharedRoot) -> bool,
+    ) -> Option<SharedRoots> {
+        let part: Vec<SharedRoot> = self.roots.iter().filter(|r| keep(r)).cloned().collect();
+        before.advance(part)
+    }
+
     /// [`SharedRoots::advance`], for the tests of the crates above (the
     /// session's build the lists a store would publish, with no store). In
     /// the app a list with a path in it comes only from grants: this name
@@ -372,5 +387,30 @@ mod tests {
         assert_eq!(second.generation(), 2);
         assert!(second.withdraws_from(first.roots()));
         assert!(!first.withdraws_from(second.roots()));
+    }
+
+    #[test]
+    fn a_narrowed_list_is_a_part_of_the_consented_one_with_its_own_generations() {
+        let a = ServerId::generate();
+        let (one, two) = (root("/w/one"), root("/w/two"));
+        let roots = vec![one.clone(), two.clone()];
+        let all = SharedRoots::empty()
+            .advance(shared_with(
+                &a,
+                &roots,
+                &[grant(&a, &one), grant(&a, &two)],
+                |_| true,
+            ))
+            .unwrap();
+        let only_one = |r: &SharedRoot| r.root == one.id;
+        let narrowed = all.narrowed(&SharedRoots::empty(), only_one).unwrap();
+        assert_eq!(narrowed.generation(), 1);
+        assert_eq!(narrowed.roots().len(), 1);
+        assert_eq!(narrowed.roots()[0].root, one.id);
+        // The same part again is no change; another part is the next one.
+        assert!(all.narrowed(&narrowed, only_one).is_none());
+        let none = all.narrowed(&narrowed, |_| false).unwrap();
+        assert_eq!(none.generation(), 2);
+        assert!(none.withdraws_from(narrowed.roots()));
     }
 }

@@ -38,6 +38,11 @@ pub enum Answer {
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Asked {
+    /// The question's number in this record, so the window can name it
+    /// without naming its folder (a path never comes from the window).
+    /// Records written before numbers existed are numbered when read.
+    #[serde(default)]
+    pub id: u64,
     /// The app as the person knows it ("Claude Code").
     pub app: String,
     /// The folder's real path.
@@ -47,6 +52,16 @@ pub struct Asked {
     pub asked_at_ms: u64,
     pub answer: Option<Answer>,
     pub answered_at_ms: Option<u64>,
+    /// Whether it was asked on the desktop (a notification); false when
+    /// it could only wait in the window (no notification server, or a
+    /// folder with a consent warning, which is never one click).
+    #[serde(default = "on_desktop")]
+    pub desktop: bool,
+}
+
+/// Questions recorded before `desktop` existed were all asked there.
+fn on_desktop() -> bool {
+    true
 }
 
 impl Asked {
@@ -75,10 +90,15 @@ impl Questions {
     /// is an empty record (nothing was asked yet, or the person will be
     /// asked again, which is the safe side).
     pub fn open(path: PathBuf) -> Questions {
-        let asked = fs::read(&path)
+        let mut asked: Vec<Asked> = fs::read(&path)
             .ok()
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .unwrap_or_default();
+        let mut next = asked.iter().map(|a| a.id).max().unwrap_or(0);
+        for question in asked.iter_mut().filter(|a| a.id == 0) {
+            next += 1;
+            question.id = next;
+        }
         Questions {
             path: Some(path),
             asked: Mutex::new(asked),
@@ -111,6 +131,11 @@ impl Questions {
         all
     }
 
+    /// The question numbered `id`, if there is one.
+    pub fn by_id(&self, id: u64) -> Option<Asked> {
+        self.lock().iter().find(|a| a.id == id).cloned()
+    }
+
     /// The question for this app, folder and server, if it was asked.
     pub fn find(&self, app: &str, folder: &Path, server: &ServerId) -> Option<Asked> {
         self.lock()
@@ -119,18 +144,26 @@ impl Questions {
             .cloned()
     }
 
-    /// Notes that the question is being asked now (again, if it was asked
-    /// before: its old answer is forgotten).
+    /// Notes that the question is being asked now, on the desktop or only
+    /// in the window (again, if it was asked before: its old answer is
+    /// forgotten, its number kept).
     pub fn ask(
         &self,
         app: &str,
         folder: &Path,
         server: &ServerId,
         server_name: &str,
+        desktop: bool,
     ) -> Result<(), QuestionsError> {
         let mut asked = self.lock();
+        let id = match asked.iter().find(|a| a.is(app, folder, server)) {
+            Some(before) => before.id,
+            None => asked.iter().map(|a| a.id).max().unwrap_or(0) + 1,
+        };
         asked.retain(|a| !a.is(app, folder, server));
         asked.push(Asked {
+            id,
+            desktop,
             app: app.to_owned(),
             folder: folder.to_path_buf(),
             server: server.clone(),
@@ -211,9 +244,11 @@ mod tests {
         let app = Path::new("/home/u/code/app");
         let questions = Questions::open(path.clone());
         questions
-            .ask("Claude Code", app, &files, "files")
+            .ask("Claude Code", app, &files, "files", true)
             .expect("ask");
-        questions.ask("Claude Code", app, &git, "git").expect("ask");
+        questions
+            .ask("Claude Code", app, &git, "git", false)
+            .expect("ask");
         assert!(
             questions
                 .answer("Claude Code", app, &files, Answer::NotNow)
@@ -236,12 +271,56 @@ mod tests {
         );
         assert!(again.find("Cursor", app, &files).is_none());
         assert_eq!(again.list().len(), 2);
+        // Each has its own number, kept across opens, for the window.
+        let files_id = again.find("Claude Code", app, &files).expect("kept").id;
+        assert_ne!(
+            files_id,
+            again.find("Claude Code", app, &git).expect("kept").id
+        );
+        assert_eq!(
+            again.by_id(files_id).map(|a| a.server_name),
+            Some("files".to_owned())
+        );
+        assert!(!again.find("Claude Code", app, &git).expect("kept").desktop);
         // Asked again, the old answer is gone and there is still one.
-        again.ask("Claude Code", app, &files, "files").expect("ask");
+        again
+            .ask("Claude Code", app, &files, "files", true)
+            .expect("ask");
+        assert_eq!(
+            again.find("Claude Code", app, &files).expect("kept").id,
+            files_id
+        );
         assert_eq!(again.list().len(), 2);
         assert_eq!(
             again.find("Claude Code", app, &files).expect("kept").answer,
             None
         );
+    }
+}
+
+#[cfg(test)]
+mod older_records {
+    use super::*;
+
+    /// A record written before questions had numbers (and a place they
+    /// were asked) is numbered when read, and counts as asked on the
+    /// desktop, where every such question was.
+    #[test]
+    fn a_record_without_numbers_is_numbered_when_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = Questions::beside(&dir.path().join("settings.json"));
+        let server = ServerId::generate();
+        let old = serde_json::json!([
+            {"app": "Claude Code", "folder": "/a", "server": server, "serverName": "files",
+             "askedAtMs": 1, "answer": null, "answeredAtMs": null},
+            {"app": "Claude Code", "folder": "/b", "server": server, "serverName": "files",
+             "askedAtMs": 2, "answer": "notNow", "answeredAtMs": 3}
+        ]);
+        std::fs::write(&path, old.to_string()).expect("write");
+        let questions = Questions::open(path);
+        let mut ids: Vec<u64> = questions.list().iter().map(|a| a.id).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, vec![1, 2]);
+        assert!(questions.list().iter().all(|a| a.desktop));
     }
 }

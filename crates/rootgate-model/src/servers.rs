@@ -86,6 +86,11 @@ pub struct ServerDraft {
     /// Run the server under a Landlock ruleset that holds it to its roots
     /// (Linux only; see `enforcement`).
     pub enforce_roots: bool,
+    /// Workspace: each connection through `rootgate connect` is given only
+    /// the shared folders its AI app works in (see `workspace_only` on
+    /// [`ServerSpec`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub workspace_only: bool,
     /// The protocol era to speak, or `Auto` to find out.
     pub era: EraChoice,
     /// The variables of `env` whose values are secrets: shown masked, kept
@@ -124,6 +129,14 @@ pub struct ServerSpec {
     /// Run the server under a Landlock ruleset that holds it to its roots.
     #[serde(default)]
     pub enforce_roots: bool,
+    /// Workspace: "only the project the app is working in". Each AI app's
+    /// connection through `rootgate connect` is given only the folders
+    /// shared with this server that its app works in (its roots, or the
+    /// folder it started the bridge in); an app that says nothing of its
+    /// folders is given all of them. The window's own session, which has
+    /// no app, is given all of them too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub workspace_only: bool,
     /// The exact command line the person approved to run, if any. A server
     /// whose command line differs from it (new, or edited) does not start
     /// until the person approves the new one. Secret variables are in it by
@@ -237,6 +250,7 @@ impl ServerDraft {
             enabled: self.enabled,
             withdrawal: self.withdrawal,
             enforce_roots: self.enforce_roots,
+            workspace_only: self.workspace_only,
             approved_command: None,
             ignores_list_changed: false,
             era: self.era,
@@ -301,6 +315,7 @@ impl ServerSpec {
             enabled: self.enabled,
             withdrawal: self.withdrawal,
             enforce_roots: self.enforce_roots,
+            workspace_only: self.workspace_only,
             era: self.era,
             secret_env: Some(self.secrets.keys().cloned().collect()),
         }
@@ -441,6 +456,7 @@ impl fmt::Debug for ServerDraft {
             .field("enabled", &self.enabled)
             .field("withdrawal", &self.withdrawal)
             .field("enforce_roots", &self.enforce_roots)
+            .field("workspace_only", &self.workspace_only)
             .field("era", &self.era)
             .field("secret_env", &self.secret_env)
             .finish()
@@ -461,6 +477,7 @@ impl fmt::Debug for ServerSpec {
             .field("enabled", &self.enabled)
             .field("withdrawal", &self.withdrawal)
             .field("enforce_roots", &self.enforce_roots)
+            .field("workspace_only", &self.workspace_only)
             .field("approved_command", &self.approved_command)
             .field("ignores_list_changed", &self.ignores_list_changed)
             .field("era", &self.era)

@@ -41,6 +41,8 @@ pub enum DesktopError {
     NoActions(String),
     #[error("the notification server did not take the notification: {0}")]
     Refused(#[source] zbus::Error),
+    #[error("the notification server did not answer within {} s", .0.as_secs())]
+    Silent(Duration),
 }
 
 /// A notification to show: a one-line summary, a body, and buttons, each a
@@ -62,6 +64,9 @@ pub enum Reply {
     /// The notification went away (expired, dismissed, or closed by us),
     /// with the specification's reason code.
     Closed { id: u32, reason: u32 },
+    /// The notification server left the bus (it ended, or was replaced):
+    /// nothing it showed can be answered any more.
+    Gone,
 }
 
 /// One connection to the desktop's notification server.
@@ -113,13 +118,28 @@ impl Desktop {
             .interface(NAME)
             .map_err(DesktopError::Bus)?
             .build();
-        let mut stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
+        let stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
+            .await
+            .map_err(DesktopError::Bus)?;
+        // The bus says when the daemon's name loses its owner: a daemon
+        // that ends without closing what it showed leaves questions nobody
+        // can answer (`Reply::Gone`).
+        let owner = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .sender("org.freedesktop.DBus")
+            .and_then(|b| b.interface("org.freedesktop.DBus"))
+            .and_then(|b| b.member("NameOwnerChanged"))
+            .and_then(|b| b.arg(0, NAME))
+            .map_err(DesktopError::Bus)?
+            .build();
+        let owners = zbus::MessageStream::for_match_rule(owner, &conn, None)
             .await
             .map_err(DesktopError::Bus)?;
         let (replies, _) = broadcast::channel(256);
         let tx = replies.clone();
+        let mut both = futures_util::stream::select(stream, owners);
         tokio::spawn(async move {
-            while let Some(message) = stream.next().await {
+            while let Some(message) = both.next().await {
                 let Ok(message) = message else { continue };
                 if let Some(reply) = reply_of(&message) {
                     // Nobody listening is fine: nothing is waiting.
@@ -194,7 +214,12 @@ impl Desktop {
 
 fn reply_of(message: &zbus::Message) -> Option<Reply> {
     let header = message.header();
-    if header.interface().map(|i| i.as_str()) != Some(NAME) {
+    let interface = header.interface().map(|i| i.as_str());
+    if interface == Some("org.freedesktop.DBus") {
+        let (name, _old, new): (String, String, String) = message.body().deserialize().ok()?;
+        return (name == NAME && new.is_empty()).then_some(Reply::Gone);
+    }
+    if interface != Some(NAME) {
         return None;
     }
     match header.member()?.as_str() {

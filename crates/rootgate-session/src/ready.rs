@@ -164,6 +164,11 @@ pub(super) struct FirstFolders {
     ask_by: Option<Instant>,
     /// Set once the life's readiness is final (applied or no wait).
     done: bool,
+    /// The life began with nothing shared and nobody waiting; its first
+    /// folders may come later (see [`FirstFolders::on_first_share`]).
+    began_empty: bool,
+    /// Set once it waits for those first folders.
+    rearmed: bool,
 }
 
 impl FirstFolders {
@@ -174,6 +179,8 @@ impl FirstFolders {
                 FirstFolders {
                     ask_by: None,
                     done: true,
+                    began_empty: why == NoWait::NothingShared,
+                    rearmed: false,
                 },
                 Readiness::Ready(why),
             ),
@@ -181,6 +188,8 @@ impl FirstFolders {
                 FirstFolders {
                     ask_by: Some(now + ASK_WITHIN),
                     done: false,
+                    began_empty: false,
+                    rearmed: false,
                 },
                 Readiness::Pending,
             ),
@@ -205,6 +214,29 @@ impl FirstFolders {
             return None;
         }
         applied_by.map(Readiness::AppliedBy)
+    }
+
+    /// The list became non-empty during a life that began with nothing
+    /// shared: the life waits for these first folders as one that began
+    /// with them would (pending, until the server is answered and has
+    /// applied them, or has not asked within [`ASK_WITHIN`]). A bridge's
+    /// connection whose server is given only its app's project starts so:
+    /// the project is known only once the app has answered for its roots.
+    pub(super) fn on_first_share(&mut self, now: Instant) -> Option<Readiness> {
+        if !self.began_empty || self.rearmed {
+            return None;
+        }
+        self.rearmed = true;
+        self.done = false;
+        self.ask_by = Some(now + ASK_WITHIN);
+        Some(Readiness::Pending)
+    }
+
+    /// Whether the life waits for folders shared after it began: a server
+    /// that does not ask for those within the time has still asked at its
+    /// start, and is not remembered as one that does not ask.
+    pub(super) fn rearmed(&self) -> bool {
+        self.rearmed
     }
 
     /// The ask time has come: a server that has not asked yet is let go.
@@ -283,5 +315,26 @@ mod tests {
         let (known, readiness) = FirstFolders::start(Some(NoWait::Arguments), t0);
         assert_eq!(readiness, Readiness::Ready(NoWait::Arguments));
         assert_eq!(known.next_wake(), None);
+    }
+
+    #[test]
+    fn a_life_that_began_with_nothing_waits_for_its_first_folders_once() {
+        let t0 = Instant::now();
+        let (mut empty, readiness) = FirstFolders::start(Some(NoWait::NothingShared), t0);
+        assert_eq!(readiness, Readiness::Ready(NoWait::NothingShared));
+        assert_eq!(empty.on_first_share(t0 + ms(5)), Some(Readiness::Pending));
+        assert!(empty.rearmed());
+        assert_eq!(empty.next_wake(), Some(t0 + ms(5) + ASK_WITHIN));
+        assert_eq!(
+            empty.on_answered(1, 1, Some(t0 + ms(600))),
+            Some(Readiness::AppliedBy(t0 + ms(600)))
+        );
+        assert_eq!(empty.on_first_share(t0 + ms(700)), None, "once a life");
+        // A life that began with folders, or given them as arguments, does
+        // not wait again.
+        let (mut full, _) = FirstFolders::start(None, t0);
+        assert_eq!(full.on_first_share(t0), None);
+        let (mut arguments, _) = FirstFolders::start(Some(NoWait::Arguments), t0);
+        assert_eq!(arguments.on_first_share(t0), None);
     }
 }

@@ -83,6 +83,13 @@ impl Actor {
                     if let Some(why) = must_restart(spec.withdrawal, ignores, last_given.as_deref(), &current) {
                         return self.withdraw(why, last_given.as_deref(), &current);
                     }
+                    // A life that began with nothing waits for its first
+                    // folders (see `FirstFolders::on_first_share`).
+                    if !current.is_empty()
+                        && let Some(ready) = first.on_first_share(Instant::now())
+                    {
+                        self.ready.send_replace(ready);
+                    }
                     gate.on_change(current.generation(), Instant::now())
                 }
                 Some(event) = events.recv() => match event {
@@ -119,7 +126,11 @@ impl Actor {
                 },
                 _ = sleep_until(wake), if wake.is_some() => {
                     if let Some(ready) = first.on_deadline(Instant::now()) {
-                        self.asks = Some(false);
+                        // It may have asked at its start: only a life that
+                        // waited from its start says it does not ask.
+                        if !first.rearmed() {
+                            self.asks = Some(false);
+                        }
                         self.ready.send_replace(ready);
                     }
                     let current = self.roots.borrow().generation();

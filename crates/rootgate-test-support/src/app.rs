@@ -231,6 +231,29 @@ impl App {
         App::spawn(cmd).await
     }
 
+    /// [`App::start_with_config_home`] with the stand-in, and so the bridge
+    /// it starts, working in `cwd` (as an app started in a project starts
+    /// its servers there), and the variables `env` set.
+    pub async fn start_in(
+        config_home: &Path,
+        cwd: &Path,
+        env: &[(&str, &Path)],
+        sdk: Sdk,
+        options: &[&str],
+        server_command: &[String],
+    ) -> App {
+        let mut cmd = stand_in(sdk);
+        cmd.args(options)
+            .arg("--")
+            .args(server_command)
+            .current_dir(cwd)
+            .env("XDG_CONFIG_HOME", config_home);
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
+        App::spawn(cmd).await
+    }
+
     /// Starts the TypeScript stand-in as Claude Desktop starts a server:
     /// from `mcpServers.NAME` of a `claude_desktop_config.json`, with only
     /// the SDK's default environment (so HOME, not XDG_CONFIG_HOME, tells

@@ -168,6 +168,48 @@ impl TestDesktop {
         self.run_menu()
     }
 
+    /// Dismisses the notification on screen, as a person closing it does
+    /// (`dunstctl close`: dunst says it was dismissed by the user).
+    pub fn dismiss(&self) {
+        let status = self.dunstctl(&["close"]).status().expect("dunstctl close");
+        assert!(status.success(), "dunstctl close failed");
+    }
+
+    /// Ends the notification daemon (dunst), as one that crashes or is
+    /// quit: its name leaves the bus.
+    pub async fn stop_notifications(&mut self) {
+        // dunst is the last started (see `start`).
+        if let Some(mut dunst) = self._children.pop() {
+            let _ = dunst.kill().await;
+        }
+    }
+
+    /// The X display the desktop runs on (`:N`), for a program that shows
+    /// a window there.
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    /// Saves the whole X screen as `NAME.png` in the folder
+    /// `$ROOTGATE_SCREENSHOTS`, when it is set (for a person to look at
+    /// what a test showed, with ImageMagick's `import`); nothing otherwise.
+    pub fn screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("ROOTGATE_SCREENSHOTS") else {
+            return;
+        };
+        let _ = std::fs::create_dir_all(&dir);
+        let file = PathBuf::from(dir).join(format!("{name}.png"));
+        let status = std::process::Command::new("import")
+            .args(["-window", "root", "-display", &self.display])
+            .arg(&file)
+            .status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "import could not save {}",
+            file.display()
+        );
+    }
+
     /// dunst's history (notifications closed), as `dunstctl history` gives
     /// it: (summary, body) of each.
     pub fn history(&self) -> Vec<(String, String)> {

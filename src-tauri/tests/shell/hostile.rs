@@ -91,6 +91,8 @@ enum Kind {
     Object,
     /// true or false: pause, Start at login.
     Bool,
+    /// An answer to a question (`share`, `notNow`).
+    Answer,
 }
 
 /// The apps' ids, as the webview names them.
@@ -126,6 +128,7 @@ impl Kind {
             Kind::Place => v.as_str().is_some_and(|s| PLACES.contains(&s)),
             Kind::Object => v.is_object(),
             Kind::Bool => v.is_boolean(),
+            Kind::Answer => v.as_str().is_some_and(|s| ["share", "notNow"].contains(&s)),
         }
     }
 }
@@ -583,6 +586,7 @@ fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
         "templates" => |h, _, out| check(h, "templates", out),
         "window_shown" => |h, _, out| check(h, "window_shown", out),
         "list_connections" => |h, _, out| check(h, "list_connections", out),
+        "list_questions" => |h, _, out| check(h, "list_questions", out),
         "list_apps" => |h, _, out| check(h, "list_apps", out),
         "preferences" => |h, _, out| check(h, "preferences", out),
         "dismiss_start_at_login" => |h, _, out| check(h, "dismiss_start_at_login", out),
@@ -941,6 +945,18 @@ fn commands(h: &Harness) -> Vec<Command> {
                 }
             },
         },
+        no_args("list_questions"),
+        // No question was ever asked here: no number names one, and no
+        // answer shares or withdraws anything, whatever is sent.
+        Command {
+            name: "answer_question",
+            args: vec![("id", Kind::U64), ("answer", Kind::Answer)],
+            bases: vec![
+                json!({"id": 1, "answer": "share"}),
+                json!({"id": 0, "answer": "notNow"}),
+            ],
+            on_success: never,
+        },
         // The apps found where this test runs; whatever is sent, the same.
         no_args("list_apps"),
         // No app file here holds these entries (a page names an app, a
@@ -1228,6 +1244,9 @@ fn battery(h: &Harness, cmds: &[Command]) -> Vec<Call> {
                 }
                 if kind == Kind::Place {
                     candidates.extend(PLACES.iter().map(|p| json!(p)));
+                }
+                if kind == Kind::Answer {
+                    candidates.extend([json!("share"), json!("notNow")]);
                 }
                 if kind == Kind::StrMap {
                     candidates.extend(strings.iter().map(|s| json!({ "${input:token}": s })));

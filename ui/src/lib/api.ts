@@ -27,6 +27,8 @@ import type {
   NotifyChoices,
   Offers,
   Page,
+  Answer,
+  QuestionView,
   PlanView,
   PreferencesView,
   RootId,
@@ -158,6 +160,15 @@ export const api = {
   connectionTimeline: (id: ConnectionId) => call<Entry[]>("connection_timeline", { id }),
   /** Asks again about the folders a connection's app works in, even cancelled ones: the prompts opened. */
   suggestAgain: (id: ConnectionId) => call<ConsentPrompt[]>("suggest_again", { id }),
+  /** Every question asked when an AI app needed a folder, newest first. */
+  listQuestions: () => call<QuestionView[]>("list_questions"),
+  /**
+   * Answers (or changes the answer to) the question numbered `id`: the
+   * consent prompt to show when a Share needs the folder's warnings read
+   * first, else null (done).
+   */
+  answerQuestion: (id: number, answer: Answer) =>
+    call<ConsentPrompt | null>("answer_question", { id, answer }),
   // ----- what a running server offers, and trying it (issue #19) ------
   // A tool's arguments, a resource's URI and a prompt's arguments are data
   // for the server, passed through as they are: never paths Rootgate opens.

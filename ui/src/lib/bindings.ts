@@ -141,6 +141,12 @@ export type ServerDraft = { name: string, command: string, args: Array<string>, 
  */
 enforceRoots: boolean, 
 /**
+ * Workspace: each connection through `rootgate connect` is given only
+ * the shared folders its AI app works in (see `workspace_only` on
+ * [`ServerSpec`]).
+ */
+workspaceOnly?: boolean, 
+/**
  * The protocol era to speak, or `Auto` to find out.
  */
 era: EraChoice, 
@@ -167,6 +173,15 @@ secrets: { [key in string]: SecretPlace }, cwd: string | null, enabled: boolean,
  * Run the server under a Landlock ruleset that holds it to its roots.
  */
 enforceRoots: boolean, 
+/**
+ * Workspace: "only the project the app is working in". Each AI app's
+ * connection through `rootgate connect` is given only the folders
+ * shared with this server that its app works in (its roots, or the
+ * folder it started the bridge in); an app that says nothing of its
+ * folders is given all of them. The window's own session, which has
+ * no app, is given all of them too.
+ */
+workspaceOnly?: boolean, 
 /**
  * The exact command line the person approved to run, if any. A server
  * whose command line differs from it (new, or edited) does not start
@@ -237,6 +252,25 @@ target: string | null,
  */
 sinceMs: number, };
 
+export type Sees = { 
+/**
+ * The folders given, as `file://` URIs of their real paths.
+ */
+folders: Array<string>, 
+/**
+ * Whether the server gives each connection only its app's project.
+ */
+workspace: boolean, 
+/**
+ * What the app works in, as far as the bridge knows (its roots, or
+ * the folder it started the bridge in), as URIs.
+ */
+appFolders: Array<string>, 
+/**
+ * Why these, in words.
+ */
+why: string, };
+
 export type ConnectionView = { id: ConnectionId, 
 /**
  * The bridge's process.
@@ -257,7 +291,67 @@ appRoots: Array<string>,
 /**
  * The app's request that waits for the server now, if one does.
  */
-waiting: WaitingCall | null, };
+waiting: WaitingCall | null, 
+/**
+ * Which folders its server is given, and why, once the bridge said
+ * (boxed: most changes of a connection are not this one).
+ */
+sees: Sees | null, };
+
+export type Answer = "share" | "notNow";
+
+export type Asked = { 
+/**
+ * The question's number in this record, so the window can name it
+ * without naming its folder (a path never comes from the window).
+ * Records written before numbers existed are numbered when read.
+ */
+id: number, 
+/**
+ * The app as the person knows it ("Claude Code").
+ */
+app: string, 
+/**
+ * The folder's real path.
+ */
+folder: string, server: ServerId, serverName: string, askedAtMs: number, answer: Answer | null, answeredAtMs: number | null, 
+/**
+ * Whether it was asked on the desktop (a notification); false when
+ * it could only wait in the window (no notification server, or a
+ * folder with a consent warning, which is never one click).
+ */
+desktop: boolean, };
+
+export type QuestionView = { 
+/**
+ * On the desktop now, the app's first request perhaps waiting for it.
+ */
+open: boolean, 
+/**
+ * Whether the folder is shared with the server now (it may have been
+ * shared or withdrawn elsewhere since the answer).
+ */
+shared: boolean, 
+/**
+ * The question's number in this record, so the window can name it
+ * without naming its folder (a path never comes from the window).
+ * Records written before numbers existed are numbered when read.
+ */
+id: number, 
+/**
+ * The app as the person knows it ("Claude Code").
+ */
+app: string, 
+/**
+ * The folder's real path.
+ */
+folder: string, server: ServerId, serverName: string, askedAtMs: number, answer: Answer | null, answeredAtMs: number | null, 
+/**
+ * Whether it was asked on the desktop (a notification); false when
+ * it could only wait in the window (no notification server, or a
+ * folder with a consent warning, which is never one click).
+ */
+desktop: boolean, };
 
 export type Download = { 
 /**
@@ -336,6 +430,15 @@ secrets: { [key in string]: SecretPlace }, cwd: string | null, enabled: boolean,
  */
 enforceRoots: boolean, 
 /**
+ * Workspace: "only the project the app is working in". Each AI app's
+ * connection through `rootgate connect` is given only the folders
+ * shared with this server that its app works in (its roots, or the
+ * folder it started the bridge in); an app that says nothing of its
+ * folders is given all of them. The window's own session, which has
+ * no app, is given all of them too.
+ */
+workspaceOnly?: boolean, 
+/**
  * The exact command line the person approved to run, if any. A server
  * whose command line differs from it (new, or edited) does not start
  * until the person approves the new one. Secret variables are in it by
@@ -386,7 +489,7 @@ entries: Array<Entry>,
  */
 older: number, };
 
-export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, };
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, } | { "kind": "questions", questions: Array<QuestionView>, } | { "kind": "promptsClosed", prompts: Array<PromptId>, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 

@@ -123,6 +123,7 @@ export function withSecretValue(server: ServerSpec, name: string, value: string)
     enabled: server.enabled,
     withdrawal: server.withdrawal,
     enforceRoots: server.enforceRoots,
+    ...(server.workspaceOnly ? { workspaceOnly: true } : {}),
     era: server.era,
     secretEnv: Object.keys(server.secrets),
   };
@@ -155,6 +156,8 @@ export interface ServerForm {
   enabled: boolean;
   withdrawal: Withdrawal;
   enforceRoots: boolean;
+  /** Workspace: each AI app's connection sees only the project it works in. */
+  workspaceOnly?: boolean;
   era: EraChoice;
 }
 
@@ -228,6 +231,7 @@ export function formToDraft(form: ServerForm): Parsed<ServerDraft> {
       enabled: form.enabled,
       withdrawal: form.withdrawal,
       enforceRoots: form.enforceRoots,
+      ...(form.workspaceOnly ? { workspaceOnly: true } : {}),
       era: form.era,
       secretEnv,
     },
@@ -248,6 +252,7 @@ export function draftToForm(draft: ServerDraft | ServerSpec, missing: readonly s
     enabled: draft.enabled,
     withdrawal: draft.withdrawal,
     enforceRoots: draft.enforceRoots,
+    ...(draft.workspaceOnly ? { workspaceOnly: true } : {}),
     era: draft.era,
   };
 }

@@ -13,6 +13,7 @@ export const VIEW_KEYS: Readonly<Record<string, View>> = {
   "3": "activity",
   "4": "connections",
   "5": "apps",
+  "6": "questions",
   // Ctrl+, opens settings in most desktop apps.
   ",": "settings",
 };
@@ -23,6 +24,7 @@ export const VIEW_NAMES: Readonly<Record<View, string>> = {
   activity: "Activity",
   connections: "Connections",
   apps: "Connect an app",
+  questions: "Questions",
   settings: "Settings",
 };
 

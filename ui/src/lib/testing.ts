@@ -21,6 +21,7 @@ import type {
   Page,
   PlanView,
   PreferencesView,
+  QuestionView,
   ServerView,
   TryOutcome,
 } from "./bindings";
@@ -90,6 +91,8 @@ export function fakeBackend() {
     listConnections: vi.fn(async (): Promise<ConnectionView[]> => []),
     connectionTimeline: vi.fn(async (_id: string): Promise<Entry[]> => []),
     suggestAgain: vi.fn(async (_id: string): Promise<ConsentPrompt[]> => []),
+    listQuestions: vi.fn(async (): Promise<QuestionView[]> => []),
+    answerQuestion: vi.fn(async (_id: number, _answer: string): Promise<ConsentPrompt | null> => null),
     serverOffers: vi.fn(async (_id: string): Promise<Offers> => offers()),
     callTool: vi.fn(
       async (_id: string, _call: number, _name: string, _args: { [key: string]: JsonValue }): Promise<TryOutcome> =>
@@ -232,6 +235,7 @@ export function connection(id: string, over: Partial<ConnectionView> = {}): Conn
     endedAtMs: null,
     calls: 0,
     appRoots: [],
+    sees: null,
     waiting: null,
     ...over,
   };
@@ -344,6 +348,24 @@ export function plan(id: number, over: Partial<PlanView> = {}): PlanView {
     undo: false,
     partialUndo: false,
     warning: null,
+    ...over,
+  };
+}
+
+/** A question asked when an AI app needed a folder, not answered yet. */
+export function question(id: number, over: Partial<QuestionView> = {}): QuestionView {
+  return {
+    id,
+    app: "Claude Code",
+    folder: `/home/me/code/p${id}`,
+    server: "s1",
+    serverName: "files",
+    askedAtMs: 1_700_000_000_000 + id * 60_000,
+    answer: null,
+    answeredAtMs: null,
+    desktop: true,
+    open: false,
+    shared: false,
     ...over,
   };
 }

@@ -25,7 +25,7 @@ use tokio::time::Instant;
 use super::Relay;
 use crate::connections::{QuestionState, Told};
 use rootgate_model::timeline::Event;
-use rootgate_session::{Delivery, DeliveryState, ready::HOLD_BOUND};
+use rootgate_session::ready::HOLD_BOUND;
 
 /// The most the app's first request waits for the person's answer. Long
 /// enough to read one line and press a button (a person who is at the
@@ -84,7 +84,10 @@ impl Relay {
     }
 
     /// Where the session publishes what its server was given.
-    pub fn follow_delivery(&self, delivery: tokio::sync::watch::Receiver<Delivery>) {
+    pub fn follow_delivery(
+        &self,
+        delivery: tokio::sync::watch::Receiver<rootgate_session::Delivery>,
+    ) {
         self.lock().delivery = Some(delivery);
     }
 
@@ -103,7 +106,9 @@ impl Relay {
         let (mut told, asked) = self.wait_for_answers(&unshared, start).await;
         for (uri, ended) in &mut told {
             if let Ended::Shared { given } = ended {
-                *given = self.wait_given(uri, Instant::now() + HOLD_BOUND).await;
+                *given = self
+                    .wait_given_all(std::slice::from_ref(uri), Instant::now() + HOLD_BOUND)
+                    .await;
             }
         }
         let waited = start.elapsed();
@@ -152,7 +157,8 @@ impl Relay {
                 () = tokio::time::sleep_until(by) => break,
             }
         }
-        let app_roots = seen.borrow().app_roots.clone();
+        // Its roots, or the folder it started in for a Workspace server.
+        let app_roots = seen.borrow().app_folders();
         let shared: Vec<String> = {
             let state = self.lock();
             state.roots.as_ref().map_or_else(Vec::new, |r| {
@@ -221,31 +227,6 @@ impl Relay {
             })
             .collect();
         (ended, asked)
-    }
-
-    /// Waits until the server has been given `folder_uri` (or, a modern
-    /// server, is given it with each request), by `by`.
-    async fn wait_given(&self, folder_uri: &str, by: Instant) -> bool {
-        let Some(mut delivery) = self.lock().delivery.clone() else {
-            return false;
-        };
-        let has = |d: &Delivery| match d.state {
-            DeliveryState::PerRequest => d.granted.iter().any(|r| r.uri == folder_uri),
-            DeliveryState::UpToDate => d
-                .given
-                .as_ref()
-                .is_some_and(|g| g.iter().any(|r| r.uri == folder_uri)),
-            _ => false,
-        };
-        loop {
-            if has(&delivery.borrow_and_update()) {
-                return true;
-            }
-            tokio::select! {
-                changed = delivery.changed() => if changed.is_err() { return false },
-                () = tokio::time::sleep_until(by) => return false,
-            }
-        }
     }
 }
 

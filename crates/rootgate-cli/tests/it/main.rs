@@ -11,6 +11,7 @@
 
 mod apps;
 mod asked;
+mod asked_window;
 mod connect;
 mod faults;
 mod first_request;
@@ -23,3 +24,4 @@ mod second_start;
 mod suggestions;
 mod tray;
 mod window;
+mod workspace;

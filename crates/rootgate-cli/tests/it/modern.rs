@@ -304,7 +304,7 @@ async fn dual_era_servers_through_the_bridge_get_their_folders_whichever_way_the
             // together a real state in between, which a loaded machine
             // shows).
             rg.store
-                .set_server_roots(std::slice::from_ref(&spec.id), &[b.clone()])
+                .set_server_roots(std::slice::from_ref(&spec.id), std::slice::from_ref(&b))
                 .unwrap();
             let new = [uri(&b_path)];
             for tool in ["legacy_roots", "ask_roots"] {

@@ -376,14 +376,14 @@ impl Supervisor {
         let now = match folders::check(&chosen) {
             Ok(now) if now.real() == shown_real => now,
             Ok(now) => {
-                self.cancel_prompt(prompt);
+                self.close_prompt(prompt);
                 return Err(SupervisorError::FolderMoved {
                     shown: shown_real,
                     now: now.real().to_path_buf(),
                 });
             }
             Err(e) => {
-                self.cancel_prompt(prompt);
+                self.close_prompt(prompt);
                 return Err(e.into());
             }
         };
@@ -394,7 +394,10 @@ impl Supervisor {
             .store
             .keep_and_share(&now, kept.as_ref(), name, servers)?;
         let _ = self.store.set_available(&root, true);
-        self.cancel_prompt(prompt);
+        self.close_prompt(prompt);
+        // A question this prompt stands for is answered with it, and the
+        // app waiting for it goes on at once (see `answers`).
+        self.prompt_answered(prompt, servers);
         self.folder(&root)
     }
 
@@ -410,8 +413,16 @@ impl Supervisor {
         open
     }
 
-    /// Closes a prompt without sharing anything.
+    /// The person closed a prompt without sharing anything. A question it
+    /// stands for stays unanswered (see `answers`).
     pub fn cancel_prompt(&self, prompt: PromptId) {
+        self.close_prompt(prompt);
+        self.prompt_dismissed(prompt);
+    }
+
+    /// Closes a prompt, as answered or as no longer valid; whoever lists
+    /// the open prompts (the tray's menu) hears of it.
+    pub(super) fn close_prompt(&self, prompt: PromptId) {
         if lock(&self.prompts).open.remove(&prompt).is_some() {
             self.prompts_revision.send_modify(|r| *r += 1);
         }

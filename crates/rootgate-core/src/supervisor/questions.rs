@@ -14,7 +14,14 @@
 //! same question is not asked again. Each bridge is told what happens to
 //! its folders, so it knows how long to hold.
 //!
-//! What is not here: the desktop's notification protocol
+//! Every question is recorded, asked on the desktop or only waiting in the
+//! window (no notification server, a consent warning), so the window's
+//! Questions view lists them all; a question still open when the window
+//! process ends (killed, say) is unanswered in the record, and is asked
+//! again when a desktop is found at the next start.
+//!
+//! What is not here: answers given in the window and what ends a question
+//! without one (`answers`), the desktop's notification protocol
 //! (`rootgate-notify`), the prompts (`prompts`), the tray and the window
 //! (the shell).
 
@@ -30,24 +37,33 @@ use rootgate_notify::{Desktop, Notification, Reply};
 
 use super::{ConsentPrompt, PromptId, Supervisor, app_title, lock};
 
-/// A question on the desktop now: (app, real path, server).
-type Key = (String, PathBuf, ServerId);
+/// A question: (app, real path, server).
+pub(super) type Key = (String, PathBuf, ServerId);
 
-struct Open {
-    prompt: PromptId,
-    notification: Option<u32>,
-    folder_uri: String,
+/// How long the notification server has to take a notification: it
+/// answers a call in milliseconds, and one that hangs must not keep the
+/// app's first request waiting for a question nobody sees.
+const SHOW_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A question asked on the desktop now.
+pub(super) struct Open {
+    pub(super) prompt: PromptId,
+    pub(super) notification: Option<u32>,
+    pub(super) folder_uri: String,
     /// The bridges waiting for the answer, with the folder as each app
     /// gave it.
-    waiting: Vec<(ConnectionId, String)>,
+    pub(super) waiting: Vec<(ConnectionId, String)>,
 }
 
 /// The supervisor's questions: the desktop to ask through, those open, and
 /// the record of all asked.
 pub(super) struct Asking {
-    desktop: OnceLock<Arc<Desktop>>,
-    open: Mutex<HashMap<Key, Open>>,
-    record: Questions,
+    pub(super) desktop: OnceLock<Arc<Desktop>>,
+    pub(super) open: Mutex<HashMap<Key, Open>>,
+    pub(super) record: Questions,
+    /// The prompts that stand for a question (its suggestion, or one the
+    /// Questions view opened): answering one answers the question.
+    pub(super) by_prompt: Mutex<HashMap<PromptId, Key>>,
     /// What "Open Rootgate" does: the shell shows its window.
     on_open: OnceLock<Box<dyn Fn() + Send + Sync>>,
 }
@@ -58,6 +74,7 @@ impl Asking {
             desktop: OnceLock::new(),
             open: Mutex::new(HashMap::new()),
             record: Questions::open(Questions::beside(settings)),
+            by_prompt: Mutex::new(HashMap::new()),
             on_open: OnceLock::new(),
         }
     }
@@ -81,15 +98,25 @@ impl Supervisor {
         }
         let me = self.me.clone();
         self.runtime.spawn(async move {
-            while let Ok(reply) = replies.recv().await {
+            loop {
+                let reply = match replies.recv().await {
+                    Ok(reply) => reply,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                };
                 let Some(supervisor) = me.upgrade() else {
                     return;
                 };
-                if let Reply::Action { id, key } = reply {
-                    supervisor.on_action(id, &key);
+                match reply {
+                    Reply::Action { id, key } => supervisor.on_action(id, &key),
+                    Reply::Closed { id, reason } => supervisor.on_closed(id, reason),
+                    Reply::Gone => supervisor.on_desktop_gone(),
                 }
             }
         });
+        // Questions left unanswered when Rootgate last ran (its window
+        // process was killed mid-question, say) are asked again.
+        self.ask_again_unanswered();
     }
 
     /// What "Open Rootgate" on a question does (the shell shows its window).
@@ -100,6 +127,11 @@ impl Supervisor {
     /// Every question asked, newest first.
     pub fn questions(&self) -> Vec<Asked> {
         self.asking.record.list()
+    }
+
+    /// Whether the question `key` is asked on the desktop now.
+    pub(super) fn is_open(&self, key: &Key) -> bool {
+        lock(&self.asking.open).contains_key(key)
     }
 
     /// The questions on the desktop now, as their prompts (for the tray).
@@ -195,31 +227,60 @@ impl Supervisor {
             };
         };
         prompts.push(prompt.clone());
-        if !prompt.warnings.is_empty() {
-            return QuestionState::NotAsked {
-                why: "it has a consent warning; the full prompt waits in the Rootgate window"
-                    .into(),
-            };
-        }
-        let Some(desktop) = self.asking.desktop.get().cloned() else {
-            return QuestionState::NotAsked {
-                why: "no notification server; the question waits in the Rootgate window".into(),
-            };
-        };
+        lock(&self.asking.by_prompt).insert(prompt.id, key.clone());
         let server_name = prompt
             .suggestion
             .as_ref()
             .map_or_else(String::new, |s| s.server_name.clone());
-        if let Err(e) = self.asking.record.ask(title, real, server, &server_name) {
+        let desktop = self.asking.desktop.get().cloned();
+        let state = if !prompt.warnings.is_empty() {
+            Some("it has a consent warning; the full prompt waits in the Rootgate window")
+        } else if desktop.is_none() {
+            Some("no notification server; the question waits in the Rootgate window")
+        } else {
+            None
+        };
+        let asked_there = state.is_none();
+        if let Err(e) = self
+            .asking
+            .record
+            .ask(title, real, server, &server_name, asked_there)
+        {
             tracing::warn!(error = %e, "the question could not be recorded");
         }
+        self.questions_changed();
+        if let Some(why) = state {
+            return QuestionState::NotAsked { why: why.into() };
+        }
+        let Some(desktop) = desktop else {
+            return QuestionState::NotAsked {
+                why: "no notification server".into(),
+            };
+        };
+        let waiting = vec![(connection.clone(), uri.to_owned())];
+        self.show(desktop, key, prompt.id, folder_uri, waiting, &server_name);
+        QuestionState::Asking
+    }
+
+    /// Puts the question `key` on the desktop, with `waiting` the bridges
+    /// that wait for its answer.
+    pub(super) fn show(
+        &self,
+        desktop: Arc<Desktop>,
+        key: Key,
+        prompt: PromptId,
+        folder_uri: &str,
+        waiting: Vec<(ConnectionId, String)>,
+        server_name: &str,
+    ) {
+        let (title, real) = (&key.0, &key.1);
         lock(&self.asking.open).insert(
             key.clone(),
             Open {
-                prompt: prompt.id,
+                prompt,
                 notification: None,
                 folder_uri: folder_uri.to_owned(),
-                waiting: vec![(connection.clone(), uri.to_owned())],
+                waiting,
             },
         );
         let notification = Notification {
@@ -234,13 +295,14 @@ impl Supervisor {
         };
         let me = self.me.clone();
         self.runtime.spawn(async move {
-            let shown = desktop.notify(&notification).await;
+            let shown = tokio::time::timeout(SHOW_WITHIN, desktop.notify(&notification))
+                .await
+                .unwrap_or(Err(rootgate_notify::DesktopError::Silent(SHOW_WITHIN)));
             let Some(supervisor) = me.upgrade() else {
                 return;
             };
             supervisor.shown_as(&key, shown);
         });
-        QuestionState::Asking
     }
 
     /// The notification for `key` is on the desktop as `shown`, or could
@@ -280,34 +342,33 @@ impl Supervisor {
         }
     }
 
-    /// The person answered the question `key` on the desktop.
+    /// The person answered the question `key` on the desktop: as an answer
+    /// in the window would (see `answers`), and the window's prompt for it
+    /// goes.
     fn answer_asked(&self, key: &Key, answer: Answer) {
         let Some(prompt) = lock(&self.asking.open).get(key).map(|o| o.prompt) else {
             return;
         };
-        let (app, folder, server) = key;
-        let state = match answer {
-            Answer::Share => match self.answer_prompt(prompt, std::slice::from_ref(server), None) {
-                Ok(_) => QuestionState::Shared,
-                Err(e) => QuestionState::NotAsked {
-                    why: format!("sharing failed: {e}"),
-                },
-            },
-            Answer::NotNow => {
-                self.cancel_prompt(prompt);
-                QuestionState::NotNow
+        let server = &key.2;
+        match answer {
+            // Settles the question as the window's answer does.
+            Answer::Share => {
+                if let Err(e) = self.answer_prompt(prompt, std::slice::from_ref(server), None) {
+                    let why = format!("sharing failed: {e}");
+                    self.close_question(key, QuestionState::NotAsked { why });
+                }
             }
-        };
-        if !matches!(state, QuestionState::NotAsked { .. })
-            && let Err(e) = self.asking.record.answer(app, folder, server, answer)
-        {
-            tracing::warn!(error = %e, "the answer could not be recorded");
+            Answer::NotNow => {
+                self.close_prompt(prompt);
+                lock(&self.asking.by_prompt).remove(&prompt);
+                self.settle(key, Answer::NotNow);
+            }
         }
-        self.close_question(key, state);
+        self.prompts_closed(vec![prompt]);
     }
 
     /// Ends the question `key`: each bridge waiting is told `state`.
-    fn close_question(&self, key: &Key, state: QuestionState) {
+    pub(super) fn close_question(&self, key: &Key, state: QuestionState) {
         let Some(open) = lock(&self.asking.open).remove(key) else {
             return;
         };
@@ -327,7 +388,7 @@ impl Supervisor {
         }
     }
 
-    fn shared_with(&self, server: &ServerId, real: &Path) -> bool {
+    pub(super) fn shared_with(&self, server: &ServerId, real: &Path) -> bool {
         let settings = self.store.snapshot();
         settings.roots.iter().any(|r| {
             r.real_path == real

@@ -105,7 +105,7 @@ describe("the first run", () => {
   it("lists Apps beside Servers in the sidebar, its shortcut kept", async () => {
     await startApp();
     const order = [...document.querySelectorAll<HTMLElement>('nav [data-testid^="nav-"]')].map((e) => e.dataset.testid);
-    expect(order).toEqual(["nav-folders", "nav-servers", "nav-apps", "nav-connections", "nav-activity", "nav-settings"]);
+    expect(order).toEqual(["nav-folders", "nav-servers", "nav-apps", "nav-connections", "nav-activity", "nav-questions", "nav-settings"]);
     expect(q("nav-apps")?.getAttribute("title")).toBe("Connect an app (Ctrl+5)");
   });
 });

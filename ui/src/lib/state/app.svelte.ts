@@ -15,6 +15,7 @@
 //   activity     every server's timeline entries (the Activity view)
 //   connections  AI apps' connections and the open one's timeline
 //   apps         AI apps' config files: import, route, undo
+//   questions    what was asked when an AI app needed a folder, and the answers
 //   settings     pause all sharing, Start at login, notifications
 //
 // The root itself keeps only what belongs to the whole window (the app's
@@ -41,6 +42,7 @@ import { NavigationState } from "./navigation.svelte";
 import { NoticesState } from "./notices.svelte";
 import { OffersState } from "./offers.svelte";
 import { PromptsState } from "./prompts.svelte";
+import { QuestionsState } from "./questions.svelte";
 import { SecretsState } from "./secrets.svelte";
 import { ServerDetailState } from "./server-detail.svelte";
 import { ServersState } from "./servers.svelte";
@@ -78,6 +80,8 @@ export class AppState {
   readonly activity: ActivityState;
   readonly connections: ConnectionsState;
   readonly apps: AppsState;
+  /** The questions asked when AI apps needed a folder, and their answers (the Questions view). */
+  readonly questions: QuestionsState;
   /** Pause, Start at login, notifications: the Settings view, the paused banner, the login offer. */
   readonly settings: SettingsState;
 
@@ -131,6 +135,7 @@ export class AppState {
     const settings = (this.settings = new SettingsState(api, notices));
     // A route written may be the first: Start at login is offered then.
     const apps = (this.apps = new AppsState(api, notices, servers, () => void settings.load()));
+    this.questions = new QuestionsState(api, notices, prompts);
 
     this.firstRun = $derived(this.loaded && servers.list.length === 0 && folders.list.length === 0);
     this.dialogOpen = $derived(
@@ -173,7 +178,7 @@ export class AppState {
       else if (i < 5) this.notices.notify(`Rootgate cannot follow changes as they happen: ${plainMessage(s.reason)}`);
     }
 
-    const [info, , templates, activity, prompts, connections] = await Promise.allSettled([
+    const [info, , templates, activity, prompts, connections, questions] = await Promise.allSettled([
       this.api.appInfo(),
       // The lists are what the window shows first; the rest may follow.
       this.reload().then(async () => {
@@ -189,6 +194,7 @@ export class AppState {
       this.api.activity(),
       this.api.openPrompts(),
       this.api.listConnections(),
+      this.api.listQuestions(),
       this.settings.load(),
     ]);
     if (info.status === "fulfilled") {
@@ -203,7 +209,8 @@ export class AppState {
     if (activity.status === "fulfilled") this.activity.loaded(activity.value);
     if (prompts.status === "fulfilled") this.prompts.enqueue(prompts.value);
     if (connections.status === "fulfilled") this.connections.loaded(connections.value);
-    for (const r of [templates, activity, prompts, connections]) {
+    if (questions.status === "fulfilled") this.questions.loaded(questions.value);
+    for (const r of [templates, activity, prompts, connections, questions]) {
       if (r.status === "rejected") this.notices.notify(plainMessage(r.reason));
     }
   }
@@ -250,6 +257,7 @@ export class AppState {
     // The servers' statuses first: a reload below marks the events heard.
     this.servers.onChanges(changes);
     this.connections.onChanges(changes);
+    this.questions.onChanges(changes);
     this.detail.onChanges(changes);
     this.settings.onChanges(changes);
     // For the open server's Tools, Resources and Prompts.

@@ -11,7 +11,7 @@
 
 import type { ConnectionId, ServerId } from "../bindings";
 
-export type View = "folders" | "servers" | "activity" | "connections" | "apps" | "settings";
+export type View = "folders" | "servers" | "activity" | "connections" | "apps" | "questions" | "settings";
 
 /** Where the window is: a view, and the detail open in it (Alt+Left goes back through these). */
 export interface Place {

@@ -31,8 +31,17 @@ export class PromptsState {
     this.queue = this.queue.filter((p) => p.id !== id);
   }
 
-  /** The backend's changes that bring prompts (the root hands every batch to each area). */
+  /**
+   * The backend's changes that bring prompts, or close them (a question
+   * answered on the desktop): the root hands every batch to each area.
+   */
   onChanges(changes: readonly Change[]): void {
-    for (const c of changes) if (c.kind === "prompts") this.enqueue(c.prompts);
+    for (const c of changes) {
+      if (c.kind === "prompts") this.enqueue(c.prompts);
+      if (c.kind === "promptsClosed") {
+        const closed = new Set<PromptId>(c.prompts);
+        this.queue = this.queue.filter((p) => !closed.has(p.id));
+      }
+    }
   }
 }

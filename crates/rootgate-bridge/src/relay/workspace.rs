@@ -1,0 +1,439 @@
+//! Workspace: "only the project the app is working in", a server's
+//! setting (`ServerSpec::workspace_only`). With it on, the connection's
+//! server is given only the folders shared with it that its AI app works
+//! in, so two Claude Code windows in `~/code/a` and `~/code/b` through the
+//! same server each see their own project.
+//!
+//! What counts as the app's folders, in this order:
+//! - its roots, when it declares the capability and lists some (Claude
+//!   Code, VS Code, Cursor list the project they have open);
+//! - else the folder it started the bridge in (the bridge's working
+//!   directory): apps that know a project start their servers there
+//!   (Claude Code does), and one that does not starts them where it was
+//!   itself started. `/`, the home folder and the folders above it say
+//!   nothing about a project (a desktop app started from the menu runs in
+//!   one of them), so they do not count;
+//! - else nothing is known, and the connection is given everything shared
+//!   with the server, as without the setting: an app that says nothing of
+//!   its folders (Claude Desktop) is not cut off.
+//!
+//! A shared folder is given when it is one of the app's folders or lies
+//! inside one: an app working in `~/code` is given `~/code/a` and
+//! `~/code/b` if both are shared, but an app working in `~/code/a` is not
+//! given a shared `~/code`, which is more than its project (the person is
+//! asked about `~/code/a` itself instead). Until the app has said what it
+//! works in (its roots come after `initialized`), the server is given
+//! nothing, and the app's first request that could touch files waits for
+//! the server to have the project ([`Relay::settle_workspace`]).
+//!
+//! Every connection reports what it is given and why ([`Sees`]), with the
+//! setting on or off, for the window's Connections view. The setting is
+//! read when the connection starts: a change applies to the connections
+//! made after it.
+//!
+//! What is not here: what is shared with the server (consent, in the
+//! settings), the question about a folder the app works in that is not
+//! shared (`asked`), and how the server is told (the session).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::{Relay, Seen};
+use crate::connections::Sees;
+use rootgate_model::consent::{SharedRoot, SharedRoots};
+use rootgate_session::{Delivery, DeliveryState, ready::HOLD_BOUND};
+
+/// How long the app has to answer the bridge's `roots/list` before what it
+/// works in is taken from its working folder, or as unknown: SDK clients
+/// answer in milliseconds.
+const ROOTS_WITHIN: Duration = Duration::from_secs(1);
+
+/// The most the app's first request waits for the app to say what it
+/// works in, counted from the request: its `initialize` came before it,
+/// and its roots are asked for right after `initialized`.
+const KNOWN_WITHIN: Duration = Duration::from_secs(2);
+
+/// What the app is known to work in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppFolders {
+    /// Not known yet: the app has not sent `initialize`, or has not
+    /// answered the bridge's `roots/list` yet.
+    NotYet,
+    /// Its roots, as it listed them.
+    Roots(Vec<String>),
+    /// The folder it started the bridge in, as a URI.
+    WorkingFolder(String),
+    /// Nothing: no roots, and a working folder that says nothing.
+    Nothing,
+}
+
+impl AppFolders {
+    fn uris(&self) -> Vec<String> {
+        match self {
+            AppFolders::Roots(uris) => uris.clone(),
+            AppFolders::WorkingFolder(uri) => vec![uri.clone()],
+            AppFolders::NotYet | AppFolders::Nothing => Vec::new(),
+        }
+    }
+}
+
+/// The bridge's working folder as a URI, when it counts as a project:
+/// not `/`, not the home folder `home`, nor a folder above it.
+pub fn working_folder(cwd: Option<&Path>, home: Option<&Path>) -> Option<String> {
+    let cwd = std::fs::canonicalize(cwd?).ok()?;
+    let home = home.and_then(|h| std::fs::canonicalize(h).ok());
+    if cwd.parent().is_none() || home.is_some_and(|h| h.starts_with(&cwd)) {
+        return None;
+    }
+    rootgate_model::uri::path_to_uri(&cwd)
+        .ok()
+        .map(|u| u.to_string())
+}
+
+/// What the app works in, from what the relay has seen; `overdue` once
+/// the app has had [`ROOTS_WITHIN`] to answer for its roots.
+pub fn app_folders(seen: &Seen, overdue: bool, working: Option<&str>) -> AppFolders {
+    let Some(app) = &seen.app else {
+        return AppFolders::NotYet;
+    };
+    if app.capabilities.roots && !seen.app_roots.is_empty() {
+        return AppFolders::Roots(seen.app_roots.clone());
+    }
+    if app.capabilities.roots && !seen.app_roots_answered && !overdue {
+        return AppFolders::NotYet;
+    }
+    match working {
+        Some(uri) => AppFolders::WorkingFolder(uri.to_owned()),
+        None => AppFolders::Nothing,
+    }
+}
+
+impl Seen {
+    /// The folders the app works in, for the window's suggestions and the
+    /// question: its roots, or the working folder that stands for them.
+    pub fn app_folders(&self) -> Vec<String> {
+        if self.app_roots.is_empty() {
+            self.working_folder.iter().cloned().collect()
+        } else {
+            self.app_roots.clone()
+        }
+    }
+}
+
+/// The real path of each folder URI that leads to a folder.
+fn real_paths(uris: &[String]) -> Vec<PathBuf> {
+    uris.iter()
+        .filter_map(|uri| rootgate_model::uri::uri_to_path(uri).ok())
+        .filter_map(|path| std::fs::canonicalize(path).ok())
+        .collect()
+}
+
+/// Whether the shared folder `root` is one of `folders` or inside one.
+fn within(root: &SharedRoot, folders: &[PathBuf]) -> bool {
+    rootgate_model::uri::uri_to_path(&root.uri)
+        .is_ok_and(|path| folders.iter().any(|f| path.starts_with(f)))
+}
+
+/// Which folders are given, and why, in words.
+fn sees(on: bool, known: &AppFolders, given: &[SharedRoot]) -> Sees {
+    let shown = |uri: &str| {
+        rootgate_model::uri::uri_to_path(uri)
+            .map_or_else(|_| uri.to_owned(), |p| p.display().to_string())
+    };
+    let why = match (on, known) {
+        (false, _) => "everything shared with the server (its Workspace setting is off)".to_owned(),
+        (true, AppFolders::NotYet) => {
+            "nothing yet: Workspace is on, and the app has not said which folders it works in"
+                .to_owned()
+        }
+        (true, AppFolders::Nothing) => "everything shared with the server: Workspace is on, but \
+                                        the app did not say which folders it works in"
+            .to_owned(),
+        (true, AppFolders::Roots(uris)) => format!(
+            "Workspace: the shared folders the app works in (its roots: {})",
+            uris.iter()
+                .map(String::as_str)
+                .map(shown)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        (true, AppFolders::WorkingFolder(uri)) => format!(
+            "Workspace: the shared folders the app works in (the folder it started in: {})",
+            shown(uri)
+        ),
+    };
+    Sees {
+        folders: given.iter().map(|r| r.uri.clone()).collect(),
+        workspace: on,
+        app_folders: known.uris(),
+        why,
+    }
+}
+
+/// The list the connection's session is given: with `on` (the server's
+/// Workspace setting), the part of `all` (what is shared with the server)
+/// the app works in, kept up to date as either changes; otherwise `all`
+/// itself. Either way the relay says what is given and why ([`Sees`]).
+/// `working` is the bridge's working folder, if it counts (see
+/// [`working_folder`]).
+pub fn narrow(
+    all: watch::Receiver<SharedRoots>,
+    relay: &Arc<Relay>,
+    working: Option<String>,
+    on: bool,
+) -> watch::Receiver<SharedRoots> {
+    let given = watch::Sender::new(SharedRoots::empty());
+    let session = if on { given.subscribe() } else { all.clone() };
+    let (tx, rx) = watch::channel(None);
+    // Only a connection that is narrowed has anything to settle first.
+    if on {
+        relay.lock().workspace = Some(rx);
+    }
+    tokio::spawn(follow(all, Arc::clone(relay), working, on, given, tx));
+    session
+}
+
+/// Keeps the narrowed list and what the relay says of it up to date,
+/// until the connection ends.
+async fn follow(
+    mut all: watch::Receiver<SharedRoots>,
+    relay: Arc<Relay>,
+    working: Option<String>,
+    on: bool,
+    given: watch::Sender<SharedRoots>,
+    known_tx: watch::Sender<Option<Sees>>,
+) {
+    let mut seen = relay.subscribe();
+    let mut overdue_at: Option<Instant> = None;
+    let mut known = AppFolders::NotYet;
+    let mut paths: Vec<PathBuf> = Vec::new();
+    loop {
+        let now = {
+            let s = seen.borrow_and_update();
+            if s.app_roots_asked && !s.app_roots_answered && overdue_at.is_none() {
+                overdue_at = Some(Instant::now() + ROOTS_WITHIN);
+            }
+            let overdue = overdue_at.is_some_and(|at| Instant::now() >= at);
+            app_folders(&s, overdue, working.as_deref())
+        };
+        if now != known {
+            paths = real_paths(&now.uris());
+            known = now;
+        }
+        let list = all.borrow_and_update().clone();
+        let shown: Vec<SharedRoot> = if on {
+            let keep = |r: &SharedRoot| match &known {
+                AppFolders::NotYet => false,
+                AppFolders::Nothing => true,
+                AppFolders::Roots(_) | AppFolders::WorkingFolder(_) => within(r, &paths),
+            };
+            given.send_if_modified(|current| match list.narrowed(current, keep) {
+                Some(next) => {
+                    *current = next;
+                    true
+                }
+                None => false,
+            });
+            given.borrow().roots().to_vec()
+        } else {
+            list.roots().to_vec()
+        };
+        let said = sees(on, &known, &shown);
+        let settled = on && known != AppFolders::NotYet;
+        let working_now = match &known {
+            AppFolders::WorkingFolder(uri) if on => Some(uri.clone()),
+            _ => None,
+        };
+        relay.seen.send_if_modified(|s| {
+            let changed = s.sees.as_ref() != Some(&said) || s.working_folder != working_now;
+            s.sees = Some(said.clone());
+            s.working_folder = working_now.clone();
+            changed
+        });
+        known_tx.send_replace(settled.then_some(said));
+        let wake = overdue_at.filter(|at| *at > Instant::now());
+        tokio::select! {
+            changed = seen.changed() => if changed.is_err() { return },
+            changed = all.changed() => if changed.is_err() { return },
+            () = sleep_until(wake) => {}
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Relay {
+    /// For a server whose connections see only their app's project: the
+    /// app's first request that could touch files (`what`) waits until the
+    /// app has said what it works in and the server has been given that
+    /// part of what is shared (the session's delivery says so), at most
+    /// [`KNOWN_WITHIN`] and then [`HOLD_BOUND`]. The timeline says so.
+    pub(super) async fn settle_workspace(&self, what: &str) {
+        let Some(mut known) = self.lock().workspace.clone() else {
+            return;
+        };
+        let start = Instant::now();
+        let deadline = start + KNOWN_WITHIN;
+        let sees = loop {
+            if let Some(sees) = known.borrow_and_update().clone() {
+                break Some(sees);
+            }
+            tokio::select! {
+                changed = known.changed() => if changed.is_err() { break None },
+                () = tokio::time::sleep_until(deadline) => break None,
+            }
+        };
+        let said = match &sees {
+            None => format!(
+                "Held the app's first request ({what}) {} ms; the app did not say which folders \
+                 it works in, and it goes on with none of them",
+                start.elapsed().as_millis()
+            ),
+            Some(sees) if sees.folders.is_empty() => return,
+            Some(sees) => {
+                let given = self
+                    .wait_given_all(&sees.folders, Instant::now() + HOLD_BOUND)
+                    .await;
+                format!(
+                    "Held the app's first request ({what}) {} ms until the server {} the app's \
+                     project ({})",
+                    start.elapsed().as_millis(),
+                    if given {
+                        "had"
+                    } else {
+                        "was told, but had not taken,"
+                    },
+                    sees.why
+                )
+            }
+        };
+        self.timeline.record(
+            &self.server,
+            rootgate_model::timeline::Event::FirstRequest {
+                held_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+                said,
+            },
+        );
+    }
+
+    /// Waits until the server has been given every one of `uris` (or, a
+    /// modern server, is given them with each request), by `by`.
+    pub(super) async fn wait_given_all(&self, uris: &[String], by: Instant) -> bool {
+        let Some(mut delivery) = self.lock().delivery.clone() else {
+            return false;
+        };
+        let has = |d: &Delivery| {
+            let list = match d.state {
+                DeliveryState::PerRequest => Some(&*d.granted),
+                DeliveryState::UpToDate => d.given.as_deref(),
+                _ => None,
+            };
+            list.is_some_and(|l| uris.iter().all(|u| l.iter().any(|r| &r.uri == u)))
+        };
+        loop {
+            if has(&delivery.borrow_and_update()) {
+                return true;
+            }
+            tokio::select! {
+                changed = delivery.changed() => if changed.is_err() { return false },
+                () = tokio::time::sleep_until(by) => return false,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::{AppCapabilities, AppInfo};
+
+    fn app(roots: bool) -> Option<AppInfo> {
+        Some(AppInfo {
+            name: "claude-code".into(),
+            version: "2".into(),
+            protocol_version: "2025-11-25".into(),
+            capabilities: AppCapabilities {
+                roots,
+                ..AppCapabilities::default()
+            },
+        })
+    }
+
+    #[test]
+    fn the_apps_folders_are_its_roots_then_its_working_folder_then_nothing() {
+        let work = Some("file:///home/u/code/a");
+        let mut seen = Seen::default();
+        assert_eq!(app_folders(&seen, false, work), AppFolders::NotYet);
+        // An app with roots: not known until it answers, or is overdue.
+        seen.app = app(true);
+        assert_eq!(app_folders(&seen, false, work), AppFolders::NotYet);
+        assert_eq!(
+            app_folders(&seen, true, work),
+            AppFolders::WorkingFolder("file:///home/u/code/a".into())
+        );
+        seen.app_roots_answered = true;
+        assert_eq!(app_folders(&seen, false, None), AppFolders::Nothing);
+        seen.app_roots = vec!["file:///home/u/code/b".into()];
+        assert_eq!(
+            app_folders(&seen, false, work),
+            AppFolders::Roots(vec!["file:///home/u/code/b".into()])
+        );
+        // An app without roots: its working folder at once, or nothing.
+        let mut plain = Seen {
+            app: app(false),
+            ..Seen::default()
+        };
+        assert_eq!(
+            app_folders(&plain, false, work),
+            AppFolders::WorkingFolder("file:///home/u/code/a".into())
+        );
+        assert_eq!(app_folders(&plain, false, None), AppFolders::Nothing);
+        plain.working_folder = work.map(str::to_owned);
+        assert_eq!(
+            plain.app_folders(),
+            vec!["file:///home/u/code/a".to_owned()]
+        );
+    }
+
+    #[test]
+    fn the_root_of_the_disk_and_the_home_folder_and_above_it_are_no_project() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home/u");
+        let project = home.join("code/a");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        let home = Some(home.as_path());
+        assert_eq!(working_folder(Some(Path::new("/")), home), None);
+        assert_eq!(working_folder(home, home), None);
+        assert_eq!(working_folder(Some(&dir.path().join("home")), home), None);
+        let uri = working_folder(Some(&project), home).expect("a project");
+        assert!(uri.ends_with("/home/u/code/a"), "{uri}");
+        assert_eq!(working_folder(None, home), None);
+    }
+
+    #[test]
+    fn a_shared_folder_is_given_when_it_is_the_apps_folder_or_inside_it() {
+        let root = |uri: &str| SharedRoot {
+            root: rootgate_model::ids::RootId::generate(),
+            uri: uri.into(),
+            name: "x".into(),
+        };
+        let folders = vec![PathBuf::from("/w/code/a")];
+        assert!(within(&root("file:///w/code/a"), &folders));
+        assert!(within(&root("file:///w/code/a/docs"), &folders));
+        assert!(
+            !within(&root("file:///w/code"), &folders),
+            "more than the project"
+        );
+        assert!(!within(&root("file:///w/code/ab"), &folders), "a sibling");
+        assert!(!within(&root("file:///w/code/b"), &folders));
+    }
+}
