@@ -25,8 +25,7 @@ use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::session::offers::{Offers, TryOutcome};
 use rootgate_core::supervisor::{
     ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PreferencesView, PromptId,
-    QuestionView,
-    ServerView, Supervisor,
+    QuestionView, ServerView, Supervisor,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};

@@ -232,11 +232,6 @@ impl TestDesktop {
             .collect()
     }
 
-    /// The X display (`:N`) the desktop's programs draw on.
-    pub fn display(&self) -> &str {
-        &self.display
-    }
-
     #[allow(dead_code)]
     pub fn dir(&self) -> PathBuf {
         self.dir.path().to_path_buf()
