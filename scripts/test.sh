@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh test) and runs the whole test suite:
-# formatting, lints (in the build: see below), every Rust test (unit, in-memory protocol, and real MCP
+# formatting, lints, every Rust test (unit, in-memory protocol, and real MCP
 # servers from npm, PyPI and our own fixture as child processes), the UI's
 # type check and unit tests, and the end-to-end tests of the built app in a
 # real WebKit window under Xvfb. Last, the Debian package: built, installed,
@@ -44,22 +44,13 @@ bash scripts/setup.sh test
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "import circles, test-only names, one graph (scripts/check-layers.py --graphs)"; python3 scripts/check-layers.py --graphs
-step "cargo build with clippy's lints, -D warnings (the tests and every binary they run)"
-# Clippy's lints run inside the build that the tests use, not in a
-# `cargo clippy` of their own: clippy-driver is rustc with clippy's lints
-# added, and as cargo's workspace wrapper it compiles our crates with
-# them, and with `-D warnings`, as `cargo clippy --workspace --all-targets
-# -- -D warnings` lints them (dependencies are built by plain rustc, their
-# lints capped, as clippy leaves them). A separate `cargo clippy` type-checks
-# every dependency once more, which was a third of the test command's time
-# on a clean machine (BENCHMARKS.md, "The test command's time"). Exported, so
-# that every later build (nextest's, the end-to-end run's shipped build, the
-# package's) finds the same compiler and flags and reuses what this one
-# built.
-RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver) ||
-  { echo "test.sh: clippy is not installed (rustup component add clippy)" >&2; exit 1; }
-export RUSTC_WORKSPACE_WRAPPER
-export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-D warnings"
+step "cargo clippy"
+# Clippy first: it compiles the build scripts and proc macros the build
+# below reuses. (Clippy's lints inside the tests' build instead, clippy-driver
+# as cargo's workspace wrapper, were tried and measured: no faster on a bare
+# machine, and more CPU. BENCHMARKS.md, "The test command on a bare machine".)
+cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo build (the tests and every binary they run)"
 # Tests run our example server, the launcher and the app as real processes,
 # and nextest builds only test targets, so the binaries are built first, in
 # the same cargo run as the tests, so with the same features (cargo turns the
@@ -69,28 +60,28 @@ export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-D warnings"
 # only in Tauri's and the shell's own features (Cargo.toml), and the
 # end-to-end run's shipped build reuses nearly all of this one.
 cargo build --workspace --all-targets --locked
-step "cargo nextest (with a keyring daemon of its own: scripts/with-keyring.sh); beside it, the UI's type check and unit tests, and tauri-driver"
-# The Rust tests mostly wait on the servers and windows they start, and use
-# about one of the machine's cores; the UI's checks and tests (Node only) and
-# tauri-driver's one-time compile (its own target folder, for the end-to-end
-# run) use the other meanwhile. Their output is shown when the Rust tests
-# are done, so the two logs do not interleave.
+step "cargo nextest (with a keyring daemon of its own: scripts/with-keyring.sh); beside it, tauri-driver's compile"
+# The Rust tests mostly wait on the servers and windows they start; on a
+# machine without tauri-driver yet (scripts/tauri-driver.sh compiles it once
+# per machine, in a target folder of its own), that compile uses the other
+# core meanwhile. Its output is shown when the Rust tests are done. (The
+# UI's tests ran here too once, and timed out under the Rust tests' heaviest
+# test, a thousand bridges at once: they run after, below.)
 mkdir -p .ci/out
 side_log=.ci/out/beside-nextest.log
-# (tauri-driver is not ours: built without our lints and flags.)
-( (cd ui && npm run --silent check && npm test --silent) &&
-  env -u RUSTC_WORKSPACE_WRAPPER -u RUSTFLAGS bash scripts/tauri-driver.sh ) >"$side_log" 2>&1 &
+bash scripts/tauri-driver.sh >"$side_log" 2>&1 &
 side=$!
 rust_status=0
 bash scripts/with-keyring.sh cargo nextest run --workspace --locked --no-fail-fast || rust_status=$?
 side_status=0
 wait "$side" || side_status=$?
-printf '\n\033[1m== beside the Rust tests: the UI type check and unit tests, tauri-driver\033[0m\n'
 cat "$side_log"
 [ "$rust_status" = 0 ] || { echo "test.sh: the Rust tests failed" >&2; exit "$rust_status"; }
-[ "$side_status" = 0 ] || { echo "test.sh: the UI's type check or unit tests, or tauri-driver's install, failed" >&2; exit "$side_status"; }
+[ "$side_status" = 0 ] || { echo "test.sh: tauri-driver's install failed" >&2; exit "$side_status"; }
 step "bridge benchmark, smoke run (correctness only: a few calls of each kind through rootgate connect)"
 QUICK=1 PREBUILT=1 OUT="$PWD/.ci/out/bridge-smoke.jsonl" bash crates/rootgate-bench/bridge/run.sh
+step "UI: type check and unit tests"
+(cd ui && npm run --silent check && npm test --silent)
 if [ -f scripts/e2e.sh ]; then
   step "end to end"
   bash scripts/e2e.sh
