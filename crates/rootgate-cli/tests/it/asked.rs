@@ -41,6 +41,17 @@ pub(super) struct Setup {
 
 /// The window's supervisor listening for bridges; "files" is the npm
 /// filesystem server with one folder shared; the app works in another.
+/// A desktop of its own (bus, dunst) and a [`setup`] whose supervisor asks
+/// its questions there: how every test of a desktop question begins.
+pub(super) async fn asking_setup() -> (TestDesktop, Setup) {
+    let desktop = TestDesktop::start().await;
+    let s = setup().await;
+    s.sup.ask_through(Arc::new(
+        Desktop::at(&desktop.address).await.expect("desktop"),
+    ));
+    (desktop, s)
+}
+
 pub(super) async fn setup() -> Setup {
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
@@ -119,11 +130,7 @@ pub(super) async fn question_on_screen(desktop: &TestDesktop) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn share_on_the_notification_lets_the_held_first_call_see_the_folder() {
-    let desktop = TestDesktop::start().await;
-    let s = setup().await;
-    s.sup.ask_through(Arc::new(
-        Desktop::at(&desktop.address).await.expect("desktop"),
-    ));
+    let (desktop, s) = asking_setup().await;
     let app = claude_code_in(&s.rg, &s.project);
 
     let menu = question_on_screen(&desktop).await;
@@ -176,11 +183,7 @@ async fn share_on_the_notification_lets_the_held_first_call_see_the_folder() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn not_now_lets_the_call_go_on_without_and_is_not_asked_twice() {
-    let desktop = TestDesktop::start().await;
-    let s = setup().await;
-    s.sup.ask_through(Arc::new(
-        Desktop::at(&desktop.address).await.expect("desktop"),
-    ));
+    let (desktop, s) = asking_setup().await;
     let app = claude_code_in(&s.rg, &s.project);
     question_on_screen(&desktop).await;
     desktop.press("Not now");

@@ -40,11 +40,7 @@ async fn the_question(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn share_in_the_questions_view_releases_the_held_first_call_at_once() {
-    let desktop = TestDesktop::start().await;
-    let s = setup().await;
-    s.sup.ask_through(Arc::new(
-        Desktop::at(&desktop.address).await.expect("desktop"),
-    ));
+    let (desktop, s) = super::asked::asking_setup().await;
     let app = claude_code_in(&s.rg, &s.project);
     question_on_screen(&desktop).await;
     desktop.screenshot("desktop-question");
@@ -99,11 +95,7 @@ async fn share_in_the_questions_view_releases_the_held_first_call_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dismissed_notification_is_no_answer_and_the_question_waits_in_the_window() {
-    let desktop = TestDesktop::start().await;
-    let s = setup().await;
-    s.sup.ask_through(Arc::new(
-        Desktop::at(&desktop.address).await.expect("desktop"),
-    ));
+    let (desktop, s) = super::asked::asking_setup().await;
     let app = claude_code_in(&s.rg, &s.project);
     question_on_screen(&desktop).await;
     desktop.dismiss();
