@@ -61,11 +61,38 @@ fn files_with_a_folder(rg: &Rootgate) -> PathBuf {
 }
 
 /// Calls `list_allowed_directories` until it reports `want` (each answer
-/// comes from the server, so no sleep is needed between them).
+/// comes from the server, so no sleep is needed between them). The npm
+/// filesystem server keeps its folders when told of none, so a pause
+/// stops it (and resuming starts it again): a call in flight at that
+/// moment is answered with that reason, in words, and is asked again.
+/// Any other error fails the test.
 async fn allowed_becomes(app: &mut App, want: &[PathBuf]) {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        let now: Vec<PathBuf> = allowed(app).await;
+        let answer = app
+            .request(serde_json::json!({
+                "op": "callTool", "name": "list_allowed_directories", "arguments": {}
+            }))
+            .await;
+        let now: Vec<PathBuf> = match answer.get("ok") {
+            Some(ok) => tool_text(ok)
+                .lines()
+                .filter(|l| l.starts_with('/'))
+                .map(PathBuf::from)
+                .collect(),
+            None => {
+                let said = answer["error"].as_str().unwrap_or_default();
+                assert!(
+                    said.contains("the server was stopped by Rootgate before it answered"),
+                    "{answer}"
+                );
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the server was still being stopped: {answer}"
+                );
+                continue;
+            }
+        };
         if now == want {
             return;
         }
