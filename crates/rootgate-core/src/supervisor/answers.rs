@@ -88,6 +88,7 @@ impl Supervisor {
         if let Err(e) = self.asking.record.answer(app, folder, server, answer) {
             tracing::warn!(error = %e, "the answer could not be recorded");
         }
+        lock(&self.asking.waits_because).remove(key);
         let state = match answer {
             Answer::Share => QuestionState::Shared,
             Answer::NotNow => QuestionState::NotNow,

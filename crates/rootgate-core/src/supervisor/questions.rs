@@ -64,6 +64,11 @@ pub(super) struct Asking {
     /// The prompts that stand for a question (its suggestion, or one the
     /// Questions view opened): answering one answers the question.
     pub(super) by_prompt: Mutex<HashMap<PromptId, Key>>,
+    /// Why a question was not asked on the desktop and waits in the
+    /// window, as its bridge was told: a bridge may report the same folder
+    /// again (its link to the window starting over), and then hears the
+    /// same reason, not that the question it raised was "suggested already".
+    pub(super) waits_because: Mutex<HashMap<Key, &'static str>>,
     /// What "Open Rootgate" does: the shell shows its window.
     on_open: OnceLock<Box<dyn Fn() + Send + Sync>>,
 }
@@ -75,6 +80,7 @@ impl Asking {
             open: Mutex::new(HashMap::new()),
             record: Questions::open(Questions::beside(settings)),
             by_prompt: Mutex::new(HashMap::new()),
+            waits_because: Mutex::new(HashMap::new()),
             on_open: OnceLock::new(),
         }
     }
@@ -222,9 +228,11 @@ impl Supervisor {
             return QuestionState::Asking;
         }
         let Some(prompt) = self.prompt_for_suggestion(uri, server, title) else {
-            return QuestionState::NotAsked {
-                why: "it was suggested already and waits in the Rootgate window".into(),
-            };
+            let why = lock(&self.asking.waits_because)
+                .get(&key)
+                .copied()
+                .unwrap_or("it was suggested already and waits in the Rootgate window");
+            return QuestionState::NotAsked { why: why.into() };
         };
         prompts.push(prompt.clone());
         lock(&self.asking.by_prompt).insert(prompt.id, key.clone());
@@ -250,6 +258,7 @@ impl Supervisor {
         }
         self.questions_changed();
         if let Some(why) = state {
+            lock(&self.asking.waits_because).insert(key, why);
             return QuestionState::NotAsked { why: why.into() };
         }
         let Some(desktop) = desktop else {
