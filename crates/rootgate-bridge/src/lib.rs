@@ -36,7 +36,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use notify::{RecursiveMode, Watcher};
+use rootgate_model::watch::{Watch, Watches};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
@@ -239,9 +239,7 @@ async fn serve(
     // more when it is on, the folder watch begins from the availability
     // read above, and the link sends the timeline and status as they are.
     session.start(spec);
-    if let Err(e) = rootgate_model::monitor::spawn(Arc::clone(&store)) {
-        eprintln!("rootgate: folders will not be watched for changes: {e}");
-    }
+    rootgate_model::monitor::spawn(Arc::clone(&store));
     let _watch = watch_settings(Arc::clone(&store));
     // Reports to the window, when there is one; kept alive until the end.
     let socket = crate::connections::socket_path(store.file().path());
@@ -307,15 +305,12 @@ async fn serve(
 /// wake the next one, about 19 times a second for as long as the bridge
 /// lived. Metadata (a `chmod`, a `touch`) does not change what it says
 /// either.
-fn may_change(event: &notify::Result<notify::Event>, name: &std::ffi::OsStr) -> bool {
+fn may_change(event: &notify::Event, name: &std::ffi::OsStr) -> bool {
     use notify::EventKind;
     use notify::event::{AccessKind, AccessMode, ModifyKind};
-    let Ok(event) = event else {
-        // The watcher failed to deliver something: read again to be sure.
-        return true;
-    };
     if event.paths.is_empty() {
-        // Events were lost (the queue overflowed): the file may have changed.
+        // "Look again": events were lost, or nothing can be watched and
+        // this is the time to look (rootgate_model::watch).
         return true;
     }
     let changes = match event.kind {
@@ -353,45 +348,52 @@ fn cannot_start(store: &Store, id: &ServerId, name: &str, reason: &str) -> Strin
 }
 
 /// Reads the settings file again whenever it changes, so a change made in
-/// the window reaches this connection. The watcher lives as long as the
-/// value returned.
-fn watch_settings(store: Arc<Store>) -> Option<notify::RecommendedWatcher> {
+/// the window reaches this connection. The watch lives as long as the
+/// value returned. Where the process cannot watch, it is woken every
+/// `watch::POLL_EVERY` to read again, so a withdrawal still arrives.
+fn watch_settings(store: Arc<Store>) -> Option<Watch> {
     let path: PathBuf = store.file().path().to_path_buf();
     let dir = path.parent()?.to_path_buf();
     let name = path.file_name()?.to_owned();
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if may_change(&event, &name) {
-            let _ = tx.send(());
-        }
-    })
-    .ok()?;
+    let (mut watch, mut events) = Watches::process().subscribe(true);
     // The folder, not the file: a save renames a new file over the old one.
-    if let Err(e) = watcher.watch(&dir, RecursiveMode::NonRecursive) {
-        eprintln!("rootgate: changes made in the window will not reach this connection: {e}");
-        return None;
-    }
+    watch.add(&dir);
     tokio::spawn(async move {
         // Read once more now that the watch is on: a save made between the
         // first read and the watch has no event left to announce it (the
         // reads the watcher used to count as changes hid this).
-        if let Err(e) = store.reload() {
-            eprintln!("rootgate: {e}");
-        }
-        while rx.recv().await.is_some() {
-            tokio::time::sleep(SETTINGS_SETTLE).await;
-            while rx.try_recv().is_ok() {}
-            if let Err(e) = store.reload() {
-                eprintln!("rootgate: {e}");
+        let mut said = reload(&store, None);
+        while let Some(event) = events.recv().await {
+            if !may_change(&event, &name) {
+                continue;
             }
+            tokio::time::sleep(SETTINGS_SETTLE).await;
+            while events.try_recv().is_ok() {}
+            said = reload(&store, said);
         }
     });
-    Some(watcher)
+    Some(watch)
+}
+
+/// Reads the settings again; a problem is said on stderr once, not again
+/// at every look while it lasts. Returns what was said.
+fn reload(store: &Store, said: Option<String>) -> Option<String> {
+    match store.reload() {
+        Ok(()) => None,
+        Err(e) => {
+            let now = e.to_string();
+            if said.as_ref() != Some(&now) {
+                eprintln!("rootgate: {now}");
+            }
+            Some(now)
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use notify::{RecursiveMode, Watcher};
     use std::sync::mpsc as std_mpsc;
 
     /// Reading the settings file (as every re-read does) is seen by the
@@ -424,10 +426,10 @@ mod tests {
             let event = rx
                 .recv_timeout(Duration::from_secs(10))
                 .expect("the watcher reported the save");
-            if may_change(&event, &name) {
-                break event.unwrap();
-            }
             let event = event.unwrap();
+            if may_change(&event, &name) {
+                break event;
+            }
             if matches!(event.kind, notify::EventKind::Access(_))
                 && event.paths.iter().any(|p| p == &path)
             {

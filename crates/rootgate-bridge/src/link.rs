@@ -17,7 +17,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use notify::{RecursiveMode, Watcher};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
@@ -27,6 +26,7 @@ use super::relay::{Relay, Seen};
 use crate::connections::{AppIdentity, Report, Told, private_dir, same_user};
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::Timeline;
+use rootgate_model::watch::{Watch, Watches};
 use rootgate_session::Status;
 
 /// How often a bridge that cannot watch the socket's folder looks for the
@@ -49,33 +49,27 @@ pub struct Link {
 }
 
 impl Link {
-    /// Starts reporting, for as long as the returned watcher lives (it
-    /// wakes the link when the window's socket appears).
-    pub fn spawn(self) -> Option<notify::RecommendedWatcher> {
+    /// Starts reporting, for as long as the returned watch lives (it wakes
+    /// the link when the window's socket appears).
+    pub fn spawn(self) -> Option<Watch> {
         let dir = self.socket.parent()?.to_path_buf();
         if let Err(e) = private_dir(&dir) {
             eprintln!("rootgate: the window will not see this connection: {e}");
             return None;
         }
-        let (wake_tx, wake) = mpsc::unbounded_channel();
-        let watcher = notify::recommended_watcher(move |_: notify::Result<notify::Event>| {
-            let _ = wake_tx.send(());
-        })
-        .and_then(|mut w| w.watch(&dir, RecursiveMode::NonRecursive).map(|()| w));
-        // The kernel gives each user 128 inotify instances by default and a
-        // bridge uses three (the settings, the folders, this): past about
-        // forty bridges at once, one cannot watch the socket's folder. It
-        // still reports, looking for the window again every
-        // RETRY_UNWATCHED while it has none, rather than never (`run`).
-        let watcher = watcher.ok();
-        let retry = watcher.is_none().then_some(RETRY_UNWATCHED);
-        tokio::spawn(self.run(wake, retry));
-        watcher
+        let (mut watch, events) = Watches::process().subscribe(false);
+        // Where the socket's folder cannot be watched (the user has no
+        // inotify instance left: rootgate_model::watch), the link still
+        // reports, looking for the window again every RETRY_UNWATCHED
+        // while it has none, rather than never (`run`).
+        let retry = (!watch.add(&dir)).then_some(RETRY_UNWATCHED);
+        tokio::spawn(self.run(events, retry));
+        Some(watch)
     }
 
     async fn run(
         mut self,
-        mut wake: mpsc::UnboundedReceiver<()>,
+        mut wake: mpsc::UnboundedReceiver<notify::Event>,
         retry: Option<std::time::Duration>,
     ) {
         loop {

@@ -291,11 +291,7 @@ impl Supervisor {
         *lock(&supervisor.timeline_saved) = supervisor.timeline.newest(1).last().map(|e| e.seq);
         supervisor.keep_timeline();
         supervisor.check_availability();
-        if let Err(e) = rootgate_model::monitor::spawn(Arc::clone(&supervisor.store)) {
-            // Without events, availability is still checked at every start
-            // and when a folder is chosen again; say so in the log.
-            tracing::warn!("folders will not be watched for changes: {e}");
-        }
+        rootgate_model::monitor::spawn(Arc::clone(&supervisor.store));
         for spec in supervisor.store.snapshot().servers {
             supervisor.ensure_session(&spec)?;
         }

@@ -18,7 +18,8 @@
 //! `downloads` (where a template's program comes from), `timeline` (what
 //! happened to each server), `settings` (the settings file), `secrets`
 //! (the vault and the keyring), `store` (settings, saved and published),
-//! `monitor` (folders that disappear), `questions` (what the person was
+//! `watch` (the process's one filesystem watcher), `monitor` (folders
+//! that disappear), `questions` (what the person was
 //! asked when an AI app needed a folder, and the answers), `preferences`
 //! (pause, notifications, the login offer, kept in the settings) and
 //! `autostart` (the desktop's entry that starts Rootgate at login).
@@ -42,3 +43,4 @@ pub mod store;
 pub mod templates;
 pub mod timeline;
 pub mod uri;
+pub mod watch;

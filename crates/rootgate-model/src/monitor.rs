@@ -3,8 +3,9 @@
 //! a second, and offered again to the same servers when it comes back.
 //!
 //! The spec says clients MUST monitor root accessibility. This module does
-//! it with filesystem events (inotify on Linux, through the `notify` crate),
-//! never by polling: each root's folder and the nearest existing folder
+//! it with filesystem events (inotify on Linux, through the process's one
+//! watcher in `watch`; polling only where the user has no inotify instance
+//! left): each root's folder and the nearest existing folder
 //! above it are watched without recursion; an event on a root or on a
 //! folder above it re-checks that root with `folders::check`, and the store
 //! is told whether it is available. Filesystem events do not see mounts, so
@@ -22,13 +23,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use notify::Event;
 use tokio::sync::mpsc;
 
 use crate::folders;
 use crate::mounts::{MountChanges, MountTable};
 use crate::roots::Root;
 use crate::store::Store;
+use crate::watch::{Watch, Watches};
 
 /// How long events are gathered before roots are re-checked: one deletion
 /// of a big tree is thousands of events, and one re-check is enough.
@@ -51,24 +53,14 @@ pub fn is_available(root: &Root, mounts: &MountTable) -> bool {
 }
 
 /// Starts the monitor on the current tokio runtime. It runs until the store
-/// is dropped. Returns an error only when the platform's watcher cannot be
-/// created; a folder that cannot be watched is simply re-checked on events
-/// above it.
-pub fn spawn(store: Arc<Store>) -> notify::Result<()> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        // The receiver is gone only when the monitor stopped.
-        let _ = tx.send(event);
-    })?;
-    tokio::spawn(run(store, watcher, rx));
-    Ok(())
+/// is dropped. A folder that cannot be watched is re-checked on events
+/// above it, or every `watch::POLL_EVERY` when the process has no watcher.
+pub fn spawn(store: Arc<Store>) {
+    let (watcher, events) = Watches::process().subscribe(true);
+    tokio::spawn(run(store, watcher, events));
 }
 
-async fn run(
-    store: Arc<Store>,
-    mut watcher: RecommendedWatcher,
-    mut events: mpsc::UnboundedReceiver<notify::Result<notify::Event>>,
-) {
+async fn run(store: Arc<Store>, mut watcher: Watch, mut events: mpsc::UnboundedReceiver<Event>) {
     let mut revisions = store.subscribe_revision();
     let mut mount_changes = MountChanges::open();
     let mut mounts = MountTable::read();
@@ -123,7 +115,7 @@ async fn run(
             // watch is made again before anything is checked.
             mounts = MountTable::read();
             for gone in watched.drain() {
-                let _ = watcher.unwatch(&gone);
+                watcher.remove(&gone);
             }
             rewatch(&mut watcher, &roots, &mut watched);
         }
@@ -147,7 +139,7 @@ struct Pending {
 impl Pending {
     /// Takes one event in; returns whether it may change a root's
     /// availability (see [`paths_of`]).
-    fn event(&mut self, event: notify::Result<notify::Event>) -> bool {
+    fn event(&mut self, event: Event) -> bool {
         let Some(paths) = paths_of(event) else {
             return false;
         };
@@ -161,23 +153,24 @@ impl Pending {
     }
 }
 
-/// The paths an event names; an error from the watcher (events lost)
-/// names none, which makes every root be re-checked. An event that only
-/// opened, read or closed something names nothing to re-check: the check
-/// itself lists each root's folder, which inotify reports as an open of
-/// it, so counting those made every check wake the next one, ten times a
-/// second for as long as a folder was shared.
-fn paths_of(event: notify::Result<notify::Event>) -> Option<Vec<PathBuf>> {
-    match event {
-        Ok(e) if matches!(e.kind, notify::EventKind::Access(_)) => None,
-        Ok(e) => Some(e.paths),
-        Err(_) => Some(Vec::new()),
+/// The paths an event names; "look again" (events lost, or a tick where
+/// nothing can be watched) names none, which makes every root be
+/// re-checked. An event that only opened, read or closed something names
+/// nothing to re-check: the check itself lists each root's folder, which
+/// inotify reports as an open of it, so counting those made every check
+/// wake the next one, ten times a second for as long as a folder was
+/// shared.
+fn paths_of(event: Event) -> Option<Vec<PathBuf>> {
+    if matches!(event.kind, notify::EventKind::Access(_)) {
+        None
+    } else {
+        Some(event.paths)
     }
 }
 
 /// Watches each root's folder and the nearest existing folder above it, and
 /// stops watching what is no longer needed.
-fn rewatch(watcher: &mut RecommendedWatcher, roots: &[Root], watched: &mut HashSet<PathBuf>) {
+fn rewatch(watcher: &mut Watch, roots: &[Root], watched: &mut HashSet<PathBuf>) {
     let mut wanted: HashSet<PathBuf> = HashSet::new();
     for root in roots {
         if root.real_path.is_dir() {
@@ -188,11 +181,11 @@ fn rewatch(watcher: &mut RecommendedWatcher, roots: &[Root], watched: &mut HashS
         }
     }
     for gone in watched.difference(&wanted).cloned().collect::<Vec<_>>() {
-        let _ = watcher.unwatch(&gone);
+        watcher.remove(&gone);
         watched.remove(&gone);
     }
     for path in wanted {
-        if !watched.contains(&path) && watcher.watch(&path, RecursiveMode::NonRecursive).is_ok() {
+        if !watched.contains(&path) && watcher.add(&path) {
             watched.insert(path);
         }
     }

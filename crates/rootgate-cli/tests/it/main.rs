@@ -23,5 +23,6 @@ mod notes;
 mod second_start;
 mod suggestions;
 mod tray;
+mod watches;
 mod window;
 mod workspace;

@@ -1,0 +1,134 @@
+//! What a bridge costs the person's desktop in filesystem watches, and
+//! that consent still reaches it when the desktop has none left.
+//!
+//! Linux gives each user 128 inotify instances for all their programs
+//! together. A bridge (`rootgate connect`, one per AI app and server) used
+//! three, so forty bridges took them all. These tests count the instances
+//! a real bridge holds, read from the kernel's own `/proc/PID/fd`, and take
+//! every instance this user has left (as forty other bridges, or a busy
+//! desktop, would) to show that a folder withdrawn in Rootgate still
+//! reaches a bridge started then: the real npm filesystem server's own
+//! `list_allowed_directories` stops naming it.
+
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+
+use rootgate_test_support::app::*;
+use serde_json::json;
+
+/// The inotify instances process `pid` holds, as the kernel lists them.
+fn inotify_instances(pid: i32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.flatten()
+                .filter(|fd| {
+                    std::fs::read_link(fd.path())
+                        .is_ok_and(|to| to.as_os_str() == "anon_inode:inotify")
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Every inotify instance this user has left, held until dropped.
+fn take_every_inotify_instance() -> Vec<OwnedFd> {
+    let mut held = Vec::new();
+    while let Ok(fd) = rustix::fs::inotify::init(rustix::fs::inotify::CreateFlags::CLOEXEC) {
+        held.push(fd);
+    }
+    held
+}
+
+/// The folders the server names, or the error the app got.
+async fn allowed_now(app: &mut App) -> Result<Vec<PathBuf>, serde_json::Value> {
+    let answer = app
+        .request(json!({"op": "callTool", "name": "list_allowed_directories", "arguments": {}}))
+        .await;
+    match answer.get("ok") {
+        Some(ok) => Ok(tool_text(ok)
+            .lines()
+            .filter(|l| l.starts_with('/'))
+            .map(PathBuf::from)
+            .collect()),
+        None => Err(answer),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_holds_one_inotify_instance() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    // A name no other test's bridge has, to find this one by.
+    let files = rg.server("files-counted", "node", &[&js]);
+    let (root, shared) = rg.folder("shared");
+    rg.share(&files.id, &root);
+    let mut app = App::start(
+        &rg,
+        Sdk::TypeScript,
+        &[],
+        &rg.connect_command("files-counted"),
+    )
+    .await;
+    assert_eq!(allowed_now(&mut app).await, Ok(vec![shared]));
+
+    let rootgate = binary("rootgate").canonicalize().expect("the command");
+    let bridges: Vec<i32> = processes_with("files-counted")
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == rootgate)
+        })
+        .collect();
+    assert_eq!(bridges.len(), 1, "one bridge: {bridges:?}");
+    // The settings, the folders and the window's socket are all watched by
+    // then (the server answered), through one instance.
+    assert_eq!(inotify_instances(bridges[0]), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_inotify_instance_left_a_withdrawal_still_reaches_the_bridge() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (a, a_path) = rg.folder("a");
+    let (b, b_path) = rg.folder("b");
+    rg.share(&files.id, &a);
+    rg.share(&files.id, &b);
+
+    let held = take_every_inotify_instance();
+    assert!(
+        rustix::fs::inotify::init(rustix::fs::inotify::CreateFlags::CLOEXEC).is_err(),
+        "every instance is taken ({} held)",
+        held.len()
+    );
+    let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    let mut both = vec![a_path.clone(), b_path.clone()];
+    both.sort();
+    let mut now = allowed_now(&mut app).await.expect("the server answers");
+    now.sort();
+    assert_eq!(now, both);
+
+    rg.store.revoke(&files.id, &b).expect("withdraw");
+    // The bridge looks at the settings every second when it cannot be
+    // told; each call below is answered by the server, so no sleep is
+    // needed between them. A restart to withdraw answers a call in flight
+    // with its reason, in words.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        match allowed_now(&mut app).await {
+            Ok(now) if now == [a_path.clone()] => break,
+            Ok(now) => assert!(
+                tokio::time::Instant::now() < deadline,
+                "the server still names {now:?}"
+            ),
+            Err(e) => assert!(
+                e["error"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("stopped by Rootgate"))
+                    && tokio::time::Instant::now() < deadline,
+                "{e}"
+            ),
+        }
+    }
+    drop(held);
+}
