@@ -36,7 +36,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rootgate_model::watch::{Watch, Watches};
+use rootgate_model::watch::{Change, ChangeKind, Watch, Watches};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
@@ -297,28 +297,18 @@ async fn serve(
     outcome
 }
 
-/// Whether a watcher's event may mean that the settings file `name` now
-/// says something else: it was written, created, renamed over or removed,
-/// or the watcher lost events and cannot say. Opening and reading it do
-/// not change it, and must not count: inotify reports every open, the
-/// bridge's own re-read among them, so counting those made each re-read
-/// wake the next one, about 19 times a second for as long as the bridge
-/// lived. Metadata (a `chmod`, a `touch`) does not change what it says
-/// either.
-fn may_change(event: &notify::Event, name: &std::ffi::OsStr) -> bool {
-    use notify::EventKind;
-    use notify::event::{AccessKind, AccessMode, ModifyKind};
-    if event.paths.is_empty() {
-        // "Look again": events were lost, or nothing can be watched and
-        // this is the time to look (rootgate_model::watch).
-        return true;
+/// Whether a change may mean that the settings file `name` now says
+/// something else: it was written, created, renamed over or removed, or
+/// the watch cannot say ("look again"). Metadata (a `chmod`, a `touch`)
+/// does not change what it says. Opens and reads are not reported at all
+/// (rootgate_model::watch): counting them made each re-read wake the next,
+/// about 19 times a second for as long as the bridge lived.
+fn may_change(change: &Change, name: &std::ffi::OsStr) -> bool {
+    match change.kind {
+        ChangeKind::LookAgain => true,
+        ChangeKind::Metadata => false,
+        _ => change.paths.iter().any(|p| p.file_name() == Some(name)),
     }
-    let changes = match event.kind {
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => false,
-        _ => true,
-    };
-    changes && event.paths.iter().any(|p| p.file_name() == Some(name))
 }
 
 /// What the app is told while its server cannot start (`reason`, the
@@ -393,26 +383,18 @@ fn reload(store: &Store, said: Option<String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use notify::{RecursiveMode, Watcher};
-    use std::sync::mpsc as std_mpsc;
 
-    /// Reading the settings file (as every re-read does) is seen by the
-    /// watcher, and must not count as a change; a save that renames a new
-    /// file over it must. Events come in order, so the first that counts
-    /// has to be the save's, after every read's.
-    #[test]
-    fn reading_the_settings_is_no_change_and_a_save_is() {
+    /// Reading the settings file (as every re-read does) is not reported
+    /// at all; a save that renames a new file over it is, and counts.
+    /// Changes come in order, so the first that counts has to be the
+    /// save's, after every read.
+    #[tokio::test]
+    async fn reading_the_settings_is_no_change_and_a_save_is() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
         std::fs::write(&path, b"{}").unwrap();
-        let (tx, rx) = std_mpsc::channel();
-        let mut watcher = notify::recommended_watcher(move |e| {
-            let _ = tx.send(e);
-        })
-        .unwrap();
-        watcher
-            .watch(dir.path(), RecursiveMode::NonRecursive)
-            .unwrap();
+        let (mut watch, mut changes) = Watches::process().subscribe(false);
+        assert!(watch.add(dir.path()));
         for _ in 0..5 {
             std::fs::read(&path).unwrap();
         }
@@ -421,29 +403,26 @@ mod tests {
         std::fs::rename(&tmp, &path).unwrap();
 
         let name = path.file_name().unwrap().to_owned();
-        let mut reads_of_it = 0;
+        let mut before = Vec::new();
         let first = loop {
-            let event = rx
-                .recv_timeout(Duration::from_secs(10))
-                .expect("the watcher reported the save");
-            let event = event.unwrap();
-            if may_change(&event, &name) {
-                break event;
+            let change = tokio::time::timeout(Duration::from_secs(10), changes.recv())
+                .await
+                .expect("the save was reported")
+                .expect("open");
+            if may_change(&change, &name) {
+                break change;
             }
-            if matches!(event.kind, notify::EventKind::Access(_))
-                && event.paths.iter().any(|p| p == &path)
-            {
-                reads_of_it += 1;
-            }
+            before.push(change);
         };
-        // The kernel merges identical events in a row: five opens are one.
-        assert!(reads_of_it >= 1, "the reads were seen, and passed over");
+        assert_eq!(
+            (first.kind, first.paths.as_slice()),
+            (ChangeKind::Renamed, std::slice::from_ref(&path)),
+            "the first change is the save's rename"
+        );
+        // What came before is the temporary file's, none the reads'.
         assert!(
-            matches!(
-                first.kind,
-                notify::EventKind::Modify(notify::event::ModifyKind::Name(_))
-            ),
-            "the first change is the save's rename: {first:?}"
+            before.iter().all(|c| c.paths == [tmp.clone()]),
+            "{before:?}"
         );
     }
 }

@@ -69,7 +69,7 @@ impl Link {
 
     async fn run(
         mut self,
-        mut wake: mpsc::UnboundedReceiver<notify::Event>,
+        mut wake: mpsc::UnboundedReceiver<rootgate_model::watch::Change>,
         retry: Option<std::time::Duration>,
     ) {
         loop {

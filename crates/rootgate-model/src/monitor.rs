@@ -23,14 +23,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use notify::Event;
 use tokio::sync::mpsc;
 
 use crate::folders;
 use crate::mounts::{MountChanges, MountTable};
 use crate::roots::Root;
 use crate::store::Store;
-use crate::watch::{Watch, Watches};
+use crate::watch::{Change, Watch, Watches};
 
 /// How long events are gathered before roots are re-checked: one deletion
 /// of a big tree is thousands of events, and one re-check is enough.
@@ -60,7 +59,7 @@ pub fn spawn(store: Arc<Store>) {
     tokio::spawn(run(store, watcher, events));
 }
 
-async fn run(store: Arc<Store>, mut watcher: Watch, mut events: mpsc::UnboundedReceiver<Event>) {
+async fn run(store: Arc<Store>, mut watcher: Watch, mut events: mpsc::UnboundedReceiver<Change>) {
     let mut revisions = store.subscribe_revision();
     let mut mount_changes = MountChanges::open();
     let mut mounts = MountTable::read();
@@ -87,9 +86,7 @@ async fn run(store: Arc<Store>, mut watcher: Watch, mut events: mpsc::UnboundedR
                 continue;
             }
             event = events.recv() => match event {
-                Some(event) => if !pending.event(event) {
-                    continue;
-                },
+                Some(event) => pending.event(event),
                 None => return,
             },
             () = mount_changes.changed() => pending.mounts = true,
@@ -137,34 +134,19 @@ struct Pending {
 }
 
 impl Pending {
-    /// Takes one event in; returns whether it may change a root's
-    /// availability (see [`paths_of`]).
-    fn event(&mut self, event: Event) -> bool {
-        let Some(paths) = paths_of(event) else {
-            return false;
-        };
-        self.everything |= paths.is_empty();
-        self.touched.extend(paths);
-        true
+    /// Takes one change in. "Look again" (events lost, or a tick where
+    /// nothing can be watched) names no path, which makes every root be
+    /// re-checked. Opens and reads are never reported (`watch`): the check
+    /// itself lists each root's folder, and counting that made every check
+    /// wake the next one, ten times a second for as long as a folder was
+    /// shared.
+    fn event(&mut self, change: Change) {
+        self.everything |= change.paths.is_empty();
+        self.touched.extend(change.paths);
     }
 
     fn affects(&self, root: &Root) -> bool {
         self.everything || self.mounts || self.touched.iter().any(|p| root.real_path.starts_with(p))
-    }
-}
-
-/// The paths an event names; "look again" (events lost, or a tick where
-/// nothing can be watched) names none, which makes every root be
-/// re-checked. An event that only opened, read or closed something names
-/// nothing to re-check: the check itself lists each root's folder, which
-/// inotify reports as an open of it, so counting those made every check
-/// wake the next one, ten times a second for as long as a folder was
-/// shared.
-fn paths_of(event: Event) -> Option<Vec<PathBuf>> {
-    if matches!(event.kind, notify::EventKind::Access(_)) {
-        None
-    } else {
-        Some(event.paths)
     }
 }
 

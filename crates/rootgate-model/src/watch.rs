@@ -25,21 +25,63 @@
 //! contents recursively.
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 use tokio::sync::mpsc;
 
 /// How often a subscription that cannot be told of changes is woken to
 /// look for itself: the delay a withdrawal may take to reach it.
 pub const POLL_EVERY: Duration = Duration::from_secs(1);
 
+/// What a watch reports: changes to what a folder holds, or to the folder
+/// itself. Opening and reading are not among them (see [`MASK`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub kind: ChangeKind,
+    /// The entry that changed (or the folder itself); none for
+    /// [`ChangeKind::LookAgain`].
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Created,
+    Removed,
+    /// Moved in, moved out, or renamed over (a save's last step).
+    Renamed,
+    /// Written and closed, or written to.
+    Written,
+    /// Permissions, owner or times.
+    Metadata,
+    /// Nothing is known: events were lost, or nothing can be watched and
+    /// it is time to look.
+    LookAgain,
+}
+
+/// What the kernel is asked to report. Not opens, reads and closes after
+/// reading: every bridge reads the settings file and lists its folders, and
+/// with those in the mask each bridge's read woke every other bridge
+/// watching the same folders, a thousand bridges a million wake-ups (the
+/// `notify` crate, used before, always asks for opens).
+const MASK: WatchMask = WatchMask::CREATE
+    .union(WatchMask::DELETE)
+    .union(WatchMask::CLOSE_WRITE)
+    .union(WatchMask::MODIFY)
+    .union(WatchMask::MOVED_FROM)
+    .union(WatchMask::MOVED_TO)
+    .union(WatchMask::ATTRIB)
+    .union(WatchMask::DELETE_SELF)
+    .union(WatchMask::MOVE_SELF)
+    .union(WatchMask::ONLYDIR);
+
 /// The process's watcher (see the module's doc).
 pub struct Watches {
     /// `None` when the kernel gave no inotify instance.
-    watcher: Mutex<Option<RecommendedWatcher>>,
+    kernel: Mutex<Option<inotify::Watches>>,
     subs: Arc<Mutex<Subs>>,
     ticking: OnceLock<()>,
 }
@@ -48,14 +90,15 @@ pub struct Watches {
 struct Subs {
     next: u64,
     by_id: HashMap<u64, Sub>,
-    /// How many subscriptions watch each folder: the kernel's watch is
-    /// made for the first and removed after the last.
-    count: HashMap<PathBuf, usize>,
+    /// How many subscriptions watch each folder, and the kernel's watch of
+    /// it: made for the first subscription and removed after the last.
+    count: HashMap<PathBuf, (usize, Option<WatchDescriptor>)>,
+    folder_of: HashMap<WatchDescriptor, PathBuf>,
 }
 
 struct Sub {
     dirs: HashSet<PathBuf>,
-    tx: mpsc::UnboundedSender<Event>,
+    tx: mpsc::UnboundedSender<Change>,
     /// Woken every POLL_EVERY when it cannot be told of a change.
     wants_ticks: bool,
     /// Some folder of it could not be watched.
@@ -68,9 +111,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// An event that names no path: "look again" (see the module's doc).
-pub fn look_again() -> Event {
-    Event::new(EventKind::Other)
+/// A change that names no path: "look again" (see the module's doc).
+pub fn look_again() -> Change {
+    Change {
+        kind: ChangeKind::LookAgain,
+        paths: Vec::new(),
+    }
 }
 
 impl Watches {
@@ -82,12 +128,21 @@ impl Watches {
 
     fn new() -> Watches {
         let subs: Arc<Mutex<Subs>> = Arc::default();
-        let to = Arc::clone(&subs);
-        let watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
-            dispatch(&lock(&to), event);
-        });
-        let watcher = match watcher {
-            Ok(w) => Some(w),
+        let kernel = match Inotify::init() {
+            Ok(inotify) => {
+                let watches = inotify.watches();
+                let to = Arc::clone(&subs);
+                let reader = std::thread::Builder::new()
+                    .name("rootgate-watch".into())
+                    .spawn(move || read(inotify, &to));
+                match reader {
+                    Ok(_) => Some(watches),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "no thread to read filesystem events");
+                        None
+                    }
+                }
+            }
             Err(e) => {
                 tracing::warn!(
                     error = %e,
@@ -97,17 +152,17 @@ impl Watches {
             }
         };
         Watches {
-            watcher: Mutex::new(watcher),
+            kernel: Mutex::new(kernel),
             subs,
             ticking: OnceLock::new(),
         }
     }
 
-    /// A new subscription, with no folder yet, and where its events arrive.
-    /// With `ticks`, it is woken every [`POLL_EVERY`] whenever one of its
-    /// folders cannot be watched; without, it asks [`Watch::blind`] and
-    /// looks for itself.
-    pub fn subscribe(&'static self, ticks: bool) -> (Watch, mpsc::UnboundedReceiver<Event>) {
+    /// A new subscription, with no folder yet, and where its changes
+    /// arrive. With `ticks`, it is woken every [`POLL_EVERY`] whenever one
+    /// of its folders cannot be watched; without, it asks
+    /// [`Watch::blind`] and looks for itself.
+    pub fn subscribe(&'static self, ticks: bool) -> (Watch, mpsc::UnboundedReceiver<Change>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut subs = lock(&self.subs);
         subs.next += 1;
@@ -146,26 +201,74 @@ impl Watches {
     }
 }
 
-/// Hands `event` to each subscription watching a folder it names (an event
-/// on a folder's entry names the entry; one on the folder itself, the
-/// folder). An error, or an event naming nothing (the kernel dropped
-/// events), reaches every subscription as "look again".
-fn dispatch(subs: &Subs, event: notify::Result<Event>) {
-    let event = match event {
-        Ok(e) if !e.paths.is_empty() => e,
-        _ => {
-            for sub in subs.by_id.values() {
-                let _ = sub.tx.send(look_again());
+/// The reader: hands each of the kernel's events to the subscriptions
+/// watching the folder it is about, for as long as the process runs.
+fn read(mut inotify: Inotify, subs: &Mutex<Subs>) {
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let events = match inotify.read_events_blocking(&mut buffer) {
+            Ok(events) => events,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                tracing::warn!(error = %e, "filesystem events can no longer be read");
+                return;
             }
-            return;
+        };
+        let mut subs = lock(subs);
+        for event in events {
+            if event.mask.contains(EventMask::Q_OVERFLOW) {
+                dispatch(&subs, &look_again());
+                continue;
+            }
+            let Some(dir) = subs.folder_of.get(&event.wd).cloned() else {
+                continue;
+            };
+            if event.mask.contains(EventMask::IGNORED) {
+                // The kernel dropped the watch (the folder was deleted or
+                // its filesystem unmounted): the folder itself changed.
+                subs.folder_of.remove(&event.wd);
+                if let Some((_, wd)) = subs.count.get_mut(&dir) {
+                    *wd = None;
+                }
+            }
+            let change = Change {
+                kind: kind_of(event.mask),
+                paths: vec![
+                    event
+                        .name
+                        .map_or_else(|| dir.clone(), |n: &OsStr| dir.join(n)),
+                ],
+            };
+            dispatch(&subs, &change);
         }
-    };
+    }
+}
+
+fn kind_of(mask: EventMask) -> ChangeKind {
+    if mask.intersects(EventMask::CREATE) {
+        ChangeKind::Created
+    } else if mask.intersects(EventMask::DELETE | EventMask::DELETE_SELF | EventMask::IGNORED) {
+        ChangeKind::Removed
+    } else if mask.intersects(EventMask::MOVED_FROM | EventMask::MOVED_TO | EventMask::MOVE_SELF) {
+        ChangeKind::Renamed
+    } else if mask.intersects(EventMask::ATTRIB) {
+        ChangeKind::Metadata
+    } else {
+        ChangeKind::Written
+    }
+}
+
+/// Hands `change` to each subscription watching a folder it names (a
+/// change of a folder's entry names the entry; one of the folder itself,
+/// the folder). "Look again" reaches every subscription.
+fn dispatch(subs: &Subs, change: &Change) {
     for sub in subs.by_id.values() {
-        let concerns = event.paths.iter().any(|p| {
-            sub.dirs.contains(p) || p.parent().is_some_and(|parent| sub.dirs.contains(parent))
-        });
+        let concerns = change.paths.is_empty()
+            || change.paths.iter().any(|p| {
+                sub.dirs.contains(p) || p.parent().is_some_and(|parent| sub.dirs.contains(parent))
+            });
         if concerns {
-            let _ = sub.tx.send(event.clone());
+            let _ = sub.tx.send(change.clone());
         }
     }
 }
@@ -182,64 +285,64 @@ impl Watch {
     /// watched; any other failure makes the subscription blind from now on
     /// (woken to look again, if it asked).
     pub fn add(&mut self, dir: &Path) -> bool {
-        // The watcher's lock first, and the subscriptions' only briefly: the
-        // watcher's own thread takes the subscriptions' lock to hand events
-        // over, and `watch` waits for that thread.
-        let mut watcher = lock(&self.hub.watcher);
-        let first = {
-            let mut subs = lock(&self.hub.subs);
-            let Some(sub) = subs.by_id.get_mut(&self.id) else {
-                return false;
-            };
-            if !sub.dirs.insert(dir.to_path_buf()) {
-                return !sub.blind;
-            }
-            let n = subs.count.entry(dir.to_path_buf()).or_insert(0);
-            *n += 1;
-            *n == 1
+        // The kernel's lock first, then the subscriptions' briefly, in that
+        // order everywhere.
+        let mut kernel = lock(&self.hub.kernel);
+        let mut subs = lock(&self.hub.subs);
+        let Some(sub) = subs.by_id.get_mut(&self.id) else {
+            return false;
         };
-        // A folder that is not there (gone since the caller looked) is no
-        // blindness: the caller watches the folder above it too. Any other
-        // failure (no watcher, no watch left) is.
-        let (watched, blind) = match watcher.as_mut() {
-            Some(w) if first => match w.watch(dir, RecursiveMode::NonRecursive) {
-                Ok(()) => (true, false),
-                Err(e) => (false, !is_not_found(&e)),
+        if sub.dirs.contains(dir) {
+            return true;
+        }
+        let watched = match subs.count.get_mut(dir) {
+            Some((n, Some(_))) => {
+                *n += 1;
+                Ok(())
+            }
+            _ => match kernel.as_mut() {
+                Some(k) => k.add(dir, MASK).map(|wd| {
+                    let n = subs.count.get(dir).map_or(0, |(n, _)| *n);
+                    subs.count
+                        .insert(dir.to_path_buf(), (n + 1, Some(wd.clone())));
+                    subs.folder_of.insert(wd, dir.to_path_buf());
+                }),
+                None => Err(std::io::Error::other("no inotify instance")),
             },
-            Some(_) => (true, false),
-            None => (false, true),
         };
-        drop(watcher);
-        if !watched {
-            let mut subs = lock(&self.hub.subs);
-            if first {
-                subs.count.remove(dir);
+        drop(kernel);
+        let Some(sub) = subs.by_id.get_mut(&self.id) else {
+            return false;
+        };
+        match watched {
+            Ok(()) => {
+                sub.dirs.insert(dir.to_path_buf());
+                true
             }
-            if let Some(sub) = subs.by_id.get_mut(&self.id) {
-                sub.dirs.remove(dir);
-                sub.blind |= blind;
-            }
-            drop(subs);
-            if blind {
-                self.hub.start_ticking();
+            Err(e) => {
+                // A folder that is not there (gone since the caller looked)
+                // is no blindness: the caller watches the folder above it
+                // too. Any other failure (no instance, no watch left) is.
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    sub.blind = true;
+                    drop(subs);
+                    self.hub.start_ticking();
+                }
+                false
             }
         }
-        watched
     }
 
     /// Stops watching `dir` for this subscription.
     pub fn remove(&mut self, dir: &Path) {
-        let mut watcher = lock(&self.hub.watcher);
-        let last = {
-            let mut subs = lock(&self.hub.subs);
-            let removed = subs
-                .by_id
-                .get_mut(&self.id)
-                .is_some_and(|sub| sub.dirs.remove(dir));
-            removed && forget(&mut subs, dir)
-        };
-        if last && let Some(w) = watcher.as_mut() {
-            let _ = w.unwatch(dir);
+        let mut kernel = lock(&self.hub.kernel);
+        let mut subs = lock(&self.hub.subs);
+        let removed = subs
+            .by_id
+            .get_mut(&self.id)
+            .is_some_and(|sub| sub.dirs.remove(dir));
+        if removed {
+            forget(&mut subs, kernel.as_mut(), dir);
         }
     }
 
@@ -253,46 +356,35 @@ impl Watch {
     }
 }
 
-fn is_not_found(e: &notify::Error) -> bool {
-    match &e.kind {
-        notify::ErrorKind::PathNotFound => true,
-        notify::ErrorKind::Io(io) => io.kind() == std::io::ErrorKind::NotFound,
-        _ => false,
+/// One subscription fewer on `dir`; the kernel's watch goes with the last.
+fn forget(subs: &mut Subs, kernel: Option<&mut inotify::Watches>, dir: &Path) {
+    let Some((n, wd)) = subs.count.get_mut(dir) else {
+        return;
+    };
+    if *n > 1 {
+        *n -= 1;
+        return;
     }
-}
-
-/// One subscription fewer on `dir`; whether it was the last.
-fn forget(subs: &mut Subs, dir: &Path) -> bool {
-    match subs.count.get_mut(dir) {
-        Some(n) if *n > 1 => {
-            *n -= 1;
-            false
+    let wd = wd.take();
+    subs.count.remove(dir);
+    if let Some(wd) = wd {
+        subs.folder_of.remove(&wd);
+        if let Some(k) = kernel {
+            // Gone already if the folder was deleted: nothing to undo.
+            let _ = k.remove(wd);
         }
-        Some(_) => {
-            subs.count.remove(dir);
-            true
-        }
-        None => false,
     }
 }
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        let mut watcher = lock(&self.hub.watcher);
-        let last: Vec<PathBuf> = {
-            let mut subs = lock(&self.hub.subs);
-            let Some(sub) = subs.by_id.remove(&self.id) else {
-                return;
-            };
-            sub.dirs
-                .into_iter()
-                .filter(|dir| forget(&mut subs, dir))
-                .collect()
+        let mut kernel = lock(&self.hub.kernel);
+        let mut subs = lock(&self.hub.subs);
+        let Some(sub) = subs.by_id.remove(&self.id) else {
+            return;
         };
-        if let Some(w) = watcher.as_mut() {
-            for dir in last {
-                let _ = w.unwatch(&dir);
-            }
+        for dir in sub.dirs {
+            forget(&mut subs, kernel.as_mut(), &dir);
         }
     }
 }
@@ -306,7 +398,7 @@ mod tests {
         Box::leak(Box::new(Watches::new()))
     }
 
-    async fn next_naming(rx: &mut mpsc::UnboundedReceiver<Event>, path: &Path) -> Event {
+    async fn next_naming(rx: &mut mpsc::UnboundedReceiver<Change>, path: &Path) -> Change {
         loop {
             let event = tokio::time::timeout(Duration::from_secs(10), rx.recv())
                 .await
@@ -360,7 +452,7 @@ mod tests {
     #[tokio::test]
     async fn without_a_watcher_a_subscription_is_woken_to_look_again() {
         let hub: &'static Watches = Box::leak(Box::new(Watches {
-            watcher: Mutex::new(None),
+            kernel: Mutex::new(None),
             subs: Arc::default(),
             ticking: OnceLock::new(),
         }));
