@@ -157,12 +157,23 @@ if [ "$what" = test ]; then
     job "installing the end-to-end tests' npm packages into tests/e2e/node_modules" npm_ci tests/e2e
   # A Python without venv support (Debian's, before python3-venv is in)
   # waits for the Debian packages.
+  # The official SDK clients the bridge's benchmark drives (its smoke run
+  # is part of the test command): installed here, beside the rest, rather
+  # than at the start of that step, where it took about 40 s of a bare
+  # machine's run on its own. It makes Python venvs too.
+  bench_peers() { bash ../shared/bench/setup.sh; }
   if python3 -c 'import ensurepip' 2>/dev/null; then
     job "installing Python test peers into $peers/.venv (when their pins changed)" python_peers
+    [ -f ../shared/bench/setup.sh ] &&
+      job "installing the benchmark's SDK clients (../shared/bench/setup.sh)" bench_peers
   else
     finish_jobs
     say "installing Python test peers into $peers/.venv (when their pins changed)"
     python_peers
+    if [ -f ../shared/bench/setup.sh ]; then
+      say "installing the benchmark's SDK clients (../shared/bench/setup.sh)"
+      bench_peers
+    fi
   fi
 fi
 finish_jobs

@@ -44,13 +44,20 @@ bash scripts/setup.sh test
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "import circles, test-only names, one graph (scripts/check-layers.py --graphs)"; python3 scripts/check-layers.py --graphs
-step "cargo clippy"
-# Clippy first: it compiles the build scripts and proc macros the build
-# below reuses. (Clippy's lints inside the tests' build instead, clippy-driver
-# as cargo's workspace wrapper, were tried and measured: no faster on a bare
-# machine, and more CPU. BENCHMARKS.md, "The test command on a bare machine".)
-cargo clippy --workspace --all-targets --locked -- -D warnings
-step "cargo build (the tests and every binary they run)"
+step "cargo build, linted by clippy (the tests and every binary they run)"
+# One compile for the lints and the build: clippy-driver builds the
+# workspace's own crates as cargo's workspace wrapper, with its lints denied
+# as `cargo clippy --all-targets -- -D warnings` would (CLIPPY_ARGS is how
+# cargo-clippy hands clippy-driver its arguments), and the dependencies are
+# built once, by rustc. A separate `cargo clippy` type-checked every
+# dependency a second time: 259 of its 1,141 s of compile units on a bare
+# machine (cargo --timings; BENCHMARKS.md, "The test command on a bare
+# machine"). Exported for every cargo run below (nextest's, the end-to-end
+# run's shipped build, the package's): the wrapper is part of what cargo
+# compares, so each of them reuses this build.
+export RUSTC_WORKSPACE_WRAPPER
+RUSTC_WORKSPACE_WRAPPER=$(rustc --print sysroot)/bin/clippy-driver
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 # Tests run our example server, the launcher and the app as real processes,
 # and nextest builds only test targets, so the binaries are built first, in
 # the same cargo run as the tests, so with the same features (cargo turns the
