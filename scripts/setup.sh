@@ -155,13 +155,13 @@ if [ "$what" = test ]; then
   # The end-to-end tests' WebDriver client (scripts/e2e.sh).
   fresh_npm tests/e2e ||
     job "installing the end-to-end tests' npm packages into tests/e2e/node_modules" npm_ci tests/e2e
-  # A Python without venv support (Debian's, before python3-venv is in)
-  # waits for the Debian packages.
   # The official SDK clients the bridge's benchmark drives (its smoke run
   # is part of the test command): installed here, beside the rest, rather
   # than at the start of that step, where it took about 40 s of a bare
   # machine's run on its own. It makes Python venvs too.
   bench_peers() { bash ../shared/bench/setup.sh; }
+  # A Python without venv support (Debian's, before python3-venv is in)
+  # waits for the Debian packages.
   if python3 -c 'import ensurepip' 2>/dev/null; then
     job "installing Python test peers into $peers/.venv (when their pins changed)" python_peers
     [ -f ../shared/bench/setup.sh ] &&

@@ -64,9 +64,10 @@ step "cargo build, linted by clippy (the tests and every binary they run)"
 # as `cargo clippy --all-targets -- -D warnings` would (CLIPPY_ARGS is how
 # cargo-clippy hands clippy-driver its arguments), and the dependencies are
 # built once, by rustc. A separate `cargo clippy` type-checked every
-# dependency a second time: 259 of its 1,141 s of compile units on a bare
-# machine (cargo --timings; BENCHMARKS.md, "The test command on a bare
-# machine"). Exported for every cargo run below (nextest's, the end-to-end
+# dependency a second time: 259 of its 1,141 s of compile units in a fresh
+# target folder on a 2-core machine (cargo --timings; BENCHMARKS.md, "The
+# test command: one compile, unoptimised dependencies"). Exported for every
+# cargo run below (nextest's, the end-to-end
 # run's shipped build, the package's): the wrapper is part of what cargo
 # compares, so each of them reuses this build.
 export RUSTC_WORKSPACE_WRAPPER
