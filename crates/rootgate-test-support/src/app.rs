@@ -399,7 +399,23 @@ pub fn processes_with(marker: &str) -> Vec<i32> {
 /// `list_allowed_directories` tool, collected as the caller wants them.
 pub async fn allowed<C: FromIterator<PathBuf>>(app: &mut App) -> C {
     let result = app.call("list_allowed_directories", json!({})).await;
-    tool_text(&result)
+    folders_in(&result)
+}
+
+/// The same, or the error the app got instead, for tests that expect one
+/// while Rootgate changes the server.
+pub async fn allowed_or_error(app: &mut App) -> Result<Vec<PathBuf>, Value> {
+    let answer = app
+        .request(json!({"op": "callTool", "name": "list_allowed_directories", "arguments": {}}))
+        .await;
+    match answer.get("ok") {
+        Some(ok) => Ok(folders_in(ok)),
+        None => Err(answer),
+    }
+}
+
+fn folders_in<C: FromIterator<PathBuf>>(result: &Value) -> C {
+    tool_text(result)
         .lines()
         .filter(|l| l.starts_with('/'))
         .map(PathBuf::from)

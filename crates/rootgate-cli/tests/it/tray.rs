@@ -69,18 +69,9 @@ fn files_with_a_folder(rg: &Rootgate) -> PathBuf {
 async fn allowed_becomes(app: &mut App, want: &[PathBuf]) {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        let answer = app
-            .request(serde_json::json!({
-                "op": "callTool", "name": "list_allowed_directories", "arguments": {}
-            }))
-            .await;
-        let now: Vec<PathBuf> = match answer.get("ok") {
-            Some(ok) => tool_text(ok)
-                .lines()
-                .filter(|l| l.starts_with('/'))
-                .map(PathBuf::from)
-                .collect(),
-            None => {
+        let now: Vec<PathBuf> = match allowed_or_error(app).await {
+            Ok(now) => now,
+            Err(answer) => {
                 let said = answer["error"].as_str().unwrap_or_default();
                 assert!(
                     said.contains("the server was stopped by Rootgate before it answered"),

@@ -11,10 +11,8 @@
 //! `list_allowed_directories` stops naming it.
 
 use std::os::fd::OwnedFd;
-use std::path::PathBuf;
 
 use rootgate_test_support::app::*;
-use serde_json::json;
 
 /// The inotify instances process `pid` holds, as the kernel lists them.
 fn inotify_instances(pid: i32) -> usize {
@@ -39,21 +37,6 @@ fn take_every_inotify_instance() -> Vec<OwnedFd> {
     held
 }
 
-/// The folders the server names, or the error the app got.
-async fn allowed_now(app: &mut App) -> Result<Vec<PathBuf>, serde_json::Value> {
-    let answer = app
-        .request(json!({"op": "callTool", "name": "list_allowed_directories", "arguments": {}}))
-        .await;
-    match answer.get("ok") {
-        Some(ok) => Ok(tool_text(ok)
-            .lines()
-            .filter(|l| l.starts_with('/'))
-            .map(PathBuf::from)
-            .collect()),
-        None => Err(answer),
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_holds_one_inotify_instance() {
     let rg = Rootgate::new();
@@ -69,7 +52,7 @@ async fn a_bridge_holds_one_inotify_instance() {
         &rg.connect_command("files-counted"),
     )
     .await;
-    assert_eq!(allowed_now(&mut app).await, Ok(vec![shared]));
+    assert_eq!(allowed_or_error(&mut app).await, Ok(vec![shared]));
 
     let rootgate = binary("rootgate").canonicalize().expect("the command");
     let bridges: Vec<i32> = processes_with("files-counted")
@@ -104,7 +87,9 @@ async fn with_no_inotify_instance_left_a_withdrawal_still_reaches_the_bridge() {
     assert_eq!(app.connected["event"], "connected", "{}", app.connected);
     let mut both = vec![a_path.clone(), b_path.clone()];
     both.sort();
-    let mut now = allowed_now(&mut app).await.expect("the server answers");
+    let mut now = allowed_or_error(&mut app)
+        .await
+        .expect("the server answers");
     now.sort();
     assert_eq!(now, both);
 
@@ -115,7 +100,7 @@ async fn with_no_inotify_instance_left_a_withdrawal_still_reaches_the_bridge() {
     // with its reason, in words.
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        match allowed_now(&mut app).await {
+        match allowed_or_error(&mut app).await {
             Ok(now) if now == [a_path.clone()] => break,
             Ok(now) => assert!(
                 tokio::time::Instant::now() < deadline,
