@@ -160,6 +160,10 @@ pub enum Report {
 pub struct OpenRequest {
     #[serde(with = "wire_paths")]
     pub folders: Vec<PathBuf>,
+    /// MCP bundles (`.mcpb` files) named on the command line or opened
+    /// from the file manager: the window shows each before installing it.
+    #[serde(default, with = "wire_paths", skip_serializing_if = "Vec::is_empty")]
+    pub bundles: Vec<PathBuf>,
 }
 
 /// The window's answer to an [`OpenRequest`]: how many consent prompts it
@@ -168,6 +172,9 @@ pub struct OpenRequest {
 #[serde(rename_all = "camelCase")]
 pub struct OpenAnswer {
     pub prompts: usize,
+    /// How many bundles the window now shows for installing.
+    #[serde(default)]
+    pub bundles: usize,
     pub notices: Vec<String>,
 }
 
@@ -787,6 +794,7 @@ mod tests {
         let report = Report::Open {
             request: OpenRequest {
                 folders: vec![PathBuf::from("/home/a/projects"), odd],
+                bundles: vec![],
             },
         };
         let line = serde_json::to_string(&report).unwrap();

@@ -117,11 +117,18 @@ fn folders_words(folders: &[PathBuf]) -> String {
 /// the terminal, and a line per folder the window could not take (its
 /// reason, as the window shows it too).
 pub fn answer_words(answer: &OpenAnswer) -> (String, &[String]) {
-    let said = match answer.prompts {
+    let mut said = match answer.prompts {
         0 => "Rootgate is open already; its window was brought to the front.".to_owned(),
         1 => "Rootgate is open already: it asks you about the folder in its window.".to_owned(),
         n => format!("Rootgate is open already: it asks you about {n} folders in its window."),
     };
+    match answer.bundles {
+        0 => {}
+        1 => said.push_str(" It shows the bundle there; install it from the window."),
+        n => said.push_str(&format!(
+            " It shows the {n} bundles there; install them from the window."
+        )),
+    }
     (said, &answer.notices)
 }
 
@@ -145,13 +152,21 @@ pub fn tell(answer: &OpenAnswer) -> std::process::ExitCode {
 /// absolute against this process's working folder, which the window does
 /// not share, and not resolved further (the window checks each and tells
 /// a symlink from its target).
-pub fn request_for(folders: &[PathBuf]) -> OpenRequest {
-    OpenRequest {
-        folders: folders
-            .iter()
-            .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
-            .collect(),
-    }
+pub fn request_for(paths: &[PathBuf]) -> OpenRequest {
+    let (bundles, folders) = paths
+        .iter()
+        .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
+        .partition(|p| is_bundle(p));
+    OpenRequest { folders, bundles }
+}
+
+/// Whether `path` names an MCP bundle: a file whose name ends in `.mcpb`
+/// (what the format and the file manager's MIME type go by). A folder of
+/// that name is a folder.
+pub fn is_bundle(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("mcpb"))
+        && !path.is_dir()
 }
 
 /// The lock file of the settings file `settings`.
