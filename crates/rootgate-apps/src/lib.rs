@@ -5,6 +5,7 @@
 //! yaml-edit), diffs (similar) and digests (sha2).
 //!
 //! Modules: `catalog` (what the window shows of each app, and imports),
+//! `client_names` (the name each app gives itself in MCP's `initialize`),
 //! `goose` and `json` (reading and editing each format), `identity`
 //! (whether two entries are one server), `import` (an entry as a server
 //! draft), `link` (where an entry stands with Rootgate's servers), `locate`
@@ -35,6 +36,7 @@
 //! puts an environment value in an error message.
 
 pub mod catalog;
+pub(crate) mod client_names;
 pub(crate) mod codex;
 pub(crate) mod continue_dev;
 pub(crate) mod goose;
@@ -168,22 +170,14 @@ impl AppKind {
     }
 
     /// The app whose MCP client introduces itself as `client_name` in its
-    /// `initialize` (`clientInfo.name`), when it is one Rootgate knows.
-    /// The names are what each app sends: Claude Desktop `claude-ai`,
-    /// Claude Code `claude-code`, Cursor `cursor-vscode`, VS Code `Visual
-    /// Studio Code` (and its Insiders build), Zed `Zed`, Goose `goose`;
-    /// case is not minded, as the apps have changed it between versions.
+    /// `initialize` (`clientInfo.name`), when it is one Rootgate knows: for
+    /// example Claude Desktop `claude-ai`, Codex CLI `codex-mcp-client`,
+    /// Gemini CLI `gemini-cli-mcp-client`. `client_names` holds every name,
+    /// each with where it was read, and says which apps have none (LM
+    /// Studio, the Kiro IDE); case is not minded, as the apps have changed
+    /// it between versions.
     pub fn from_client_name(client_name: &str) -> Option<AppKind> {
-        let name = client_name.trim().to_ascii_lowercase();
-        Some(match name.as_str() {
-            "claude-ai" => AppKind::ClaudeDesktop,
-            "claude-code" => AppKind::ClaudeCode,
-            "cursor-vscode" => AppKind::Cursor,
-            "visual studio code" | "visual studio code - insiders" => AppKind::VsCode,
-            "zed" => AppKind::Zed,
-            "goose" => AppKind::Goose,
-            _ => return None,
-        })
+        client_names::app_for(&client_name.trim().to_ascii_lowercase())
     }
 
     /// How the app's main file is written. Gemini CLI strips comments
