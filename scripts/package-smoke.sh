@@ -119,6 +119,19 @@ icon=$(sed -n 's/^Icon=//p' "$desktop")
 icons=$(dpkg-query -L "$name" | grep -cE "^/usr/share/icons/hicolor/[0-9]+x[0-9]+/apps/$icon\.png$" || true)
 [ "$icons" -ge 1 ] || die "no icon $icon in the package"
 ok "the desktop entry runs $exec_bin, with icon $icon in $icons sizes"
+grep -qx 'MimeType=application/x-mcpb;' "$desktop" ||
+  die "the desktop entry does not open MCP bundles (MimeType=application/x-mcpb;)"
+mime=/usr/share/mime/packages/rootgate.xml
+[ "$(dpkg-query -S "$mime" 2>/dev/null | cut -d: -f1)" = "$name" ] || die "$mime is not $name's"
+# shared-mime-info's dpkg trigger compiles the type into the database; a
+# file manager then knows a .mcpb file, and opens it with the entry above.
+if command -v update-mime-database >/dev/null; then
+  [ -f /usr/share/mime/application/x-mcpb.xml ] ||
+    die "the MIME database does not know application/x-mcpb after installing"
+  ok "a .mcpb file is application/x-mcpb, opened with $desktop"
+else
+  skip "the MIME database (apt package shared-mime-info) is not installed"
+fi
 
 # ----- the command -----------------------------------------------------------
 got=$(rg --version) || die "rootgate --version failed"

@@ -42,8 +42,10 @@ TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-n
 pkgs=("${APP_PKGS[@]}")
 [ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
 # desktop-file-validate checks the package's desktop entry; its dpkg trigger
-# also updates the menus' cache when the package is installed.
-[ "$what" = package ] && pkgs+=(desktop-file-utils)
+# also updates the menus' cache when the package is installed. The MIME
+# database's (shared-mime-info) compiles the package's .mcpb type, which the
+# package's check looks for.
+[ "$what" = package ] && pkgs+=(desktop-file-utils shared-mime-info)
 command -v node >/dev/null || pkgs+=(nodejs npm)
 command -v python3 >/dev/null || pkgs+=(python3)
 missing=()

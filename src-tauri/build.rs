@@ -41,6 +41,8 @@ const COMMANDS: &[&str] = &[
     "plan_unroute",
     "apply_plan",
     "drop_plan",
+    "install_offer",
+    "drop_install",
     "stop_retrying",
     "folder_choices",
     "set_server_folders",

@@ -24,8 +24,8 @@ use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::session::offers::{Offers, TryOutcome};
 use rootgate_core::supervisor::{
-    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, PlanView, PreferencesView, PromptId,
-    QuestionView, ServerView, Supervisor,
+    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, InstallOutcome, PlanView,
+    PreferencesView, PromptId, QuestionView, ServerView, Supervisor,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
@@ -374,6 +374,26 @@ pub fn apply_plan(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
 #[instrument(skip(sup), err)]
 pub fn drop_plan(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
     sup.drop_plan(id.0);
+    Ok(())
+}
+
+/// Installs offer `id` (a bundle or a registry entry the window showed)
+/// with the person's answers by setting key; they are not logged, and the
+/// secret ones go to the keyring.
+#[tauri::command]
+#[instrument(skip(sup, values), err)]
+pub fn install_offer(
+    sup: Sup<'_>,
+    id: Arg<u32>,
+    values: Arg<BTreeMap<String, String>>,
+) -> Result<InstallOutcome> {
+    Ok(sup.install(id.0, &values.0)?)
+}
+
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn drop_install(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
+    sup.drop_install(id.0);
     Ok(())
 }
 

@@ -14,6 +14,7 @@ use rootgate_core::apps::route::RouteError;
 use rootgate_core::folders::FolderError;
 use rootgate_core::secrets::SecretError;
 use rootgate_core::session::SessionError;
+use rootgate_core::sources::installed::InstallError;
 use rootgate_core::store::StoreError;
 use rootgate_core::supervisor::SupervisorError;
 use serde::de::{Deserializer, Visitor};
@@ -81,6 +82,17 @@ fn apps_code(e: &AppsError) -> ErrorCode {
     }
 }
 
+/// The code of a failed install: answers the offer refuses are invalid; a
+/// store refusal is as elsewhere; the record file is a settings problem.
+fn install_code(e: &InstallError) -> ErrorCode {
+    match e {
+        InstallError::Offer(_) | InstallError::Unfit { .. } => ErrorCode::Invalid,
+        InstallError::Store(StoreError::Spec(_)) => ErrorCode::Invalid,
+        InstallError::Store(StoreError::Secret(e)) => secret_code(e),
+        InstallError::Store(_) | InstallError::Record { .. } => ErrorCode::Settings,
+    }
+}
+
 /// The error of every command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error, ts_rs::TS)]
 #[error("{message}")]
@@ -121,6 +133,8 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::Session(_) => ErrorCode::Server,
             SupervisorError::Apps(e) => apps_code(e),
             SupervisorError::UnknownPlan => ErrorCode::Stale,
+            SupervisorError::Install(e) => install_code(e),
+            SupervisorError::UnknownInstall => ErrorCode::NotFound,
             SupervisorError::UnknownQuestion => ErrorCode::NotFound,
             SupervisorError::CommandMissing(_) => ErrorCode::Invalid,
             SupervisorError::NoHome => ErrorCode::AppConfig,

@@ -398,6 +398,8 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::plan_unroute,
             commands::apply_plan,
             commands::drop_plan,
+            commands::install_offer,
+            commands::drop_install,
             commands::stop_retrying,
             commands::folder_choices,
             commands::set_server_folders,

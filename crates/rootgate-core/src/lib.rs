@@ -28,5 +28,6 @@ pub use rootgate_model::{
 };
 pub use rootgate_notify as desktop;
 pub use rootgate_session as session;
+pub use rootgate_sources as sources;
 
 pub mod supervisor;

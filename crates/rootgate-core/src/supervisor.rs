@@ -52,6 +52,7 @@ mod answers;
 mod apps;
 mod connections;
 mod folders;
+mod install;
 mod kept_timeline;
 mod notes;
 mod offers;
@@ -66,6 +67,7 @@ mod suggestions;
 pub use answers::QuestionView;
 pub use apps::{ImportOutcome, PlanView};
 pub use folders::FolderView;
+pub use install::{InstallOutcome, InstallView};
 pub use preferences::PreferencesView;
 pub use servers::{FolderChoice, ServerView};
 
@@ -98,6 +100,10 @@ pub enum SupervisorError {
     NeedsApproval { command_line: String },
     #[error(transparent)]
     Apps(#[from] rootgate_apps::catalog::AppsError),
+    #[error(transparent)]
+    Install(#[from] rootgate_sources::installed::InstallError),
+    #[error("this server was already installed or the window closed it; open it again")]
+    UnknownInstall,
     #[error("this change was already written or dropped; look at the app again")]
     UnknownPlan,
     #[error("this question is not in Rootgate's record; look at the Questions view again")]
@@ -143,6 +149,10 @@ pub enum Change {
     /// Consent prompts opened without the window asking: folders an AI app
     /// works in, suggested for sharing.
     Prompts { prompts: Vec<ConsentPrompt> },
+    /// A published server to show for installing, opened without the
+    /// window asking: a bundle opened from the file manager or another
+    /// start's command line.
+    Install { install: install::InstallView },
     /// A restart after a failure was scheduled, or is no longer (it ran,
     /// the person took over, or it was cancelled).
     Retry {
@@ -189,6 +199,8 @@ pub struct Supervisor {
     connections: Arc<Connections>,
     /// Rewrites of AI apps' configs shown and not yet written.
     plans: Mutex<apps::OpenPlans>,
+    /// Published servers shown for installing and not yet installed.
+    install_offers: Mutex<install::OpenInstalls>,
     /// Servers edited while running whose new command is not approved yet:
     /// each keeps running its approved command until the new one is.
     awaiting_approval: Mutex<std::collections::HashSet<ServerId>>,
@@ -270,6 +282,7 @@ impl Supervisor {
             changes: broadcast::Sender::new(4096),
             connections: Arc::new(Connections::default()),
             plans: Mutex::new(apps::OpenPlans::default()),
+            install_offers: Mutex::new(install::OpenInstalls::default()),
             awaiting_approval: Mutex::new(std::collections::HashSet::new()),
             timeline_saved: Mutex::new(None),
             calls: Mutex::new(HashMap::new()),

@@ -1016,6 +1016,26 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
+            name: "install_offer",
+            args: vec![("id", Kind::U64), ("values", Kind::StrMap)],
+            bases: vec![json!({"id": 1, "values": {}})],
+            // No offer was shown, so none can be installed.
+            on_success: never,
+        },
+        Command {
+            name: "drop_install",
+            args: vec![("id", Kind::U64)],
+            bases: vec![json!({"id": 1})],
+            // Forgetting an offer that is not there does nothing.
+            on_success: |_, _, out| {
+                if out.is_null() {
+                    Ok(())
+                } else {
+                    Err(format!("returned {}", short(out, 300)))
+                }
+            },
+        },
+        Command {
             name: "folder_choices",
             args: vec![("id", Kind::Str)],
             bases: vec![json!({"id": server})],

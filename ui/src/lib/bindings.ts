@@ -489,7 +489,7 @@ entries: Array<Entry>,
  */
 older: number, };
 
-export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, } | { "kind": "questions", questions: Array<QuestionView>, } | { "kind": "promptsClosed", prompts: Array<PromptId>, };
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "install", install: InstallView, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, } | { "kind": "questions", questions: Array<QuestionView>, } | { "kind": "promptsClosed", prompts: Array<PromptId>, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 
@@ -628,6 +628,96 @@ export type ImportOutcome = { server: ServerView,
 joined: Joined, prompts: Array<ConsentPrompt>, 
 /**
  * Folders in its arguments that cannot be offered, and why.
+ */
+notes: Array<string>, };
+
+export type Named = { name: string, description: string, };
+
+export type Signature = { "kind": "notApplicable" } | { "kind": "unsigned" } | { "kind": "signed", by: string | null, checked: boolean, } | { "kind": "invalid", reason: string, };
+
+export type Source = { "kind": "bundle", name: string, version: string, sha256: string, } | { "kind": "registry", registry: string, name: string, version: string, package: string, };
+
+export type About = { 
+/**
+ * The publisher's identifier (`filesystem`, `io.github.owner/name`).
+ */
+name: string, 
+/**
+ * The name to show (`display_name`, `title`), else `name`.
+ */
+title: string, version: string, description: string, author: string | null, 
+/**
+ * The project's page or repository, as text (never opened by itself).
+ */
+homepage: string | null, license: string | null, 
+/**
+ * What it runs, in words ("node server/index.js, from the bundle").
+ */
+runs: string, tools: Array<Named>, prompts: Array<Named>, 
+/**
+ * What it says it needs, in words ("Linux, macOS", "Node.js >=18").
+ */
+compatibility: Array<string>, 
+/**
+ * Why it cannot run here, when it cannot (another platform only, a
+ * remote server, a container image): shown, and never installed.
+ */
+unfit: string | null, signature: Signature, };
+
+export type SettingKind = { "kind": "text" } | { "kind": "number", min: number | null, max: number | null, } | { "kind": "boolean" } | { "kind": "choice", choices: Array<string>, } | { "kind": "file" } | { "kind": "folder", multiple: boolean, };
+
+export type Setting = { 
+/**
+ * The publisher's key (`api_key`, `BRAVE_API_KEY`).
+ */
+key: string, 
+/**
+ * What stands in the draft until it is filled (`${user_config.api_key}`).
+ * A folder setting has none left in the draft.
+ */
+token: string, title: string, description: string, kind: SettingKind, required: boolean, 
+/**
+ * The publisher's default, as text.
+ */
+default: string | null, 
+/**
+ * Kept in the keyring, typed masked, approved by name and not value.
+ */
+secret: boolean, 
+/**
+ * Where it is used, in words ("environment variable API_KEY",
+ * "argument 2").
+ */
+usedIn: Array<string>, };
+
+export type InstallView = { 
+/**
+ * The number the window installs or drops it by.
+ */
+id: number, about: About, source: Source, settings: Array<Setting>, 
+/**
+ * Folders its defaults name that exist here: each gets a consent
+ * prompt once it is installed.
+ */
+folders: Array<string>, notes: Array<string>, 
+/**
+ * The command line it will run, settings not yet filled in
+ * (`${user_config.KEY}`), folders as placeholders.
+ */
+commandLine: string, 
+/**
+ * The server an earlier install of the same bundle or registry entry
+ * made, which installing this one updates.
+ */
+updates: string | null, };
+
+export type InstallOutcome = { server: ServerView, 
+/**
+ * Whether it updated the server an earlier install made.
+ */
+updated: boolean, prompts: Array<ConsentPrompt>, 
+/**
+ * Folders that cannot be offered, and why.
  */
 notes: Array<string>, };
 

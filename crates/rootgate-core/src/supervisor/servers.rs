@@ -326,6 +326,7 @@ impl Supervisor {
         }
         self.store.remove_server(id)?;
         self.timeline.forget(id);
+        self.forget_install(id);
         Ok(())
     }
 

@@ -131,6 +131,7 @@ impl Supervisor {
         let answer = OpenAnswer {
             prompts: intake.prompts.len(),
             notices: intake.notices(),
+            ..OpenAnswer::default()
         };
         if !intake.prompts.is_empty() {
             let _ = self.changes.send(super::Change::Prompts {
