@@ -20,7 +20,8 @@ use rootgate_core::sources::installed::{InstallError, Installs, install};
 use rootgate_core::sources::offer::{Offer, OfferError, SettingKind};
 use rootgate_core::sources::registry::cache::{rootgate_cache_dir, utc};
 use rootgate_core::sources::registry::mapping::{self, Chosen, packages_in_words};
-use rootgate_core::sources::registry::{self, Client, RegistryError};
+use rootgate_core::sources::registry::server_json::ServerList;
+use rootgate_core::sources::registry::{self, Client, Fetched, RegistryError};
 use rootgate_core::store::Store;
 use serde_json::json;
 
@@ -127,25 +128,7 @@ pub fn search(args: &[String]) -> ExitCode {
     };
     let next = fetched.value.metadata.next().map(str::to_owned);
     if o.json {
-        let servers: Vec<_> = fetched
-            .value
-            .servers
-            .iter()
-            .map(|a| {
-                let s = &a.server;
-                json!({
-                    "name": s.name, "version": s.version, "title": s.title,
-                    "description": s.description, "packages": packages_in_words(s),
-                    "add": format!("{}@{}", s.name, s.version),
-                })
-            })
-            .collect();
-        return print_json(&json!({
-            "registry": client.address(),
-            "fromCache": fetched.cached_at.map(utc),
-            "servers": servers,
-            "nextCursor": next,
-        }));
+        return print_search(&client, &fetched, next);
     }
     if let Some(at) = fetched.cached_at {
         println!("{}", from_cache(&client, at));
@@ -188,6 +171,29 @@ pub fn search(args: &[String]) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
+}
+
+/// A search's answer as one JSON object.
+fn print_search(client: &Client, fetched: &Fetched<ServerList>, next: Option<String>) -> ExitCode {
+    let servers: Vec<_> = fetched
+        .value
+        .servers
+        .iter()
+        .map(|a| {
+            let s = &a.server;
+            json!({
+                "name": s.name, "version": s.version, "title": s.title,
+                "description": s.description, "packages": packages_in_words(s),
+                "add": format!("{}@{}", s.name, s.version),
+            })
+        })
+        .collect();
+    print_json(&json!({
+        "registry": client.address(),
+        "fromCache": fetched.cached_at.map(utc),
+        "servers": servers,
+        "nextCursor": next,
+    }))
 }
 
 /// `rootgate add`.
@@ -246,11 +252,12 @@ fn add_offer(
     values: &BTreeMap<String, String>,
 ) -> ExitCode {
     let about = &offer.about;
+    let name = (about.title != about.name).then(|| format!(" ({})", shown_path(&about.name)));
     println!(
-        "{} {} ({})",
+        "{} {}{}",
         shown_path(&about.title),
         shown_path(&about.version),
-        shown_path(&about.name)
+        name.unwrap_or_default()
     );
     if let Some(why) = &about.unfit {
         return fail(format!(
