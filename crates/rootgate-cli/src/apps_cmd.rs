@@ -95,7 +95,7 @@ pub(crate) fn opts(args: &[String], takes: &[&str], wants_app: bool) -> Result<O
 
 /// One line of standard input, the value of `token`. On a terminal the
 /// person is asked for it and it is not echoed.
-fn read_value(token: &str) -> Result<String, String> {
+pub(crate) fn read_value(token: &str) -> Result<String, String> {
     use std::io::BufRead;
     let stdin = std::io::stdin();
     let terminal = stdin.is_terminal();
@@ -305,7 +305,7 @@ pub fn import(args: &[String]) -> ExitCode {
 /// Says which of an imported server's secrets could not be kept: without
 /// a keyring this command cannot ask where they go, and once it ends a
 /// value that was not stored is gone.
-fn say_unstored(store: &Store, server: &rootgate_core::servers::ServerSpec) {
+pub(crate) fn say_unstored(store: &Store, server: &rootgate_core::servers::ServerSpec) {
     let unstored: Vec<&str> = server
         .secrets
         .iter()

@@ -18,6 +18,8 @@ Usage:
   rootgate route APP [SERVER...]
                               Make an app reach its servers through Rootgate.
   rootgate unroute APP        Undo that, restoring the app's file.
+  rootgate search WORDS...    Find servers in the MCP Registry.
+  rootgate add NAME[@VERSION] Add a server from the MCP Registry.
   rootgate servers            The servers configured in Rootgate.
   rootgate folders            The folders kept, and who may see each.
   rootgate help COMMAND       Help on one command.
@@ -29,13 +31,14 @@ continue, opencode.
 
 Rootgate never approves a command or shares a folder on its own: a command
 that needs your decision says so and points at the window. Add --json to
-apps, servers and folders for output meant for scripts.
+apps, servers, folders and search for output meant for scripts.
 
 Exit status:
   0  done
   1  it could not be done (the reason is on standard error)
   2  a wrong command line
-  3  it needs a value only you can give (see `rootgate help import`)";
+  3  it needs a value only you can give (see `rootgate help import`
+     and `rootgate help add`)";
 
 pub const CONNECT: &str = "\
 rootgate connect NAME
@@ -165,6 +168,54 @@ rootgate folders [--json]
 Lists the folders kept in Rootgate: name, real path, whether it is there
 now, and the servers that may see it. Read only.";
 
+pub const SEARCH: &str = "\
+rootgate search WORDS... [--registry URL] [--limit N] [--cursor CURSOR] [--json]
+
+Lists the servers of the MCP Registry whose names hold the first word (the
+registry searches names) and whose name, title or description hold every
+other word; latest versions only. Each is shown with its packages (npm,
+PyPI, an MCP bundle, a container image or a remote server: the last two are
+shown and never run here) and the `rootgate add` line that adds it.
+
+--limit N asks for N servers (1 to 100; 30 unless given). When there are
+more, the last line is the command for the next page (--cursor CURSOR).
+
+The registry is https://registry.modelcontextprotocol.io, or the one
+--registry URL or $ROOTGATE_REGISTRY names (HTTPS; plain HTTP only to this
+machine). Its answers are kept in $XDG_CACHE_HOME/rootgate/registry/: with
+no network, a search answers from there and says from when; with no
+network and nothing kept, it says so and exits with 1.
+
+--json prints one JSON object: registry, fromCache (the cache's date, or
+null), servers, nextCursor.";
+
+pub const ADD: &str = "\
+rootgate add NAME[@VERSION] [--package npm|pypi|mcpb] [--set KEY=VALUE...]
+             [--registry URL]
+
+Adds version VERSION (the latest unless given) of the registry's server
+NAME to Rootgate, pinned to that version: an npm package runs as
+`npx -y PACKAGE@VERSION`, a PyPI package as `uvx PACKAGE==VERSION`, never a
+floating latest. With several packages, npm is preferred, then PyPI, then
+an MCP bundle; --package chooses. A container image, a remote server and
+other package kinds are shown with the reason they cannot be added.
+
+Its folders become folder placeholders (${folders}, ${folder}): it sees the
+folders you share with it in the window, and never a typed one. Its other
+settings (environment variables, arguments) take the publisher's defaults,
+or --set KEY=VALUE (KEY as the publisher names it, e.g. --set
+AIRTABLE_API_KEY=-, which reads the value from standard input). A secret
+goes to the keyring. A required value not given is not guessed: the server
+is not added, and the exit status is 3.
+
+The server is added not approved: it does not run until you approve its
+command in the Rootgate window. Adding the same server again updates the
+one added before (a new version, new answers), keeping its folders.
+
+With no network, the version kept in the cache (see `rootgate help
+search`) is used, and said. While the Rootgate window is open it holds
+the settings: add the server from its Servers view instead.";
+
 /// The help of `command`, if there is such a command.
 pub fn of(command: &str) -> Option<&'static str> {
     Some(match command {
@@ -175,6 +226,8 @@ pub fn of(command: &str) -> Option<&'static str> {
         "unroute" => UNROUTE,
         "servers" => SERVERS,
         "folders" => FOLDERS,
+        "search" => SEARCH,
+        "add" => ADD,
         _ => return None,
     })
 }

@@ -11,8 +11,8 @@
 //!
 //! `rootgate apps`, `import`, `route`, `unroute`, `servers` and
 //! `folders` are the window's "Connect an app" actions and lists for a
-//! terminal (`apps_cmd`, and `listing` for the lists), with their help in
-//! `help`.
+//! terminal (`apps_cmd`, and `listing` for the lists), `search` and `add`
+//! the MCP Registry's (`registry_cmd`), with their help in `help`.
 //!
 //! What is not here: anything the bridge or the app decides; this file
 //! only reads the command line and hands over.
@@ -30,6 +30,7 @@ mod app_io;
 mod apps_cmd;
 mod help;
 mod listing;
+mod registry_cmd;
 
 use help::MAIN as USAGE;
 
@@ -46,7 +47,10 @@ fn main() -> ExitCode {
     }
     match args.first().and_then(|a| a.to_str()) {
         Some("connect") => connect(&args[1..]),
-        Some(command @ ("apps" | "import" | "route" | "unroute" | "servers" | "folders")) => {
+        Some(
+            command @ ("apps" | "import" | "route" | "unroute" | "servers" | "folders" | "search"
+            | "add"),
+        ) => {
             let rest: Vec<String> = args[1..]
                 .iter()
                 .map(|a| a.to_string_lossy().into_owned())
@@ -61,6 +65,8 @@ fn main() -> ExitCode {
                 "route" => apps_cmd::route(&rest),
                 "unroute" => apps_cmd::unroute(&rest),
                 "servers" => listing::servers(&rest),
+                "search" => registry_cmd::search(&rest),
+                "add" => registry_cmd::add(&rest),
                 _ => listing::folders(&rest),
             }
         }

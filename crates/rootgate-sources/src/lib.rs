@@ -18,3 +18,4 @@
 
 pub mod installed;
 pub mod offer;
+pub mod registry;

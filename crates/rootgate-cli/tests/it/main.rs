@@ -20,6 +20,7 @@ mod help;
 mod modern;
 mod more_apps;
 mod notes;
+mod registry;
 mod second_start;
 mod suggestions;
 mod tray;
