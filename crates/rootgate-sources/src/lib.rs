@@ -16,6 +16,7 @@
 //! window's and the terminal's words around it are the core's and the
 //! command's.
 
+pub mod bundle;
 pub mod installed;
 pub mod offer;
 pub mod registry;
