@@ -20,6 +20,7 @@ Usage:
   rootgate unroute APP        Undo that, restoring the app's file.
   rootgate search WORDS...    Find servers in the MCP Registry.
   rootgate add NAME[@VERSION] Add a server from the MCP Registry.
+  rootgate install FILE.mcpb  Show an MCP bundle and install it as a server.
   rootgate servers            The servers configured in Rootgate.
   rootgate folders            The folders kept, and who may see each.
   rootgate help COMMAND       Help on one command.
@@ -39,6 +40,40 @@ Exit status:
   2  a wrong command line
   3  it needs a value only you can give (see `rootgate help import`
      and `rootgate help add`)";
+
+pub const INSTALL: &str = "\
+rootgate install FILE.mcpb [--set KEY=VALUE...] [--dry-run]
+
+Shows an MCP bundle (the .mcpb files Claude Desktop installs with one
+click): its name, author and version, what it runs, the tools and prompts
+it declares, what it needs (platforms, Node.js or Python), whether it is
+signed (Rootgate reads who signed it but does not verify signatures), and
+its settings. Then it unpacks the bundle into
+$XDG_DATA_HOME/rootgate/bundles/NAME/VERSION and adds it as a server.
+
+Before anything is unpacked, the bundle is checked: a manifest.json that
+does not follow the MCPB format of its version (0.1 to 0.4, or an older
+dxt_version), entries that would land outside the bundle's folder,
+symbolic links, and more than 100,000 entries or 1 GiB unpacked are
+refused, and nothing is left behind. A bundle made for macOS or Windows
+only is shown and not installed.
+
+Its settings become Rootgate's: a folder setting takes the folders you
+share with the server in the window, never a typed path; the folders its
+defaults name are offered for sharing. Give the others with --set, e.g.
+--set api_key=- to type a secret (one line of standard input per such
+value); a secret is kept in the keyring. A needed value that is missing
+is asked for, nothing is installed, and the exit status is 3.
+
+Installing the same bundle again (another version, say) updates the
+server it made: your earlier answers are kept unless given anew, and the
+old version's files are removed. The server is not approved and does not
+run until you approve its command in the Rootgate window.
+
+--dry-run shows the bundle and unpacks nothing.
+
+When the Rootgate window is open, it holds the settings: the bundle is
+handed to it, and the window shows it and asks you there.";
 
 pub const CONNECT: &str = "\
 rootgate connect NAME
@@ -228,6 +263,7 @@ pub fn of(command: &str) -> Option<&'static str> {
         "folders" => FOLDERS,
         "search" => SEARCH,
         "add" => ADD,
+        "install" => INSTALL,
         _ => return None,
     })
 }

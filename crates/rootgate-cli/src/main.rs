@@ -12,7 +12,8 @@
 //! `rootgate apps`, `import`, `route`, `unroute`, `servers` and
 //! `folders` are the window's "Connect an app" actions and lists for a
 //! terminal (`apps_cmd`, and `listing` for the lists), `search` and `add`
-//! the MCP Registry's (`registry_cmd`), with their help in `help`.
+//! the MCP Registry's (`registry_cmd`), and `install FILE.mcpb` installs an
+//! MCP bundle (`install_cmd`), with their help in `help`.
 //!
 //! What is not here: anything the bridge or the app decides; this file
 //! only reads the command line and hands over.
@@ -29,6 +30,7 @@ use rootgate_core::settings::SettingsFile;
 mod app_io;
 mod apps_cmd;
 mod help;
+mod install_cmd;
 mod listing;
 mod registry_cmd;
 
@@ -49,7 +51,7 @@ fn main() -> ExitCode {
         Some("connect") => connect(&args[1..]),
         Some(
             command @ ("apps" | "import" | "route" | "unroute" | "servers" | "folders" | "search"
-            | "add"),
+            | "add" | "install"),
         ) => {
             let rest: Vec<String> = args[1..]
                 .iter()
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
                 "servers" => listing::servers(&rest),
                 "search" => registry_cmd::search(&rest),
                 "add" => registry_cmd::add(&rest),
+                "install" => install_cmd::install(&rest),
                 _ => listing::folders(&rest),
             }
         }
