@@ -31,11 +31,13 @@ use crate::offer::Offer;
 
 pub mod draft;
 pub mod manifest;
+mod settings;
 pub mod signature;
 pub mod unpack;
+pub mod variables;
 
-pub use draft::Places;
 pub use unpack::{LIMITS, Limits};
+pub use variables::Places;
 
 /// Why a bundle was not shown or not installed, in words.
 #[derive(Debug, Error)]
@@ -113,7 +115,7 @@ impl Bundles {
         })?;
         let offer = draft::offer(
             &manifest,
-            draft::Context {
+            variables::Context {
                 folder: &folder,
                 sha256,
                 signature,

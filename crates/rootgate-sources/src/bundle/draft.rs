@@ -1,8 +1,9 @@
 //! A checked manifest read into an [`Offer`]: what the bundle says about
 //! itself, the server it runs as a draft whose folders are Rootgate's
-//! placeholders, and its `user_config` as settings.
+//! placeholders, and its `user_config` as settings (read by `settings`).
 //!
-//! The format's variables are filled as MCPB defines them: `${__dirname}`
+//! The format's variables are filled as MCPB defines them (see
+//! `variables`): `${__dirname}`
 //! is the folder the bundle is unpacked into, `${HOME}`, `${DESKTOP}`,
 //! `${DOCUMENTS}` and `${DOWNLOADS}` the person's folders, `${/}` and
 //! `${pathSeparator}` Linux's `/`; the Linux `platform_overrides` replace
@@ -19,95 +20,15 @@
 //! manifest against its schema (see `manifest`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rootgate_model::placeholders::{FOLDER, FOLDERS};
 use rootgate_model::servers::{ServerDraft, looks_secret};
-use serde_json::Value;
 
-use super::manifest::{Manifest, Run, UserConfig};
-use crate::offer::{About, Named, Offer, Setting, SettingKind, Signature, Source};
-
-/// The person's folders the format names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Places {
-    pub home: PathBuf,
-    pub desktop: PathBuf,
-    pub documents: PathBuf,
-    pub downloads: PathBuf,
-}
-
-impl Places {
-    /// This person's folders (their XDG user folders, else the usual names
-    /// in their home), or `None` without a home.
-    pub fn from_env() -> Option<Places> {
-        let dirs = directories::UserDirs::new()?;
-        let home = dirs.home_dir().to_path_buf();
-        let or = |dir: Option<&Path>, name: &str| {
-            dir.map(Path::to_path_buf)
-                .unwrap_or_else(|| home.join(name))
-        };
-        Some(Places {
-            desktop: or(dirs.desktop_dir(), "Desktop"),
-            documents: or(dirs.document_dir(), "Documents"),
-            downloads: or(dirs.download_dir(), "Downloads"),
-            home,
-        })
-    }
-}
-
-/// What an offer is made of besides the manifest.
-pub struct Context<'a> {
-    /// Where the bundle is unpacked (`${__dirname}`).
-    pub folder: &'a Path,
-    pub sha256: String,
-    pub signature: Signature,
-    pub places: &'a Places,
-}
-
-/// The value of a format variable other than `user_config`, if it is one.
-fn system(name: &str, cx: &Context<'_>) -> Option<String> {
-    let path = |p: &Path| p.display().to_string();
-    Some(match name {
-        "__dirname" => path(cx.folder),
-        "HOME" => path(&cx.places.home),
-        "DESKTOP" => path(&cx.places.desktop),
-        "DOCUMENTS" => path(&cx.places.documents),
-        "DOWNLOADS" => path(&cx.places.downloads),
-        "pathSeparator" | "/" => "/".into(),
-        _ => return None,
-    })
-}
-
-/// `text` with each `${NAME}` that `value` knows replaced; the names it
-/// does not know are left as written and added to `unknown`.
-fn substitute(
-    text: &str,
-    value: &dyn Fn(&str) -> Option<String>,
-    unknown: &mut BTreeSet<String>,
-) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return out;
-        };
-        let name = &after[..end];
-        match value(name) {
-            Some(v) => out.push_str(&v),
-            None => {
-                unknown.insert(name.to_owned());
-                out.push_str(&rest[start..start + 2 + end + 1]);
-            }
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
+use super::manifest::{Manifest, Run};
+use super::settings::settings;
+use super::variables::{Context, substitute, system};
+use crate::offer::{About, Named, Offer, SettingKind, Source};
 
 /// The run `mcp_config` gives on Linux: each of command, arguments and
 /// environment from the `linux` override when it gives one.
@@ -171,137 +92,6 @@ fn compatibility(manifest: &Manifest) -> Vec<String> {
         out.push(format!("{name} {version}"));
     }
     out
-}
-
-/// The publisher's default as text (a list's first item; all of them are
-/// kept for a folder setting, see [`folder_defaults`]).
-fn default_text(value: &Value, cx: &Context<'_>) -> Option<String> {
-    let text = match value {
-        Value::String(s) => s.clone(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::Array(items) => items.first()?.as_str()?.to_owned(),
-        _ => return None,
-    };
-    Some(substitute(&text, &|n| system(n, cx), &mut BTreeSet::new()))
-}
-
-/// A folder setting's defaults: those that are folders here are offered
-/// for sharing, the others said in a note.
-fn folder_defaults(key: &str, config: &UserConfig, cx: &Context<'_>, offer: &mut Offer) {
-    let items: Vec<&Value> = match &config.default {
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(one) => vec![one],
-        None => Vec::new(),
-    };
-    for item in items.into_iter().filter_map(Value::as_str) {
-        let path = substitute(item, &|n| system(n, cx), &mut BTreeSet::new());
-        match Path::new(&path).canonicalize() {
-            Ok(real) if real.is_dir() => {
-                if !offer.folders.contains(&real) {
-                    offer.folders.push(real);
-                }
-            }
-            _ => offer.notes.push(format!(
-                "{} (`{key}`) suggests the folder {path}, which is not a folder here.",
-                config.title
-            )),
-        }
-    }
-}
-
-/// Where `token` is used in `run`, in words.
-fn used_in(token: &str, run: &Run) -> Vec<String> {
-    let mut out = Vec::new();
-    if run.command.as_deref().is_some_and(|c| c.contains(token)) {
-        out.push("the command".to_owned());
-    }
-    for (i, arg) in run.args.iter().flatten().enumerate() {
-        if arg.contains(token) {
-            out.push(format!("argument {}", i + 1));
-        }
-    }
-    for (name, value) in run.env.iter().flatten() {
-        if value.contains(token) {
-            out.push(format!("environment variable {name}"));
-        }
-    }
-    out
-}
-
-fn kind_of(config: &UserConfig) -> SettingKind {
-    match config.kind.as_str() {
-        "directory" => SettingKind::Folder {
-            multiple: config.multiple,
-        },
-        "file" => SettingKind::File,
-        "number" => SettingKind::Number {
-            min: config.min,
-            max: config.max,
-        },
-        "boolean" => SettingKind::Boolean,
-        _ => SettingKind::Text,
-    }
-}
-
-/// Reads `manifest`'s settings into `offer`, with notes where a person
-/// should know more.
-fn settings(
-    manifest: &Manifest,
-    run: &Run,
-    cx: &Context<'_>,
-    offer: &mut Offer,
-) -> Result<(), String> {
-    for (key, config) in manifest.settings()? {
-        let kind = kind_of(&config);
-        let written = format!("${{user_config.{key}}}");
-        let used = used_in(&written, run);
-        let folder = matches!(kind, SettingKind::Folder { .. });
-        if folder {
-            folder_defaults(&key, &config, cx, offer);
-        }
-        if config.sensitive && used.iter().any(|u| !u.starts_with("environment")) {
-            offer.notes.push(format!(
-                "{} (`{key}`) is a secret, and the bundle passes it as {}: other programs you \
-                 run can read a program's arguments, and the command line you approve shows it.",
-                config.title,
-                used.join(" and ")
-            ));
-        }
-        if config.multiple && matches!(kind, SettingKind::File) {
-            offer.notes.push(format!(
-                "{} (`{key}`) takes several files in the bundle's format; Rootgate passes one.",
-                config.title
-            ));
-        }
-        offer.settings.push(Setting {
-            token: if folder { String::new() } else { written },
-            title: config.title.clone(),
-            description: config.description.clone(),
-            required: config.required,
-            default: match folder {
-                true => None,
-                false => config.default.as_ref().and_then(|d| default_text(d, cx)),
-            },
-            secret: config.sensitive,
-            used_in: used,
-            kind,
-            key,
-        });
-    }
-    let folder_keys: Vec<&str> = offer
-        .settings
-        .iter()
-        .filter(|s| matches!(s.kind, SettingKind::Folder { .. }))
-        .map(|s| s.key.as_str())
-        .collect();
-    if folder_keys.len() > 1 {
-        offer.notes.push(format!(
-            "Its folder settings ({}) all take the folders shared with it.",
-            folder_keys.join(", ")
-        ));
-    }
-    Ok(())
 }
 
 /// The value a variable of `mcp_config` takes in the draft: the format's
@@ -450,9 +240,11 @@ fn named(declared: &[super::manifest::Declared]) -> Vec<Named> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use serde_json::json;
+    use serde_json::{Value, json};
 
+    use super::super::variables::Places;
     use super::*;
+    use crate::offer::{SettingKind, Signature};
 
     fn places(home: &Path) -> Places {
         Places {
