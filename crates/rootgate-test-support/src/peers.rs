@@ -60,6 +60,12 @@ pub fn everything_js() -> PathBuf {
     )
 }
 
+/// The official MCP Bundle CLI (`mcpb pack`, `mcpb sign`), which the
+/// bundle tests pack and sign real bundles with.
+pub fn mcpb() -> PathBuf {
+    require(peers().join("node_modules/.bin/mcpb"), SETUP)
+}
+
 /// The venv interpreter with the Python SDK, by absolute path (a version
 /// manager's shim costs ~50 ms a spawn).
 pub fn python() -> PathBuf {

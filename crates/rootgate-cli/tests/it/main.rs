@@ -12,6 +12,7 @@
 mod apps;
 mod asked;
 mod asked_window;
+mod bundles;
 mod connect;
 mod faults;
 mod first_request;
