@@ -1,7 +1,8 @@
 //! Bundles shown and not installed: a signed one in a dry run (its signer
 //! named, never called verified), hostile ones (made with Python's
 //! zipfile, tests/fixtures/bundles/hostile.py) refused in words with
-//! nothing left behind, and one made for another platform.
+//! nothing left behind, one made for another platform, and one handed to
+//! the open window, which owns the settings, with nothing written.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -123,4 +124,47 @@ fn a_bundle_for_another_platform_is_shown_and_not_installed() {
     );
     assert!(!bundles_root(&rg).exists());
     assert!(rg.store.snapshot().servers.is_empty());
+}
+
+/// With the window open, the window owns the settings: `rootgate install`
+/// hands the file to it and returns, writing nothing itself (the window
+/// shows the bundle and installs it when the person says so).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_window_open_the_bundle_is_handed_to_it() {
+    let (rg, sup) = Rootgate::with_window();
+    let settings = rg.config_home.join("rootgate/settings.json");
+    let _owner = rootgate_core::instance::claim(&settings)
+        .expect("claim")
+        .expect("the window owns the settings");
+    sup.take_other_starts(Box::new(|_| {}));
+    sup.listen_for_bridges().await.expect("listen");
+    let file = pack("hello", &rg.dir.path().join("hello.mcpb"), |_| {});
+    // The runtime folder is this process's, where the window listens.
+    let out = tokio::process::Command::new(binary("rootgate"))
+        .args([
+            "install",
+            file.to_str().expect("utf-8"),
+            "--set",
+            "greeting=hi",
+        ])
+        .env("HOME", rg.home())
+        .env("XDG_CONFIG_HOME", &rg.config_home)
+        .env("XDG_DATA_HOME", data_home(&rg))
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run rootgate");
+    assert!(out.status.success(), "{}", said(&out));
+    assert!(
+        text(&out.stdout).starts_with("Rootgate is open already"),
+        "{}",
+        said(&out)
+    );
+    assert!(
+        text(&out.stderr).contains("the --set values were not passed"),
+        "{}",
+        said(&out)
+    );
+    assert!(!bundles_root(&rg).exists(), "the command unpacked nothing");
+    assert!(sup.servers().is_empty(), "the command added nothing");
 }
