@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rootgate_core::connections::socket_path;
-use rootgate_core::sources::installed::{InstallError, Installs, install};
+use rootgate_core::sources::bundle::{BundleError, Bundles};
+use rootgate_core::sources::installable::Installable;
+use rootgate_core::sources::installed::{InstallError, Installs};
 use rootgate_core::sources::offer::{Offer, OfferError, SettingKind};
 use rootgate_core::sources::registry::cache::{rootgate_cache_dir, utc};
 use rootgate_core::sources::registry::mapping::{self, Chosen, packages_in_words};
@@ -232,25 +234,30 @@ pub fn add(args: &[String]) -> ExitCode {
         Ok(package) => package,
         Err(e) => return fail(e),
     };
-    let offer = match mapping::chosen(client.address(), answer, package) {
-        Chosen::Offer(offer) => *offer,
+    let chosen = match mapping::chosen(client.address(), answer, package) {
+        Chosen::Offer(offer) => Installable::Offer(offer),
         Chosen::Bundle(bundle) => {
-            let unpack = settings.path().with_file_name("bundles");
-            match registry::bundle_offer(&client, &bundle, &unpack) {
-                Ok((offer, _file)) => offer,
+            let opened = Bundles::default_location()
+                .map_err(|e| e.to_string())
+                .and_then(|bundles| {
+                    registry::bundle_offer(&client, &bundle, &bundles).map_err(|e| e.to_string())
+                });
+            match opened {
+                Ok(opened) => Installable::Bundle(Box::new(opened)),
                 Err(e) => return fail(e),
             }
         }
     };
-    add_offer(&settings, &offer, &o.set)
+    add_offer(&settings, &chosen, &o.set)
 }
 
-/// Shows `offer`, and adds it to the settings with `values`.
+/// Shows `chosen`, and adds it to the settings with `values`.
 fn add_offer(
     settings: &rootgate_core::settings::SettingsFile,
-    offer: &Offer,
+    chosen: &Installable,
     values: &BTreeMap<String, String>,
 ) -> ExitCode {
+    let offer = chosen.offer();
     let about = &offer.about;
     let name = (about.title != about.name).then(|| format!(" ({})", shown_path(&about.name)));
     println!(
@@ -272,9 +279,9 @@ fn add_offer(
         Err(e) => return fail(e),
     };
     let installs = Installs::beside(settings.path());
-    let done = match install(&store, &installs, offer, values, None) {
+    let done = match chosen.install(&store, &installs, values) {
         Ok(done) => done,
-        Err(InstallError::Offer(e @ OfferError::Missing { .. })) => {
+        Err(BundleError::Install(InstallError::Offer(e @ OfferError::Missing { .. }))) => {
             eprintln!(
                 "rootgate: {e}; pass it with --set KEY=VALUE, or --set KEY=- to type it \
                  (`rootgate help add`)"

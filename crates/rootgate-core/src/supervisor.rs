@@ -104,6 +104,10 @@ pub enum SupervisorError {
     Install(#[from] rootgate_sources::installed::InstallError),
     #[error("this server was already installed or the window closed it; open it again")]
     UnknownInstall,
+    #[error(transparent)]
+    Registry(#[from] rootgate_sources::registry::RegistryError),
+    #[error(transparent)]
+    Bundle(#[from] rootgate_sources::bundle::BundleError),
     #[error("this change was already written or dropped; look at the app again")]
     UnknownPlan,
     #[error("this question is not in Rootgate's record; look at the Questions view again")]

@@ -1,7 +1,7 @@
 //! The person's preferences for Rootgate itself, kept in the settings file
 //! beside the folders and servers: whether all sharing is paused, which
 //! desktop notifications beyond the questions they want, and whether
-//! "Start at login" was offered already.
+//! "Start at login" was offered already, and the MCP Registry they chose.
 //!
 //! Pausing lives here, in the settings file, rather than in the window's
 //! memory, because bridges (`rootgate connect`) read that file and nothing
@@ -28,6 +28,11 @@ pub struct Preferences {
     pub start_at_login_offered: bool,
     /// Which desktop notifications to send besides the questions.
     pub notify: NotifyChoices,
+    /// The MCP Registry to search and install from, when the person chose
+    /// one (a company's mirror); none: `$ROOTGATE_REGISTRY`, else the
+    /// official registry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registry: Option<String>,
 }
 
 /// The notifications a person may turn off, each on by default: each says

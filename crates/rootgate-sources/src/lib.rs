@@ -17,6 +17,7 @@
 //! command's.
 
 pub mod bundle;
+pub mod installable;
 pub mod installed;
 pub mod offer;
 pub mod registry;

@@ -17,19 +17,16 @@
 pub mod cache;
 pub mod client;
 pub mod inputs;
+pub mod listing;
 pub mod mapping;
 pub mod server_json;
 #[cfg(test)]
 mod tests;
 
-use std::path::{Path, PathBuf};
-
 use thiserror::Error;
 
 pub use client::{Client, Fetched, checked_address};
 pub use mapping::{BundleRef, Chosen};
-
-use crate::offer::Offer;
 
 /// The official registry.
 pub const DEFAULT_REGISTRY: &str = "https://registry.modelcontextprotocol.io";
@@ -82,23 +79,20 @@ pub enum RegistryError {
     },
     #[error("cannot keep the download in {path}: {reason}")]
     Cache { path: String, reason: String },
-    #[error(
-        "the MCP bundle was downloaded and checked ({file}), but this Rootgate cannot install bundles yet: \
-         open it with `rootgate {file}` once bundles are supported"
-    )]
-    NoBundleReader { file: PathBuf },
     #[error("{0}")]
     Other(String),
 }
 
-/// The offer of the MCP bundle `bundle` points at: downloaded into the
-/// cache (or found there), its digest checked, and read by the bundle
-/// reader, which unpacks it under `root`; and the downloaded file.
+/// The MCP bundle `bundle` points at: downloaded into the cache (or found
+/// there), its digest checked, and read by the bundle reader (nothing is
+/// unpacked until it is installed, under `bundles`' root), remembered as
+/// the registry entry it came from, so that installing a later version of
+/// the entry updates the server it made.
 pub fn bundle_offer(
     client: &Client,
     bundle: &BundleRef,
-    root: &Path,
-) -> Result<(Offer, PathBuf), RegistryError> {
+    bundles: &crate::bundle::Bundles,
+) -> Result<crate::bundle::Opened, RegistryError> {
     let sha256 = bundle
         .sha256
         .as_deref()
@@ -106,12 +100,9 @@ pub fn bundle_offer(
             url: bundle.url.clone(),
         })?;
     let file = client.bundle(&bundle.url, sha256)?;
-    let _ = root;
-    // BUNDLE HOOK: the one call site of the bundle reader. Once
-    // `crate::bundle` is merged, this becomes
-    //     let mut offer = crate::bundle::open(&file, root)?;
-    //     offer.source = bundle.source.clone();
-    //     Ok((offer, file))
-    // so that an update of the registry entry finds the server it made.
-    Err(RegistryError::NoBundleReader { file })
+    let mut opened = bundles
+        .open(&file)
+        .map_err(|e| RegistryError::Other(e.to_string()))?;
+    opened.offer.source = bundle.source.clone();
+    Ok(opened)
 }

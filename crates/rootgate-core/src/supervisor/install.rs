@@ -10,12 +10,17 @@
 //! the consent prompt.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rootgate_model::ids::ServerId;
 use rootgate_model::servers::shell_quote;
-use rootgate_sources::installed::{self, Installed, Installs};
+use rootgate_sources::bundle::{self, Bundles};
+use rootgate_sources::installable::Installable;
+use rootgate_sources::installed::{Installed, Installs};
 use rootgate_sources::offer::{About, Offer, Setting, Source};
+use rootgate_sources::registry::listing::{self, Found};
+use rootgate_sources::registry::mapping::{self, Chosen};
+use rootgate_sources::registry::{self, Client, RegistryError, cache};
 use serde::Serialize;
 
 use super::{ConsentPrompt, ServerView, Supervisor, SupervisorError, lock};
@@ -58,7 +63,7 @@ pub struct InstallOutcome {
 #[derive(Default)]
 pub(crate) struct OpenInstalls {
     next: u32,
-    open: HashMap<u32, Offer>,
+    open: HashMap<u32, Installable>,
 }
 
 impl Supervisor {
@@ -66,8 +71,21 @@ impl Supervisor {
         Installs::beside(self.store.file().path())
     }
 
+    /// Reads and checks the MCP bundle `file` (chosen in the picker, opened
+    /// from the file manager, named on a command line) and keeps it for the
+    /// window to install; nothing is unpacked until then.
+    pub fn open_bundle(&self, file: &Path) -> Result<InstallView, SupervisorError> {
+        let opened = Bundles::default_location()?.open(file)?;
+        Ok(self.show_installable(Installable::Bundle(Box::new(opened))))
+    }
+
     /// Keeps `offer` for the window to install, and what it shows of it.
     pub fn show_offer(&self, offer: Offer) -> InstallView {
+        self.show_installable(Installable::Offer(Box::new(offer)))
+    }
+
+    fn show_installable(&self, installable: Installable) -> InstallView {
+        let offer = installable.offer();
         let updates = self
             .installs()
             .load()
@@ -78,7 +96,7 @@ impl Supervisor {
             })
             .and_then(|r| self.store.server(&r.server).ok())
             .map(|s| s.name);
-        let command_line = draft_line(&offer);
+        let command_line = draft_line(offer);
         let mut open = lock(&self.install_offers);
         open.next += 1;
         let id = open.next;
@@ -92,7 +110,7 @@ impl Supervisor {
             command_line,
             updates,
         };
-        open.open.insert(id, offer);
+        open.open.insert(id, installable);
         view
     }
 
@@ -110,14 +128,19 @@ impl Supervisor {
         id: u32,
         values: &BTreeMap<String, String>,
     ) -> Result<InstallOutcome, SupervisorError> {
-        let offer = lock(&self.install_offers)
+        // Taken out while it installs, so a second click cannot install it
+        // twice; put back when the install fails, to be tried again.
+        let installable = lock(&self.install_offers)
             .open
-            .get(&id)
-            .cloned()
+            .remove(&id)
             .ok_or(SupervisorError::UnknownInstall)?;
-        let done = installed::install(&self.store, &self.installs(), &offer, values, None)?;
-        lock(&self.install_offers).open.remove(&id);
-        self.after_install(&offer, done)
+        match installable.install(&self.store, &self.installs(), values) {
+            Ok(done) => self.after_install(installable.offer(), done),
+            Err(e) => {
+                lock(&self.install_offers).open.insert(id, installable);
+                Err(e.into())
+            }
+        }
     }
 
     /// The session and prompts of a server just installed from `offer`.
@@ -144,17 +167,92 @@ impl Supervisor {
         })
     }
 
-    /// Forgets how `server` was installed, once it is removed, and gives
-    /// back the folder its files were unpacked into, if any.
-    pub(crate) fn forget_install(&self, server: &ServerId) -> Option<PathBuf> {
-        match self.installs().forget(server) {
+    /// Searches the MCP Registry (the one the person chose, else
+    /// `$ROOTGATE_REGISTRY`, else the official one) for `words`, off the caller's thread: the answer, or
+    /// the cache's when the registry cannot be reached.
+    pub async fn registry_search(&self, words: String) -> Result<Found, SupervisorError> {
+        let words: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
+        let chosen = self.store.preferences().registry;
+        blocking(move || {
+            let client = registry_client(chosen.as_deref())?;
+            let fetched = client.search(&words, None, SEARCH_LIMIT)?;
+            Ok(listing::found(client.address(), &fetched))
+        })
+        .await
+    }
+
+    /// Version `version` of the registry's server `name`, with its package
+    /// number `package`, shown for installing.
+    pub async fn registry_offer(
+        &self,
+        name: String,
+        version: String,
+        package: u32,
+    ) -> Result<InstallView, SupervisorError> {
+        let chosen = self.store.preferences().registry;
+        let offer = blocking(move || {
+            let client = registry_client(chosen.as_deref())?;
+            let answer = client.version(&name, &version)?.value;
+            let chosen = answer
+                .server
+                .packages
+                .get(package as usize)
+                .ok_or_else(|| {
+                    SupervisorError::Registry(RegistryError::Other(format!(
+                        "{name} {version} has no package number {package}"
+                    )))
+                })?;
+            match mapping::chosen(client.address(), &answer, Some(chosen)) {
+                Chosen::Offer(offer) => Ok(Installable::Offer(offer)),
+                Chosen::Bundle(bundle) => {
+                    let bundles = Bundles::default_location()?;
+                    let opened = registry::bundle_offer(&client, &bundle, &bundles)?;
+                    Ok(Installable::Bundle(Box::new(opened)))
+                }
+            }
+        })
+        .await?;
+        Ok(self.show_installable(offer))
+    }
+
+    /// Forgets how `server` was installed, once it is removed, and removes
+    /// the bundle files it ran from, if it was installed from a bundle.
+    pub(crate) fn forget_install(&self, server: &ServerId) {
+        let files = match self.installs().forget(server) {
             Ok(record) => record.and_then(|r| r.files),
             Err(e) => {
                 tracing::warn!("{e}");
                 None
             }
+        };
+        if let Some(files) = files
+            && let Err(e) = bundle::remove_files(&files)
+        {
+            tracing::warn!("{e}");
         }
     }
+}
+
+/// How many servers a search of the window lists (the registry's pages
+/// hold up to 100).
+const SEARCH_LIMIT: u32 = 50;
+
+/// A client of the registry the person `chose`, else the one the
+/// environment names, else the official one, keeping its answers in
+/// Rootgate's cache folder.
+fn registry_client(chose: Option<&str>) -> Result<Client, SupervisorError> {
+    let cache = cache::rootgate_cache_dir().ok_or(SupervisorError::NoHome)?;
+    Ok(Client::new(&registry::address(chose), &cache)?)
+}
+
+/// Runs `f` on tokio's blocking threads: the registry is asked over the
+/// network, which must not hold the window's thread or the runtime's.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, SupervisorError> + Send + 'static,
+) -> Result<T, SupervisorError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| SupervisorError::Registry(RegistryError::Other(e.to_string())))?
 }
 
 /// The offer's command line as the approval will show it, its settings'

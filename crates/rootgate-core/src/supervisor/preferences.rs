@@ -33,6 +33,11 @@ pub struct PreferencesView {
     /// Offer Start at login now: an AI app was routed through Rootgate,
     /// the offer was never made, and Rootgate does not start at login yet.
     pub offer_start_at_login: bool,
+    /// The MCP Registry the person chose, if any.
+    pub registry: Option<String>,
+    /// The registry asked when they chose none (`$ROOTGATE_REGISTRY`, else
+    /// the official one).
+    pub registry_default: String,
 }
 
 impl Supervisor {
@@ -55,6 +60,8 @@ impl Supervisor {
             notify: kept.notify,
             offer_start_at_login: !kept.start_at_login_offered && !start_at_login.on && routed(),
             start_at_login,
+            registry: kept.registry,
+            registry_default: rootgate_sources::registry::address(None),
         })
     }
 
@@ -68,6 +75,18 @@ impl Supervisor {
     pub fn set_sharing_paused(&self, paused: bool) -> Result<(), SupervisorError> {
         self.store
             .change_preferences(|p| p.sharing_paused = paused)?;
+        Ok(())
+    }
+
+    /// The MCP Registry to search and install from (checked: HTTPS, or
+    /// HTTP to this machine); none goes back to the default.
+    pub fn set_registry(&self, address: Option<&str>) -> Result<(), SupervisorError> {
+        let address = address
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(rootgate_sources::registry::checked_address)
+            .transpose()?;
+        self.store.change_preferences(|p| p.registry = address)?;
         Ok(())
     }
 

@@ -124,11 +124,12 @@ impl Supervisor {
     /// Opens the prompts for the folders another start of Rootgate on these
     /// settings handed over (`rootgate FOLDER` while the window is open),
     /// as for folders on this start's own command line, and sends them to
-    /// the window as a change. The paths come from the person's command
+    /// the window as a change; and the install dialog for each MCP bundle
+    /// handed over (`rootgate FILE.mcpb`, the file manager's Open). The paths come from the person's command
     /// line, through the private socket (see `instance`).
     pub fn open_handed_over(&self, request: &OpenRequest) -> OpenAnswer {
         let intake = self.prompts_for_paths(&request.folders);
-        let answer = OpenAnswer {
+        let mut answer = OpenAnswer {
             prompts: intake.prompts.len(),
             notices: intake.notices(),
             ..OpenAnswer::default()
@@ -137,6 +138,17 @@ impl Supervisor {
             let _ = self.changes.send(super::Change::Prompts {
                 prompts: intake.prompts,
             });
+        }
+        // Each bundle is read and checked here, and shown in the window's
+        // install dialog; one that is refused says why, in words.
+        for file in &request.bundles {
+            match self.open_bundle(file) {
+                Ok(install) => {
+                    answer.bundles += 1;
+                    let _ = self.changes.send(super::Change::Install { install });
+                }
+                Err(e) => answer.notices.push(e.to_string()),
+            }
         }
         answer
     }

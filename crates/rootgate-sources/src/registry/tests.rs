@@ -153,7 +153,7 @@ fn a_bundle_package_is_handed_back_with_its_digest() {
 }
 
 #[test]
-fn a_downloaded_bundle_is_named_until_bundles_can_be_read() {
+fn a_downloaded_bundle_is_read_by_the_bundle_reader_which_refuses_a_file_that_is_not_one() {
     let cache = tempfile::tempdir().unwrap();
     let client = Client::new(REGISTRY, cache.path()).unwrap();
     let bytes = b"not really a bundle";
@@ -171,11 +171,14 @@ fn a_downloaded_bundle_is_named_until_bundles_can_be_read() {
             sha256: sha.clone(),
         },
     };
-    let err = bundle_offer(&client, &bundle, cache.path())
-        .unwrap_err()
-        .to_string();
+    let bundles = crate::bundle::Bundles::at(cache.path().join("bundles"));
+    let err = match bundle_offer(&client, &bundle, &bundles) {
+        Ok(_) => panic!("a file that is not a zip was read as a bundle"),
+        Err(e) => e.to_string(),
+    };
     assert!(err.contains(&format!("{sha}.mcpb")), "{err}");
-    assert!(err.contains("cannot install bundles yet"), "{err}");
+    assert!(err.contains("cannot be installed"), "{err}");
+    assert!(!cache.path().join("bundles").exists(), "nothing unpacked");
 }
 
 #[test]
