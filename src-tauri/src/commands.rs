@@ -23,8 +23,9 @@ use rootgate_core::servers::ServerDraft;
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::session::offers::{Offers, TryOutcome};
+use rootgate_core::sources::registry::listing::Found;
 use rootgate_core::supervisor::{
-    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, InstallOutcome, PlanView,
+    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, InstallOutcome, InstallView, PlanView,
     PreferencesView, PromptId, QuestionView, ServerView, Supervisor,
 };
 use rootgate_core::templates::ServerTemplate;
@@ -390,6 +391,41 @@ pub fn install_offer(
     Ok(sup.install(id.0, &values.0)?)
 }
 
+/// Opens the native file picker for an MCP bundle and reads it (nothing is
+/// unpacked until it is installed); none when the picker was cancelled.
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub async fn pick_bundle<R: Runtime>(
+    app: AppHandle<R>,
+    window: WebviewWindow<R>,
+    sup: Sup<'_>,
+) -> Result<Option<InstallView>> {
+    match crate::picker::pick_bundle(&app, &window).await? {
+        Some(file) => Ok(Some(sup.open_bundle(&file)?)),
+        None => Ok(None),
+    }
+}
+
+/// Searches the MCP Registry; its answer from the cache, saying so, when
+/// the registry cannot be reached.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn registry_search(sup: Sup<'_>, words: Arg<String>) -> Result<Found> {
+    Ok(sup.registry_search(words.0).await?)
+}
+
+/// One registry entry's package, fetched and shown for installing.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn registry_offer(
+    sup: Sup<'_>,
+    name: Arg<String>,
+    version: Arg<String>,
+    package: Arg<u32>,
+) -> Result<InstallView> {
+    Ok(sup.registry_offer(name.0, version.0, package.0).await?)
+}
+
 #[tauri::command]
 #[instrument(skip(sup), err)]
 pub fn drop_install(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
@@ -474,6 +510,15 @@ pub fn preferences(sup: Sup<'_>) -> Result<PreferencesView> {
 #[instrument(skip(sup), err)]
 pub fn set_sharing_paused(sup: Sup<'_>, paused: Arg<bool>) -> Result<()> {
     Ok(sup.set_sharing_paused(paused.0)?)
+}
+
+/// The MCP Registry to search and install from; an empty address: the
+/// default. (Not an optional argument: a body that is not an object would
+/// then read as "none" and reset the choice.)
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn set_registry(sup: Sup<'_>, address: Arg<String>) -> Result<()> {
+    Ok(sup.set_registry(Some(&address.0))?)
 }
 
 #[tauri::command]

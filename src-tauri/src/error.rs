@@ -14,7 +14,9 @@ use rootgate_core::apps::route::RouteError;
 use rootgate_core::folders::FolderError;
 use rootgate_core::secrets::SecretError;
 use rootgate_core::session::SessionError;
+use rootgate_core::sources::bundle::BundleError;
 use rootgate_core::sources::installed::InstallError;
+use rootgate_core::sources::registry::RegistryError;
 use rootgate_core::store::StoreError;
 use rootgate_core::supervisor::SupervisorError;
 use serde::de::{Deserializer, Visitor};
@@ -135,6 +137,11 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::UnknownPlan => ErrorCode::Stale,
             SupervisorError::Install(e) => install_code(e),
             SupervisorError::UnknownInstall => ErrorCode::NotFound,
+            SupervisorError::Registry(RegistryError::Other(_)) => ErrorCode::Invalid,
+            SupervisorError::Registry(_) => ErrorCode::Server,
+            SupervisorError::Bundle(BundleError::Install(e)) => install_code(e),
+            SupervisorError::Bundle(BundleError::Refused { .. }) => ErrorCode::Invalid,
+            SupervisorError::Bundle(BundleError::Files(_)) => ErrorCode::Settings,
             SupervisorError::UnknownQuestion => ErrorCode::NotFound,
             SupervisorError::CommandMissing(_) => ErrorCode::Invalid,
             SupervisorError::NoHome => ErrorCode::AppConfig,

@@ -71,6 +71,9 @@ pub struct AppInfo {
     /// Where the `rootgate` command is, when it sits beside the app: what an
     /// AI app's settings should name to connect through Rootgate.
     pub cli_path: Option<String>,
+    /// MCP bundles named on the command line (the file manager's Open),
+    /// read and checked: the window shows each for installing.
+    pub installs: Vec<rootgate_core::supervisor::InstallView>,
 }
 
 /// How long the enabled servers wait for the window to say it shows its
@@ -398,8 +401,12 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::plan_unroute,
             commands::apply_plan,
             commands::drop_plan,
+            commands::pick_bundle,
             commands::install_offer,
             commands::drop_install,
+            commands::registry_search,
+            commands::registry_offer,
+            commands::set_registry,
             commands::stop_retrying,
             commands::folder_choices,
             commands::set_server_folders,
@@ -432,8 +439,22 @@ fn setup<R: Runtime>(
         Supervisor::open(launch.settings.clone(), SessionConfig::default())
     })?;
     // Folders on the command line: their prompts stay open for the
-    // window to show, and those that cannot be shared are notices.
-    let notices = supervisor.prompts_for_paths(&launch.folders).notices();
+    // window to show, and those that cannot be shared are notices. MCP
+    // bundles among them (the file manager opens one with Rootgate) are
+    // read and checked now, and shown for installing.
+    let (bundles, folders): (Vec<PathBuf>, Vec<PathBuf>) = launch
+        .folders
+        .iter()
+        .cloned()
+        .partition(|p| instance::is_bundle(p));
+    let mut notices = supervisor.prompts_for_paths(&folders).notices();
+    let mut installs = Vec::new();
+    for file in &bundles {
+        match supervisor.open_bundle(file) {
+            Ok(view) => installs.push(view),
+            Err(e) => notices.push(e.to_string()),
+        }
+    }
     let info = AppInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         settings_path: supervisor.settings_path().display().to_string(),
@@ -442,6 +463,7 @@ fn setup<R: Runtime>(
         notices,
         enforcement: rootgate_core::enforcement::support(),
         cli_path: cli_beside_app().map(|p| p.to_string_lossy().into_owned()),
+        installs,
     };
     app.manage(Shell {
         info,

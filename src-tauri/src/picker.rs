@@ -1,6 +1,6 @@
-//! The folder picker: the native dialog, opened from Rust, so that a path
-//! enters Rootgate only by the person's own choice and never from the
-//! webview.
+//! The folder picker, and the bundle picker beside it: native dialogs,
+//! opened from Rust, so that a path enters Rootgate only by the person's own
+//! choice and never from the webview.
 //!
 //! With the `e2e-picker` cargo feature (end-to-end tests only; release
 //! builds never enable it) the picker instead answers with the next line of
@@ -62,6 +62,58 @@ async fn dialog<R: Runtime>(window: &WebviewWindow<R>) -> Result<Vec<PathBuf>, C
         *LAST_PARENT.lock().unwrap_or_else(|p| p.into_inner()) = Some(parent.to_path_buf());
     }
     Ok(chosen)
+}
+
+/// The MCP bundle the person chose for "Install a bundle…" (none when they
+/// cancelled): from the picks file, in a build that has one and when it is
+/// given (its next line, one path), else from the native file dialog over
+/// `window`, which lists `.mcpb` files.
+pub async fn pick_bundle<R: Runtime>(
+    app: &AppHandle<R>,
+    window: &WebviewWindow<R>,
+) -> Result<Option<PathBuf>, CommandError> {
+    #[cfg(any(feature = "e2e-picker", feature = "test-picker"))]
+    if let Some(picks) = tauri::Manager::try_state::<crate::E2ePicks>(app) {
+        return Ok(next_picks(&picks.0)?.into_iter().next());
+    }
+    let _ = app; // read only by a build with a picks file
+    bundle_dialog(window).await
+}
+
+#[cfg(not(feature = "e2e-picker"))]
+async fn bundle_dialog<R: Runtime>(
+    window: &WebviewWindow<R>,
+) -> Result<Option<PathBuf>, CommandError> {
+    use tauri_plugin_dialog::DialogExt;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let mut builder = window
+        .dialog()
+        .file()
+        .set_parent(window)
+        .set_title("Choose an MCP bundle to install")
+        .add_filter("MCP bundle", &["mcpb"]);
+    if let Some(start) = start_folder() {
+        builder = builder.set_directory(start);
+    }
+    builder.pick_file(move |chosen| {
+        let _ = tx.send(chosen);
+    });
+    let chosen = rx
+        .await
+        .map_err(|_| CommandError::new(ErrorCode::Picker, "the file picker closed unexpectedly"))?;
+    Ok(chosen.and_then(|p| p.into_path().ok()))
+}
+
+/// An end-to-end build has no dialog: without a picks file there is
+/// nothing to pick from.
+#[cfg(feature = "e2e-picker")]
+async fn bundle_dialog<R: Runtime>(
+    _window: &WebviewWindow<R>,
+) -> Result<Option<PathBuf>, CommandError> {
+    Err(CommandError::new(
+        ErrorCode::Picker,
+        "no --e2e-picks file was given",
+    ))
 }
 
 /// Where the folder the person chose last was, so the next pick opens

@@ -151,6 +151,10 @@ struct Command {
 }
 
 /// The running app on the mock runtime, with its seeded state.
+/// The registry the harness's settings name: this machine's discard
+/// port, where nothing listens.
+const LOCAL_REGISTRY: &str = "http://127.0.0.1:9";
+
 struct Harness {
     _dir: tempfile::TempDir,
     app: tauri::App<MockRuntime>,
@@ -223,6 +227,11 @@ impl Harness {
                 .add_root(&folders::check(&kept).unwrap(), None)
                 .unwrap();
             store.grant(&server.id, &root.id).unwrap();
+            // The registry is this machine's closed discard port: a search
+            // is refused at once, never sent over the network.
+            store
+                .change_preferences(|p| p.registry = Some(LOCAL_REGISTRY.into()))
+                .unwrap();
             (server.id, other.id, root.id)
         };
 
@@ -632,6 +641,59 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
+            name: "set_registry",
+            args: vec![("address", Kind::Str)],
+            bases: vec![json!({"address": LOCAL_REGISTRY})],
+            // Only an HTTPS address, or HTTP to this machine, is kept; the
+            // battery then puts the local one back, so no search leaves it.
+            on_success: |h, args, out| {
+                let kept = h
+                    .sup
+                    .preferences(std::path::Path::new("/usr/bin/rootgate-desktop"))
+                    .map_err(|e| e.to_string())?
+                    .registry;
+                h.sup
+                    .set_registry(Some(LOCAL_REGISTRY))
+                    .map_err(|e| e.to_string())?;
+                let local = ["http://127.0.0.1", "http://localhost", "http://[::1]"];
+                match kept.as_deref() {
+                    Some(k)
+                        if !k.starts_with("https://")
+                            && !local.iter().any(|l| k.starts_with(l)) =>
+                    {
+                        Err(format!("kept {k} from {}", short(&args["address"], 100)))
+                    }
+                    _ => returns_nothing(h, args, out),
+                }
+            },
+        },
+        Command {
+            name: "registry_search",
+            args: vec![("words", Kind::Str)],
+            bases: vec![json!({"words": "files"})],
+            // The registry is not there: an answer can only come from the
+            // cache, as a list of servers.
+            on_success: |_, _, out| {
+                if out["servers"].is_array() {
+                    Ok(())
+                } else {
+                    Err(format!("returned {}", short(out, 300)))
+                }
+            },
+        },
+        Command {
+            name: "registry_offer",
+            args: vec![
+                ("name", Kind::Str),
+                ("version", Kind::Str),
+                ("package", Kind::U64),
+            ],
+            bases: vec![
+                json!({"name": "io.github.example/none", "version": "1.0.0", "package": 0}),
+            ],
+            on_success: never,
+        },
+        Command {
             name: "set_notify_choices",
             args: vec![("choices", Kind::Object)],
             // Any object is choices (a missing one keeps its default); a
@@ -1012,6 +1074,20 @@ fn commands(h: &Harness) -> Vec<Command> {
                     Ok(())
                 } else {
                     Err(format!("returned {}", short(out, 300)))
+                }
+            },
+        },
+        Command {
+            name: "pick_bundle",
+            args: vec![],
+            bases: vec![json!({})],
+            // The picks file is empty: a cancelled picker. Whatever the page
+            // sends, no bundle may be read.
+            on_success: |_, _, out| {
+                if out.is_null() {
+                    Ok(())
+                } else {
+                    Err(format!("arguments opened a bundle: {}", short(out, 300)))
                 }
             },
         },

@@ -20,6 +20,8 @@ import type {
   FolderDelivery,
   FolderView,
   ImportOutcome,
+  InstallOutcome,
+  InstallView,
   JsonValue,
   LogLine,
   LoginStart,
@@ -30,6 +32,7 @@ import type {
   Answer,
   QuestionView,
   PlanView,
+  RegistryFound,
   PreferencesView,
   RootId,
   Scope,
@@ -216,11 +219,26 @@ export const api = {
   applyPlan: (id: number) => call<void>("apply_plan", { id }),
   /** Forgets a plan without writing it. */
   dropPlan: (id: number) => call<void>("drop_plan", { id }),
+  // ----- servers from where they are published (MCP bundles, the MCP Registry)
+  /** Opens the native file picker for an MCP bundle and reads it; null when the picker was cancelled. */
+  pickBundle: () => call<InstallView | null>("pick_bundle"),
+  /** Installs a shown offer with the person's answers (by setting key; secrets go to the keyring). */
+  installOffer: (id: number, values: Record<string, string>) =>
+    call<InstallOutcome>("install_offer", { id, values }),
+  /** Forgets a shown offer without installing it. */
+  dropInstall: (id: number) => call<void>("drop_install", { id }),
+  /** Searches the MCP Registry (its answer from the cache, saying so, when it cannot be reached). */
+  registrySearch: (words: string) => call<RegistryFound>("registry_search", { words }),
+  /** One registry entry's package at `version`, as an offer to install. */
+  registryOffer: (name: string, version: string, pkg: number) =>
+    call<InstallView>("registry_offer", { name, version, package: pkg }),
   /** The Settings view: pause, notifications, Start at login (and whether to offer it). */
   preferences: () => call<PreferencesView>("preferences"),
   /** Pauses all sharing (every server and bridge is told no folders), or resumes it. */
   setSharingPaused: (paused: boolean) => call<void>("set_sharing_paused", { paused }),
   setNotifyChoices: (choices: NotifyChoices) => call<void>("set_notify_choices", { choices }),
+  /** The MCP Registry to search and install from (HTTPS, or HTTP to this machine); empty: the default. */
+  setRegistry: (address: string) => call<void>("set_registry", { address }),
   /** Starts Rootgate at login, hidden in the tray, or stops; the entry names the running program. */
   setStartAtLogin: (on: boolean) => call<LoginStart>("set_start_at_login", { on }),
   /** The offer of Start at login was put away. */

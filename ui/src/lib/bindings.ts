@@ -721,6 +721,37 @@ updated: boolean, prompts: Array<ConsentPrompt>,
  */
 notes: Array<string>, };
 
+export type RegistryPackage = { 
+/**
+ * Its place among the entry's packages: what the window chooses by.
+ */
+index: number, 
+/**
+ * `npm`, `pypi`, `mcpb`, `oci`…
+ */
+kind: string, identifier: string, version: string | null, runnable: boolean, 
+/**
+ * Why Rootgate does not run it, when it does not.
+ */
+whyNot: string | null, };
+
+export type RegistryListing = { name: string, title: string, description: string, version: string, packages: Array<RegistryPackage>, 
+/**
+ * It is only reached over the network: listed, not installed.
+ */
+remote: boolean, };
+
+export type RegistryFound = { 
+/**
+ * The registry asked.
+ */
+registry: string, servers: Array<RegistryListing>, 
+/**
+ * When the answer was kept, if it came from the cache because the
+ * registry could not be reached (ms since the epoch).
+ */
+fromCache: number | null, };
+
 export type Support = { "state": "available" } | { "state": "unavailable", reason: string, };
 
 export type AppInfo = { version: string, settingsPath: string, 
@@ -743,7 +774,12 @@ enforcement: Support,
  * Where the `rootgate` command is, when it sits beside the app: what an
  * AI app's settings should name to connect through Rootgate.
  */
-cliPath: string | null, };
+cliPath: string | null, 
+/**
+ * MCP bundles named on the command line (the file manager's Open),
+ * read and checked: the window shows each for installing.
+ */
+installs: Array<InstallView>, };
 
 export type Notice = { message: string, };
 
@@ -828,4 +864,13 @@ sharingPaused: boolean, notify: NotifyChoices, startAtLogin: LoginStart,
  * Offer Start at login now: an AI app was routed through Rootgate,
  * the offer was never made, and Rootgate does not start at login yet.
  */
-offerStartAtLogin: boolean, };
+offerStartAtLogin: boolean, 
+/**
+ * The MCP Registry the person chose, if any.
+ */
+registry: string | null, 
+/**
+ * The registry asked when they chose none (`$ROOTGATE_REGISTRY`, else
+ * the official one).
+ */
+registryDefault: string, };

@@ -16,12 +16,15 @@ import type {
   FolderDelivery,
   FolderView,
   ImportOutcome,
+  InstallOutcome,
+  InstallView,
   JsonValue,
   Offers,
   Page,
   PlanView,
   PreferencesView,
   QuestionView,
+  RegistryFound,
   ServerView,
   TryOutcome,
 } from "./bindings";
@@ -59,6 +62,7 @@ export function fakeBackend() {
       enforcement: { state: "available" },
       notices: [],
       cliPath: null,
+      installs: [],
     })),
     listFolders: vi.fn(async (): Promise<FolderView[]> => []),
     listServers: vi.fn(async (): Promise<ServerView[]> => []),
@@ -119,9 +123,19 @@ export function fakeBackend() {
     planUnroute: vi.fn(async (): Promise<PlanView> => plan(2, { undo: true })),
     applyPlan: vi.fn(async () => undefined),
     dropPlan: vi.fn(async () => undefined),
+    pickBundle: vi.fn(async (): Promise<InstallView | null> => null),
+    installOffer: vi.fn(async (): Promise<InstallOutcome> => {
+      throw { code: "notFound", message: "no offer" };
+    }),
+    dropInstall: vi.fn(async () => undefined),
+    registrySearch: vi.fn(async (): Promise<RegistryFound> => ({ registry: "", servers: [], fromCache: null })),
+    registryOffer: vi.fn(async (): Promise<InstallView> => {
+      throw { code: "notFound", message: "no entry" };
+    }),
     preferences: vi.fn(async (): Promise<PreferencesView> => preferences()),
     setSharingPaused: vi.fn(async (_paused: boolean) => undefined),
     setNotifyChoices: vi.fn(async () => undefined),
+    setRegistry: vi.fn(async (_address: string) => undefined),
     setStartAtLogin: vi.fn(async (on: boolean) => ({ on, edited: false, path: "/home/me/.config/autostart/rootgate.desktop" })),
     dismissStartAtLogin: vi.fn(async () => undefined),
   } satisfies Record<keyof Api, unknown>;
@@ -189,6 +203,8 @@ export function preferences(over: Partial<PreferencesView> = {}): PreferencesVie
     notify: { serverFailed: true, withdrawalRestarted: true, approvalWaiting: true },
     startAtLogin: { on: false, edited: false, path: "/home/me/.config/autostart/rootgate.desktop" },
     offerStartAtLogin: false,
+    registry: null,
+    registryDefault: "https://registry.modelcontextprotocol.io",
     ...over,
   };
 }

@@ -59,6 +59,7 @@ describe("the Connections view", () => {
         enforcement: { state: "available" },
         notices: [],
         cliPath: "/usr/bin/rootgate",
+        installs: [],
       });
     });
     expect(q("connect-command")?.textContent).toBe("/usr/bin/rootgate connect files");

@@ -82,6 +82,7 @@ describe("the Servers view and a server's detail", () => {
         notices: [],
         enforcement: { state: "unavailable", reason: "this Linux kernel does not provide Landlock" },
         cliPath: null,
+        installs: [],
       }),
     );
     app.nav.show("servers");

@@ -36,6 +36,7 @@ import { layoutFor } from "../layout";
 import { afterPaint, markReady } from "../ready";
 import { ActivityState } from "./activity.svelte";
 import { AppsState } from "./apps.svelte";
+import { InstallState } from "./install.svelte";
 import { ConnectionsState } from "./connections.svelte";
 import { FoldersState } from "./folders.svelte";
 import { NavigationState } from "./navigation.svelte";
@@ -80,6 +81,8 @@ export class AppState {
   readonly activity: ActivityState;
   readonly connections: ConnectionsState;
   readonly apps: AppsState;
+  /** Servers installed from MCP bundles and the MCP Registry: the install and search dialogs. */
+  readonly install: InstallState;
   /** The questions asked when AI apps needed a folder, and their answers (the Questions view). */
   readonly questions: QuestionsState;
   /** Pause, Start at login, notifications: the Settings view, the paused banner, the login offer. */
@@ -136,6 +139,7 @@ export class AppState {
     // A route written may be the first: Start at login is offered then.
     const apps = (this.apps = new AppsState(api, notices, servers, () => void settings.load()));
     this.questions = new QuestionsState(api, notices, prompts);
+    const install = (this.install = new InstallState(api, notices, servers));
 
     this.firstRun = $derived(this.loaded && servers.list.length === 0 && folders.list.length === 0);
     this.dialogOpen = $derived(
@@ -146,7 +150,9 @@ export class AppState {
         servers.form !== null ||
         notices.confirmRequest !== null ||
         apps.importRequest !== null ||
-        apps.routeRequest !== null,
+        apps.routeRequest !== null ||
+        install.view !== null ||
+        install.registry !== null,
     );
   }
 
@@ -202,6 +208,10 @@ export class AppState {
       this.notices.recovery = info.value.recovery;
       // Folders given on the command line that could not be offered.
       for (const n of info.value.notices) this.notices.notify(n);
+      // A bundle opened with Rootgate from the file manager: shown for
+      // installing (the first; another is opened again from its file).
+      const [bundle] = info.value.installs;
+      if (bundle) this.install.show(bundle);
     } else {
       this.notices.notify(plainMessage(info.reason));
     }
@@ -258,6 +268,7 @@ export class AppState {
     this.servers.onChanges(changes);
     this.connections.onChanges(changes);
     this.questions.onChanges(changes);
+    this.install.onChanges(changes);
     this.detail.onChanges(changes);
     this.settings.onChanges(changes);
     // For the open server's Tools, Resources and Prompts.

@@ -19,6 +19,7 @@ describe("startup", () => {
       enforcement: { state: "available" },
       notices: ["/nope does not exist"],
       cliPath: null,
+      installs: [],
     });
     b.api.openPrompts.mockResolvedValue([prompt(1), prompt(2)]);
     b.api.listServers.mockResolvedValue([server("a")]);

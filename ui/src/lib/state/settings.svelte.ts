@@ -73,6 +73,11 @@ export class SettingsState {
     return this.change(() => this.api.setNotifyChoices({ ...now, [choice]: on }));
   }
 
+  /** The MCP Registry to search and install from; empty: the default. */
+  setRegistry(address: string): Promise<void> {
+    return this.change(() => this.api.setRegistry(address.trim()));
+  }
+
   /** Starts Rootgate at login (in the tray), or stops; either answers the offer. */
   setStartAtLogin(on: boolean): Promise<void> {
     return this.change(() => this.api.setStartAtLogin(on));
