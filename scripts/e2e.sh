@@ -79,17 +79,21 @@ if [ "${1:-}" = --under-xvfb ]; then
   for file in "$@"; do
     name=$(basename "$file" .test.mjs)
     config=$work/$name/config
+    # Its own data and cache folders too: bundles are unpacked under the
+    # data folder and the registry's answers kept in the cache.
+    data=$work/$name/data
+    cache=$work/$name/cache
     # The test's own temp dirs (folders to share, picks and report files)
     # live under $work too, so that even a run killed by `timeout` leaves
     # nothing behind.
     tmp=$work/$name/tmp
-    mkdir -p "$config" "$tmp"
+    mkdir -p "$config" "$tmp" "$data" "$cache"
     port=$(free_port)
     native=$(free_port)
     while [ "$native" = "$port" ]; do native=$(free_port); done
     log=$out/e2e/$name.tauri-driver.log
     # The app inherits tauri-driver's environment: this file's own settings.
-    XDG_CONFIG_HOME=$config RUST_LOG=${RUST_LOG:-warn,rootgate=info} \
+    XDG_CONFIG_HOME=$config XDG_DATA_HOME=$data XDG_CACHE_HOME=$cache RUST_LOG=${RUST_LOG:-warn,rootgate=info} \
       "$tools/bin/tauri-driver" --port "$port" --native-port "$native" >"$log" 2>&1 &
     driver_pid=$!
     for _ in $(seq 100); do
@@ -110,6 +114,7 @@ if [ "${1:-}" = --under-xvfb ]; then
     tap=$out/e2e/$name.tap
     rc=0
     TMPDIR=$tmp E2E_WEBDRIVER_URL=http://127.0.0.1:$port E2E_CONFIG_HOME=$config \
+      XDG_DATA_HOME=$data XDG_CACHE_HOME=$cache \
       timeout --kill-after=15 "${E2E_TIMEOUT:-300}" \
       node --test --test-reporter=spec --test-reporter-destination=stdout \
       --test-reporter=tap --test-reporter-destination="$tap" "$file" || rc=$?

@@ -8,8 +8,9 @@ import type { InstallView, Setting, Signature, Source } from "./bindings";
 
 /** The toast after an install. */
 export function installedMessage(title: string, server: string, updated: boolean): string {
-  return updated
-    ? `${server} now runs the new version of ${title}. Approve its command to start it again.`
+  if (updated) return `${server} now runs the new version of ${title}. Approve its command to start it again.`;
+  return title === server
+    ? `${title} was added. Approve its command to run it.`
     : `${title} was added as ${server}. Approve its command to run it.`;
 }
 
@@ -31,11 +32,24 @@ export function signatureWords(signature: Signature): { text: string; caution: b
   }
 }
 
-/** Where the offer comes from, in words. */
+/** Where the offer comes from, in a few words (the dialog's eyebrow). */
 export function sourceWords(source: Source): string {
-  return source.kind === "bundle"
-    ? `MCP bundle ${source.name} ${source.version}`
-    : `${source.name} ${source.version} from the MCP Registry (${source.package})`;
+  return source.kind === "bundle" ? "An MCP bundle" : "From the MCP Registry";
+}
+
+/** Which package of a registry entry it is, in words; none for a bundle. */
+export function packageWords(source: Source): string | null {
+  if (source.kind === "bundle") return null;
+  const [kind, ...rest] = source.package.split(":");
+  return `${source.name}, its ${kind} package ${rest.join(":")}`;
+}
+
+/** A setting's hint: its description, then where it is used, as sentences. */
+export function settingHint(description: string, usedIn: readonly string[]): string {
+  const said = description.trim();
+  const sentence = said === "" || /[.!?]$/.test(said) ? said : `${said}.`;
+  const used = usedIn.length > 0 ? `Used in ${usedIn.join(", ")}.` : "";
+  return [sentence, used].filter((p) => p !== "").join(" ");
 }
 
 /** The settings the person answers here: all but folders, which consent shares. */

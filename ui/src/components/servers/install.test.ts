@@ -268,7 +268,8 @@ describe("adding from the registry", () => {
     flushSync();
     expect(api.registryOffer).toHaveBeenCalledWith("io.github.example/files", "0.6.2", 0);
     expect(q("registry-dialog")).toBeNull();
-    expect(q("install-dialog")?.textContent).toContain("from the MCP Registry");
+    expect(q("install-dialog")?.textContent).toContain("From the MCP Registry");
+    expect(text(q("install-package"))).toBe("io.github.example/files, its npm package @example/files");
   });
 
   it("says when the answer comes from the cache, and when the registry cannot be reached", async () => {
