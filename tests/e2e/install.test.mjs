@@ -17,13 +17,14 @@
 // (the package's check covers the MIME type).
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
 
-import { App, cleanup, env, Key, tempDir, waitUntil } from './lib/app.mjs';
+import { App, cleanup, env, Key, tempDir, TIMEOUT, waitUntil } from './lib/app.mjs';
 import { queuePick, serverRow, showView } from './lib/flows.mjs';
 import { step } from './lib/steps.mjs';
 
@@ -115,6 +116,18 @@ describe('install a bundle and add from the registry', () => {
     await waitUntil(() => !fs.existsSync(path.join(dataHome, 'rootgate/bundles/hello')), {
       message: "the bundle's folder to go with the server",
     });
+  });
+
+  step('`rootgate install FILE.mcpb` while the window is open hands the bundle to the window, which shows it', async () => {
+    const { stdout } = await promisify(execFile)(env.rootgateCli, ['install', bundle], {
+      env: { ...process.env, XDG_CONFIG_HOME: env.configHome },
+      timeout: TIMEOUT.server,
+    });
+    assert.match(stdout, /It shows the bundle there; install it from the window\./);
+    const dialog = await app.visible('install-dialog', { message: 'the install dialog of the bundle handed over' });
+    assert.equal(await app.text('install-title', { within: dialog }), 'hello 1.0.0');
+    await app.click('install-cancel', { within: dialog });
+    await app.gone('install-dialog');
   });
 
   step('Settings take a registry on this machine; Add from the registry… finds the filesystem server', async () => {
