@@ -137,6 +137,11 @@ pub async fn connect(
         .map(|s| s.id.clone())
         .unwrap_or_else(|_| ServerId::generate());
     let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
+    // The tools the person hides apply from the app's first line: set
+    // before its lines are read, so the app is not told of a change.
+    if let Ok(spec) = &spec {
+        relay.set_hidden_tools(spec.hidden_tools.clone()).await;
+    }
     let (app_gone_tx, mut app_gone) = tokio::sync::oneshot::channel::<()>();
     let reader_relay = Arc::clone(&relay);
     tokio::spawn(async move {
@@ -241,6 +246,7 @@ async fn serve(
     session.start(spec);
     rootgate_model::monitor::spawn(Arc::clone(&store));
     let _watch = watch_settings(Arc::clone(&store));
+    follow_hidden_tools(Arc::clone(&store), id.clone(), Arc::clone(relay));
     // Reports to the window, when there is one; kept alive until the end.
     let socket = crate::connections::socket_path(store.file().path());
     let (reported_tx, mut reported) = tokio::sync::watch::channel(None);
@@ -363,6 +369,20 @@ fn watch_settings(store: Arc<Store>) -> Option<Watch> {
         }
     });
     Some(watch)
+}
+
+/// Hands the relay the tools the person hides from AI apps each time the
+/// settings change, so hiding a tool (or showing it again) in the window
+/// reaches a live connection: the app is told its list changed.
+fn follow_hidden_tools(store: Arc<Store>, id: ServerId, relay: Arc<Relay>) {
+    let mut revision = store.subscribe_revision();
+    tokio::spawn(async move {
+        while revision.changed().await.is_ok() {
+            if let Ok(spec) = store.server(&id) {
+                relay.set_hidden_tools(spec.hidden_tools).await;
+            }
+        }
+    });
 }
 
 /// Reads the settings again; a problem is said on stderr once, not again

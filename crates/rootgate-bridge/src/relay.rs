@@ -189,6 +189,13 @@ impl Relay {
         self.lock().readiness = Some(readiness);
     }
 
+    /// The tools the person hides from the app now (see `route::tools`);
+    /// a change is told to an app that is initialized.
+    pub async fn set_hidden_tools(&self, hidden: std::collections::BTreeSet<String>) {
+        let outs = self.lock().router.set_hidden_tools(hidden);
+        self.perform(outs, None).await;
+    }
+
     /// Reads the app's lines until it closes its output.
     pub async fn read_app(self: &Arc<Self>, input: impl AsyncRead + Unpin) {
         let mut lines = Lines::new(input);

@@ -37,6 +37,7 @@ mod lines;
 mod modern;
 mod modern_app;
 mod server;
+mod tools;
 
 use lines::*;
 
@@ -246,6 +247,8 @@ pub struct Router {
     hold_armed: bool,
     /// That request, in words, for the relay to hold.
     hold: Option<String>,
+    /// The tools the person hides from AI apps (see `tools`).
+    hidden_tools: BTreeSet<String>,
 }
 
 impl Default for Router {
@@ -279,6 +282,7 @@ impl Router {
             // sends its first call at once is held as well.
             hold_armed: true,
             hold: None,
+            hidden_tools: BTreeSet::new(),
         }
     }
 

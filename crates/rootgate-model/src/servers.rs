@@ -162,6 +162,13 @@ pub struct ServerSpec {
     /// across launches of the app, until they start or edit it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gave_up: bool,
+    /// The tools AI apps are not offered, by name: left out of the
+    /// `tools/list` every app connected through `rootgate connect` gets,
+    /// and a call to one anyway is refused by the bridge. The window's own
+    /// tries see every tool (the person chose this, and may try a tool
+    /// before deciding). Kept across edits of the command.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub hidden_tools: BTreeSet<String>,
 }
 
 /// Why a server draft was refused.
@@ -256,6 +263,7 @@ impl ServerDraft {
             era: self.era,
             seen_era: None,
             gave_up: false,
+            hidden_tools: BTreeSet::new(),
         })
     }
 }

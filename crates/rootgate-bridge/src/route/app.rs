@@ -74,6 +74,9 @@ impl Router {
                 ),
             ))];
         }
+        if let Some(refused) = self.refuse_hidden(method, id_text, params) {
+            return refused;
+        }
         if self.app_modern
             && let Some(out) = self.modern_app_request(method, id_text, params, now)
         {

@@ -193,6 +193,9 @@ impl Router {
                     _ => None,
                 };
                 let result = typed.as_deref().or(result);
+                // The tools the person hides are not in the app's list.
+                let kept = self.without_hidden(&pending.method, result);
+                let result = kept.as_deref().or(result);
                 vec![
                     Out::App(response_line(&pending.app_id, result, error)),
                     pending.ended(now, outcome(error)),

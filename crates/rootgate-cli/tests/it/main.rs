@@ -18,6 +18,7 @@ mod faults;
 mod first_request;
 mod four_apps;
 mod help;
+mod hidden_tools;
 mod modern;
 mod more_apps;
 mod notes;

@@ -63,6 +63,9 @@ impl Store {
             // stays approved, any other needs a new approval, and the
             // approval dialog can show what changed since the last one.
             spec.approved_command = spec.approval_from(slot);
+            // Which tools apps are offered is the person's choice about
+            // the server, not part of what they edit in its form.
+            spec.hidden_tools = slot.hidden_tools.clone();
             // What was seen of how the server takes changes is about the
             // program that ran: another command is another program.
             if slot.command_line_with_secrets(|n| spec.secrets.contains_key(n))
@@ -112,6 +115,25 @@ impl Store {
             }
             spec.approved_command = Some(command_line.to_owned());
             Ok(spec.clone())
+        })
+    }
+
+    /// Hides the tool `tool` of the server from AI apps (see
+    /// `ServerSpec::hidden_tools`), or offers it again.
+    pub fn set_tool_hidden(
+        &self,
+        id: &ServerId,
+        tool: &str,
+        hidden: bool,
+    ) -> Result<ServerSpec, StoreError> {
+        self.change(|s| {
+            let slot = find_server(s, id)?;
+            if hidden {
+                slot.hidden_tools.insert(tool.to_owned());
+            } else {
+                slot.hidden_tools.remove(tool);
+            }
+            Ok(slot.clone())
         })
     }
 
