@@ -52,6 +52,7 @@ const COMMANDS: &[&str] = &[
     "set_server_folders",
     "reveal_secret",
     "keep_secret",
+    "set_tool_hidden",
     "server_offers",
     "call_tool",
     "cancel_call",

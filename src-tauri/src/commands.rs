@@ -433,6 +433,18 @@ pub fn drop_install(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
     Ok(())
 }
 
+/// Hides one of a server's tools from AI apps, or offers it again.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn set_tool_hidden(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    tool: Arg<String>,
+    hidden: Arg<bool>,
+) -> Result<ServerView> {
+    Ok(sup.set_tool_hidden(&id.0, &tool.0, hidden.0)?)
+}
+
 /// Everything a running server offers: tools, resources, templates, prompts.
 #[tauri::command]
 #[instrument(skip(sup), err)]

@@ -412,6 +412,7 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::set_server_folders,
             commands::reveal_secret,
             commands::keep_secret,
+            commands::set_tool_hidden,
             commands::server_offers,
             commands::call_tool,
             commands::cancel_call,

@@ -971,6 +971,28 @@ fn commands(h: &Harness) -> Vec<Command> {
                 }
             },
         },
+        Command {
+            name: "set_tool_hidden",
+            args: vec![
+                ("id", Kind::Str),
+                ("tool", Kind::Str),
+                ("hidden", Kind::Bool),
+            ],
+            bases: vec![json!({"id": server, "tool": "write_file", "hidden": true})],
+            // Any name is a tool's name to hide (the server decides what
+            // its tools are called); only the real server takes it. The
+            // battery shows it again, so the server is as it found it.
+            on_success: |h, args, _| {
+                if args["id"] != json!(h.server) {
+                    return Err(format!("hid a tool of {}", short(&args["id"], 100)));
+                }
+                let tool = args["tool"].as_str().unwrap_or_default();
+                h.sup
+                    .set_tool_hidden(&h.server, tool, false)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            },
+        },
         no_args("list_connections"),
         Command {
             name: "connection_timeline",

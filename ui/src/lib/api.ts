@@ -172,6 +172,9 @@ export const api = {
    */
   answerQuestion: (id: number, answer: Answer) =>
     call<ConsentPrompt | null>("answer_question", { id, answer }),
+  /** Hides a tool from AI apps connected through Rootgate (left out of their list, a call refused), or offers it again. */
+  setToolHidden: (id: ServerId, tool: string, hidden: boolean) =>
+    call<ServerView>("set_tool_hidden", { id, tool, hidden }),
   // ----- what a running server offers, and trying it (issue #19) ------
   // A tool's arguments, a resource's URI and a prompt's arguments are data
   // for the server, passed through as they are: never paths Rootgate opens.

@@ -211,7 +211,15 @@ seenEra: Era | null,
  * (or the person said to stop retrying). It waits for the person, also
  * across launches of the app, until they start or edit it.
  */
-gaveUp?: boolean, };
+gaveUp?: boolean, 
+/**
+ * The tools AI apps are not offered, by name: left out of the
+ * `tools/list` every app connected through `rootgate connect` gets,
+ * and a call to one anyway is refused by the bridge. The window's own
+ * tries see every tool (the person chose this, and may try a tool
+ * before deciding). Kept across edits of the command.
+ */
+hiddenTools?: Array<string>, };
 
 export type RunningInfo = { pid: number, 
 /**
@@ -467,7 +475,15 @@ seenEra: Era | null,
  * (or the person said to stop retrying). It waits for the person, also
  * across launches of the app, until they start or edit it.
  */
-gaveUp?: boolean, };
+gaveUp?: boolean, 
+/**
+ * The tools AI apps are not offered, by name: left out of the
+ * `tools/list` every app connected through `rootgate connect` gets,
+ * and a call to one anyway is refused by the bridge. The window's own
+ * tries see every tool (the person chose this, and may try a tool
+ * before deciding). Kept across edits of the command.
+ */
+hiddenTools?: Array<string>, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 

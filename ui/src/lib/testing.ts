@@ -128,6 +128,9 @@ export function fakeBackend() {
       throw { code: "notFound", message: "no offer" };
     }),
     dropInstall: vi.fn(async () => undefined),
+    setToolHidden: vi.fn(async (id: string, tool: string, hidden: boolean): Promise<ServerView> =>
+      server(id, { hiddenTools: hidden ? [tool] : [] }),
+    ),
     registrySearch: vi.fn(async (): Promise<RegistryFound> => ({ registry: "", servers: [], fromCache: null })),
     registryOffer: vi.fn(async (): Promise<InstallView> => {
       throw { code: "notFound", message: "no entry" };

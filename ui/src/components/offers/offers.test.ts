@@ -189,6 +189,35 @@ describe("what a server offers, in its detail", () => {
     expect(q("tool-view")?.dataset.name).toBe("read_text_file");
   });
 
+  it("hides a tool from AI apps and offers it again, marking it in the list", async () => {
+    const { api } = await openRunning((b) =>
+      b.api.setToolHidden.mockImplementation(async (id, tool, hidden) =>
+        server(id, { name: "Files", status: RUNNING as never, hiddenTools: hidden ? [tool] : [] }),
+      ),
+    );
+    await showTab("tools");
+    await pick("write_file");
+    const offered = q("tool-offered") as HTMLInputElement;
+    expect(offered.checked).toBe(true);
+    expect(q("offer-hidden")).toBeNull();
+    offered.click();
+    await settle();
+    flushSync();
+    expect(api.setToolHidden).toHaveBeenLastCalledWith("s1", "write_file", true);
+    expect((q("tool-offered") as HTMLInputElement).checked).toBe(false);
+    expect(text(q("tool-view"))).toContain("Hidden: apps connected through Rootgate do not see it");
+    expect(all("offer-hidden").map((e) => e.closest<HTMLElement>("[data-testid=offer-item]")?.dataset.name)).toEqual([
+      "write_file",
+    ]);
+    // The person can still try it here.
+    expect(q("tool-call")).not.toBeNull();
+    (q("tool-offered") as HTMLInputElement).click();
+    await settle();
+    flushSync();
+    expect(api.setToolHidden).toHaveBeenLastCalledWith("s1", "write_file", false);
+    expect(q("offer-hidden")).toBeNull();
+  });
+
   it("filters the list, and says when nothing matches", async () => {
     await openRunning();
     await showTab("tools");

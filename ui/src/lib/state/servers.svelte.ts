@@ -323,6 +323,15 @@ export class ServersState {
     }
   }
 
+  /** Hides one of the server's tools from AI apps, or offers it again (live connections are told). */
+  async setToolHidden(server: ServerView, tool: string, hidden: boolean): Promise<void> {
+    try {
+      this.upsert(await this.api.setToolHidden(server.id, tool, hidden));
+    } catch (e) {
+      this.notices.notify(plainMessage(e));
+    }
+  }
+
   async remove(server: ServerView): Promise<void> {
     const shared = this.folders.sharedWith(server.id);
     const ok = await this.notices.confirm({
