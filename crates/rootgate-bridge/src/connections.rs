@@ -263,6 +263,13 @@ pub struct ConnectionView {
     pub ended_at_ms: Option<u64>,
     /// How many app requests were answered.
     pub calls: u64,
+    /// How many of those ended in an error (a refusal included; a
+    /// cancellation by the app is not one).
+    pub errors: u64,
+    /// Their durations added up, for the mean the window shows.
+    pub call_ms_total: u64,
+    /// The longest of them.
+    pub call_ms_max: u64,
     /// The app's own folders, as it listed them.
     pub app_roots: Vec<String>,
     /// The app's request that waits for the server now, if one does.
@@ -272,10 +279,23 @@ pub struct ConnectionView {
     pub sees: Option<Box<Sees>>,
 }
 
+/// One answered call of `view`'s app, in its counts: an outcome other than
+/// "ok" or a cancellation is an error.
+fn count_call(view: &mut ConnectionView, duration_ms: u64, outcome: &str) {
+    view.calls += 1;
+    view.call_ms_total = view.call_ms_total.saturating_add(duration_ms);
+    view.call_ms_max = view.call_ms_max.max(duration_ms);
+    if outcome != "ok" && outcome != "cancelled" {
+        view.errors += 1;
+    }
+}
+
 /// What changed among the connections.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConnectionChange {
-    Updated(ConnectionView),
+    /// Boxed: a connection's view is many times the size of the other
+    /// changes, which come far more often.
+    Updated(Box<ConnectionView>),
     Entry {
         connection: ConnectionId,
         entry: Entry,
@@ -552,6 +572,9 @@ impl Connections {
                     live: true,
                     ended_at_ms: None,
                     calls: 0,
+                    errors: 0,
+                    call_ms_total: 0,
+                    call_ms_max: 0,
                     app_roots: Vec::new(),
                     waiting: None,
                     sees: None,
@@ -561,11 +584,14 @@ impl Connections {
             // A bridge that reconnects reports its whole timeline again.
             known.entries.clear();
             known.view.calls = 0;
+            known.view.errors = 0;
+            known.view.call_ms_total = 0;
+            known.view.call_ms_max = 0;
             known.view.live = true;
             known.view.ended_at_ms = None;
             known.view.clone()
         };
-        let _ = self.changes.send(ConnectionChange::Updated(view));
+        let _ = self.changes.send(ConnectionChange::Updated(Box::new(view)));
     }
 
     fn apply(&self, id: &ConnectionId, report: Report) {
@@ -580,8 +606,13 @@ impl Connections {
                 Report::Waiting { call } => known.view.waiting = call,
                 Report::Sees { sees } => known.view.sees = Some(Box::new(sees)),
                 Report::Entry { entry } => {
-                    if matches!(entry.event, rootgate_model::timeline::Event::Call { .. }) {
-                        known.view.calls += 1;
+                    if let rootgate_model::timeline::Event::Call {
+                        duration_ms,
+                        outcome,
+                        ..
+                    } = &entry.event
+                    {
+                        count_call(&mut known.view, *duration_ms, outcome);
                     }
                     if known.entries.len() == ENTRIES_KEPT {
                         known.entries.pop_front();
@@ -602,7 +633,7 @@ impl Connections {
                     });
                 }
             }
-            changes.insert(0, ConnectionChange::Updated(known.view.clone()));
+            changes.insert(0, ConnectionChange::Updated(Box::new(known.view.clone())));
         }
         for change in changes {
             let _ = self.changes.send(change);
@@ -640,7 +671,7 @@ impl Connections {
             }
             view
         };
-        let _ = self.changes.send(ConnectionChange::Updated(view));
+        let _ = self.changes.send(ConnectionChange::Updated(Box::new(view)));
     }
 }
 
@@ -741,6 +772,48 @@ pub fn socket_path(settings: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_are_counted_with_their_errors_and_durations_and_a_cancel_is_no_error() {
+        let mut view = ConnectionView {
+            id: ConnectionId::generate(),
+            pid: 1,
+            server: ServerId::generate(),
+            server_name: "files".into(),
+            app: None,
+            started_at_ms: 0,
+            status: Status::Starting,
+            live: true,
+            ended_at_ms: None,
+            calls: 0,
+            errors: 0,
+            call_ms_total: 0,
+            call_ms_max: 0,
+            app_roots: Vec::new(),
+            waiting: None,
+            sees: None,
+        };
+        for (ms, outcome) in [
+            (4, "ok"),
+            (30, "error -32602: unknown tool"),
+            (2, "cancelled"),
+            (
+                0,
+                "refused: the tool “write_file” is not offered: it is hidden in Rootgate",
+            ),
+        ] {
+            count_call(&mut view, ms, outcome);
+        }
+        assert_eq!(
+            (
+                view.calls,
+                view.errors,
+                view.call_ms_total,
+                view.call_ms_max
+            ),
+            (4, 2, 36, 30)
+        );
+    }
 
     #[test]
     fn each_settings_file_has_its_own_socket() {

@@ -293,6 +293,19 @@ live: boolean, endedAtMs: number | null,
  */
 calls: number, 
 /**
+ * How many of those ended in an error (a refusal included; a
+ * cancellation by the app is not one).
+ */
+errors: number, 
+/**
+ * Their durations added up, for the mean the window shows.
+ */
+callMsTotal: number, 
+/**
+ * The longest of them.
+ */
+callMsMax: number, 
+/**
  * The app's own folders, as it listed them.
  */
 appRoots: Array<string>, 

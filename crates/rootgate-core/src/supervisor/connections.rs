@@ -60,7 +60,9 @@ impl Supervisor {
                     self.remember_era(&connection.server, &connection.status);
                 }
                 self.note_connection(&connection);
-                Change::Connection { connection }
+                Change::Connection {
+                    connection: *connection,
+                }
             }
             ConnectionChange::Entry { connection, entry } => {
                 self.remember_bridged_era(&entry);
