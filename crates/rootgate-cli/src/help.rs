@@ -215,8 +215,9 @@ shown and never run here) and the `rootgate add` line that adds it.
 --limit N asks for N servers (1 to 100; 30 unless given). When there are
 more, the last line is the command for the next page (--cursor CURSOR).
 
-The registry is https://registry.modelcontextprotocol.io, or the one
---registry URL or $ROOTGATE_REGISTRY names (HTTPS; plain HTTP only to this
+The registry is the one --registry URL names, else the one chosen in the
+window's Settings, else $ROOTGATE_REGISTRY's, else
+https://registry.modelcontextprotocol.io (HTTPS; plain HTTP only to this
 machine). Its answers are kept in $XDG_CACHE_HOME/rootgate/registry/: with
 no network, a search answers from there and says from when; with no
 network and nothing kept, it says so and exits with 1.

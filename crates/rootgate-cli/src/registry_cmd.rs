@@ -91,11 +91,18 @@ fn opts(args: &[String], takes: &[&str]) -> Result<Opts, String> {
     Ok(o)
 }
 
-/// A client of the registry the options, or the environment, name.
+/// A client of the registry `--registry` names, else the one chosen in
+/// the window's Settings, else the environment's, else the official one.
 fn client(o: &Opts) -> Result<Client, String> {
     let root = rootgate_cache_dir()
         .ok_or("HOME is not set, so there is no cache folder for the registry's answers")?;
-    Client::new(&registry::address(o.registry.as_deref()), &root).map_err(|e| e.to_string())
+    let chosen = o.registry.clone().or_else(|| {
+        // A settings file that cannot be read leaves the choice to the
+        // environment: the search itself needs nothing else from it.
+        let (settings, _) = settings().ok()?.read().ok()?;
+        settings.preferences.registry
+    });
+    Client::new(&registry::address(chosen.as_deref()), &root).map_err(|e| e.to_string())
 }
 
 /// The line that says an answer came from the cache, and from when.

@@ -85,4 +85,8 @@ async fn a_hidden_tool_is_not_listed_and_not_run_and_showing_it_again_reaches_th
         .await;
     let listed = names(&app.request(json!({"op": "listTools"})).await);
     assert!(!listed.contains("write_file"), "{listed:?}");
+    // The app closes, as an app that quits does: the bridge and the server
+    // end with it.
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
 }

@@ -349,3 +349,22 @@ fn add_asks_for_what_only_the_person_can_give_and_refuses_what_cannot_run() {
     rg.store.reload().expect("reload");
     assert_eq!(rg.store.snapshot().servers.len(), 1);
 }
+
+/// The registry chosen in the window's Settings (kept in the settings file)
+/// is the one `rootgate search` asks when no `--registry` is given.
+#[test]
+fn search_asks_the_registry_chosen_in_settings() {
+    let rg = Rootgate::new();
+    let cache = rg.dir.path().join("cache");
+    let registry = LocalRegistry::start();
+    rg.store
+        .change_preferences(|p| p.registry = Some(registry.address.clone()))
+        .expect("choose the registry");
+    let found = rootgate(&rg, &cache, &["search", "airtable"], "");
+    assert!(found.status.success(), "{}", said(&found));
+    assert!(
+        text(&found.stdout).contains("io.github.domdomegg/airtable-mcp-server 1.7.3"),
+        "{}",
+        said(&found)
+    );
+}
