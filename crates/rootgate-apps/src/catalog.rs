@@ -413,7 +413,8 @@ pub fn import_entry(
             match same {
                 Some(server) => (server.clone(), Joined::Same, identity),
                 None => {
-                    plan.draft.name = free_name(&plan.draft.name, &settings.servers);
+                    plan.draft.name =
+                        rootgate_model::servers::free_name(&plan.draft.name, &settings.servers);
                     (store.add_server(plan.draft.clone())?, Joined::New, identity)
                 }
             }
@@ -495,18 +496,6 @@ pub fn values_for(
         .collect()
 }
 
-/// `name`, or `name-2`, `name-3`… when a server has it already.
-fn free_name(name: &str, servers: &[ServerSpec]) -> String {
-    let taken = |n: &str| servers.iter().any(|s| s.name.eq_ignore_ascii_case(n));
-    if !taken(name) {
-        return name.to_owned();
-    }
-    (2..)
-        .map(|i| format!("{name}-{i}"))
-        .find(|n| !taken(n))
-        .unwrap_or_else(|| name.to_owned())
-}
-
 /// The `rootgate` program to write into an app's config: the one beside
 /// `exe` (the desktop app's binary, or the command itself), by absolute
 /// path, and the environment a bridge needs to find `settings`. None when
@@ -583,8 +572,14 @@ mod tests {
             .unwrap()
         };
         let servers = [spec("files"), spec("Files-2")];
-        assert_eq!(free_name("github", &servers), "github");
-        assert_eq!(free_name("files", &servers), "files-3");
+        assert_eq!(
+            rootgate_model::servers::free_name("github", &servers),
+            "github"
+        );
+        assert_eq!(
+            rootgate_model::servers::free_name("files", &servers),
+            "files-3"
+        );
     }
 
     #[test]

@@ -279,6 +279,36 @@ pub struct ConnectionView {
     pub sees: Option<Box<Sees>>,
 }
 
+impl ConnectionView {
+    /// A bridge that just said hello: starting, live, nothing counted yet.
+    fn starting(
+        id: ConnectionId,
+        pid: u32,
+        server: ServerId,
+        server_name: String,
+        started_at_ms: u64,
+    ) -> ConnectionView {
+        ConnectionView {
+            id,
+            pid,
+            server,
+            server_name,
+            app: None,
+            started_at_ms,
+            status: Status::Starting,
+            live: true,
+            ended_at_ms: None,
+            calls: 0,
+            errors: 0,
+            call_ms_total: 0,
+            call_ms_max: 0,
+            app_roots: Vec::new(),
+            waiting: None,
+            sees: None,
+        }
+    }
+}
+
 /// One answered call of `view`'s app, in its counts: an outcome other than
 /// "ok" or a cancellation is an error.
 fn count_call(view: &mut ConnectionView, duration_ms: u64, outcome: &str) {
@@ -561,24 +591,7 @@ impl Connections {
         let view = {
             let mut map = self.lock();
             let known = map.entry(id.clone()).or_insert_with(|| Known {
-                view: ConnectionView {
-                    id: id.clone(),
-                    pid,
-                    server,
-                    server_name,
-                    app: None,
-                    started_at_ms,
-                    status: Status::Starting,
-                    live: true,
-                    ended_at_ms: None,
-                    calls: 0,
-                    errors: 0,
-                    call_ms_total: 0,
-                    call_ms_max: 0,
-                    app_roots: Vec::new(),
-                    waiting: None,
-                    sees: None,
-                },
+                view: ConnectionView::starting(id.clone(), pid, server, server_name, started_at_ms),
                 entries: VecDeque::new(),
             });
             // A bridge that reconnects reports its whole timeline again.
@@ -775,24 +788,13 @@ mod tests {
 
     #[test]
     fn calls_are_counted_with_their_errors_and_durations_and_a_cancel_is_no_error() {
-        let mut view = ConnectionView {
-            id: ConnectionId::generate(),
-            pid: 1,
-            server: ServerId::generate(),
-            server_name: "files".into(),
-            app: None,
-            started_at_ms: 0,
-            status: Status::Starting,
-            live: true,
-            ended_at_ms: None,
-            calls: 0,
-            errors: 0,
-            call_ms_total: 0,
-            call_ms_max: 0,
-            app_roots: Vec::new(),
-            waiting: None,
-            sees: None,
-        };
+        let mut view = ConnectionView::starting(
+            ConnectionId::generate(),
+            1,
+            ServerId::generate(),
+            "files".into(),
+            0,
+        );
         for (ms, outcome) in [
             (4, "ok"),
             (30, "error -32602: unknown tool"),

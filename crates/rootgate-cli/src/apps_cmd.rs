@@ -274,17 +274,9 @@ pub fn import(args: &[String]) -> ExitCode {
         status = fail(format!("{} has no server `{missing}`", app.title()));
     }
     if !folders.is_empty() {
-        let list: Vec<String> = folders
-            .iter()
-            .map(|f| {
-                shown_path(&rootgate_core::servers::shell_quote(
-                    &f.display().to_string(),
-                ))
-            })
-            .collect();
         println!(
-            "Its folders are not shared yet. To be asked about them, open the window with them:\n  rootgate {}",
-            list.join(" ")
+            "Its folders are not shared yet. To be asked about them, open the window with them:\n  {}",
+            open_line(&folders)
         );
         if folders
             .iter()
@@ -513,6 +505,20 @@ pub fn unroute(args: &[String]) -> ExitCode {
 /// A path or argument as the terminal shows it: invisible and reordering
 /// characters written out (`<U+202E>`), as the window shows them, so a
 /// name cannot turn the line around.
+/// The command that opens the window with `folders` offered for sharing,
+/// each quoted for a shell and its hidden characters written out.
+pub(crate) fn open_line(folders: &[PathBuf]) -> String {
+    let list: Vec<String> = folders
+        .iter()
+        .map(|f| {
+            shown_path(&rootgate_core::servers::shell_quote(
+                &f.display().to_string(),
+            ))
+        })
+        .collect();
+    format!("rootgate {}", list.join(" "))
+}
+
 pub(crate) fn shown_path(text: &str) -> String {
     rootgate_core::names::written_out(text)
 }

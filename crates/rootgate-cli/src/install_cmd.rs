@@ -168,17 +168,9 @@ fn say_folders(offer: &Offer, folders: &[PathBuf]) {
         .iter()
         .any(|s| matches!(s.kind, SettingKind::Folder { .. }));
     if !folders.is_empty() {
-        let list: Vec<String> = folders
-            .iter()
-            .map(|f| {
-                shown_path(&rootgate_core::servers::shell_quote(
-                    &f.display().to_string(),
-                ))
-            })
-            .collect();
         println!(
-            "Its folders are not shared yet. To be asked about them, open the window with them:\n  rootgate {}",
-            list.join(" ")
+            "Its folders are not shared yet. To be asked about them, open the window with them:\n  {}",
+            crate::apps_cmd::open_line(folders)
         );
     } else if takes_folders {
         println!(

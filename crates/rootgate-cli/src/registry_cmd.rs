@@ -325,17 +325,9 @@ fn say_folders(offer: &Offer, folders: &[PathBuf]) {
          and no others."
     );
     if !folders.is_empty() {
-        let list: Vec<String> = folders
-            .iter()
-            .map(|f| {
-                shown_path(&rootgate_core::servers::shell_quote(
-                    &f.display().to_string(),
-                ))
-            })
-            .collect();
         println!(
-            "To be asked about the publisher's suggestion, open the window with it:\n  rootgate {}",
-            list.join(" ")
+            "To be asked about the publisher's suggestion, open the window with it:\n  {}",
+            crate::apps_cmd::open_line(folders)
         );
     }
 }

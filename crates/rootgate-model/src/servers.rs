@@ -495,6 +495,20 @@ impl fmt::Debug for ServerSpec {
     }
 }
 
+/// `name`, or `name-2`, `name-3`… when one of `servers` has it already
+/// (names compare without case): the name a server added from elsewhere
+/// (an AI app's entry, a bundle, a registry entry) gets.
+pub fn free_name(name: &str, servers: &[ServerSpec]) -> String {
+    let taken = |n: &str| servers.iter().any(|s| s.name.eq_ignore_ascii_case(n));
+    if !taken(name) {
+        return name.to_owned();
+    }
+    (2..)
+        .map(|i| format!("{name}-{i}"))
+        .find(|n| !taken(n))
+        .unwrap_or_else(|| name.to_owned())
+}
+
 /// Quotes a word for a POSIX shell only when it needs it.
 pub fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()

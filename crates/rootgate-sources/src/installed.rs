@@ -228,7 +228,7 @@ pub fn install(
         }
         None => {
             let mut draft = draft;
-            draft.name = free_name(&draft.name, &store.snapshot().servers);
+            draft.name = rootgate_model::servers::free_name(&draft.name, &store.snapshot().servers);
             (store.add_server(draft)?, false, None)
         }
     };
@@ -294,16 +294,4 @@ fn fill_keeping_secrets(
         }
     }
     Ok(draft)
-}
-
-/// `name`, or `name-2`, `name-3`… when a server has it already.
-fn free_name(name: &str, servers: &[ServerSpec]) -> String {
-    let taken = |n: &str| servers.iter().any(|s| s.name.eq_ignore_ascii_case(n));
-    if !taken(name) {
-        return name.to_owned();
-    }
-    (2..)
-        .map(|i| format!("{name}-{i}"))
-        .find(|n| !taken(n))
-        .unwrap_or_else(|| name.to_owned())
 }
