@@ -184,11 +184,14 @@ if [ -z "${E2E_SKIP_SETUP:-}" ]; then
   cargo build "${ship[@]}"
   cp "$target"/debug/rootgate-desktop "$bin/rootgate-real.tmp"
   mv "$bin/rootgate-real.tmp" "$bin/rootgate-real"
-  cp "$target"/debug/rootgate "$cli/rootgate.tmp"
-  mv "$cli/rootgate.tmp" "$cli/rootgate"
+  # `rootgate install` runs rootgate-installer beside it.
+  for program in rootgate rootgate-installer; do
+    cp "$target/debug/$program" "$cli/$program.tmp"
+    mv "$cli/$program.tmp" "$cli/$program"
+  done
 fi
 # The picker build takes --e2e-picks; a plain build calls it an unknown option.
-for app in "$bin/rootgate-e2e-picker" "$bin/rootgate-real" "$cli/rootgate"; do
+for app in "$bin/rootgate-e2e-picker" "$bin/rootgate-real" "$cli/rootgate" "$cli/rootgate-installer"; do
   [ -x "$app" ] || die "no build at $app: run without E2E_SKIP_SETUP"
 done
 usage=$("$bin/rootgate-e2e-picker" --e2e-picks /dev/null --help 2>&1 || true)

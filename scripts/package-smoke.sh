@@ -95,12 +95,19 @@ is_installed || die "$name is not installed after apt-get install"
 ok "installed $name $version ($(since "$t"))"
 
 # ----- files -----------------------------------------------------------------
-for bin in rootgate rootgate-desktop rootgate-launcher; do
+for bin in rootgate rootgate-desktop rootgate-installer rootgate-launcher; do
   [ -x "/usr/bin/$bin" ] || die "/usr/bin/$bin is missing or not executable"
   [ "$(dpkg-query -S "/usr/bin/$bin" 2>/dev/null | cut -d: -f1)" = "$name" ] ||
     die "/usr/bin/$bin is not $name's"
 done
-ok "/usr/bin/rootgate, rootgate-desktop and rootgate-launcher, from $name"
+ok "/usr/bin/rootgate, rootgate-desktop, rootgate-installer and rootgate-launcher, from $name"
+# `rootgate install` runs /usr/bin/rootgate-installer: a file that is not a
+# bundle is refused by the bundle reader there, in words.
+printf 'not a zip\n' > "$home/not-a-bundle.mcpb"
+said=$(rg install --dry-run "$home/not-a-bundle.mcpb" 2>&1 || true)
+grep -q 'it is not a zip file, which an MCP bundle is' <<<"$said" ||
+  die "rootgate install did not reach the bundle reader: $said"
+ok "rootgate install runs rootgate-installer, which refused a file that is not a bundle"
 [ "$(PATH=/usr/local/bin:/usr/bin:/bin command -v rootgate)" = /usr/bin/rootgate ] ||
   die "rootgate on a default PATH is not /usr/bin/rootgate"
 ok "rootgate on a default PATH is /usr/bin/rootgate"
@@ -303,7 +310,7 @@ say "removing $name"
 t=$(now)
 apt_get remove "$name"
 ! is_installed || die "$name is still installed after apt-get remove"
-for f in /usr/bin/rootgate /usr/bin/rootgate-desktop /usr/bin/rootgate-launcher "$desktop"; do
+for f in /usr/bin/rootgate /usr/bin/rootgate-desktop /usr/bin/rootgate-installer /usr/bin/rootgate-launcher "$desktop"; do
   [ ! -e "$f" ] || die "$f is still there after apt-get remove"
 done
 left=$(compgen -G "/usr/share/icons/hicolor/*/apps/$icon.png" || true)

@@ -2,8 +2,9 @@
 # Builds Rootgate's Debian package with Tauri's bundler and prints its path
 # as the last line of output. The package holds the desktop app
 # (/usr/bin/rootgate-desktop), the `rootgate` command AI apps run
-# (/usr/bin/rootgate, which opens the app found beside it), the servers'
-# launcher (/usr/bin/rootgate-launcher), a desktop entry and icons; the
+# (/usr/bin/rootgate, which opens the app found beside it), what its
+# search, add and install commands run (/usr/bin/rootgate-installer), the
+# servers' launcher (/usr/bin/rootgate-launcher), a desktop entry and icons; the
 # `bundle` section of src-tauri/tauri.conf.json says what goes where, and
 # Tauri fills in the package's dependencies (WebKitGTK, GTK). Removing the
 # package leaves every user's settings (~/.config/rootgate) alone.
@@ -62,7 +63,7 @@ out=$target/$profile/bundle/deb
 # files names them: links to this profile's build (the bundler copies what
 # they point to). They are built by the same cargo run as the app, below.
 mkdir -p packaging/stage
-for bin in rootgate rootgate-launcher; do
+for bin in rootgate rootgate-installer rootgate-launcher; do
   ln -sfn "$target/$profile/$bin" "packaging/stage/$bin"
 done
 

@@ -11,9 +11,11 @@
 //!
 //! `rootgate apps`, `import`, `route`, `unroute`, `servers` and
 //! `folders` are the window's "Connect an app" actions and lists for a
-//! terminal (`apps_cmd`, and `listing` for the lists), `search` and `add`
-//! the MCP Registry's (`registry_cmd`), and `install FILE.mcpb` installs an
-//! MCP bundle (`install_cmd`), with their help in `help`.
+//! terminal (the library's `apps_cmd`, and `listing` for the lists), with
+//! their help in `help`. `search` and `add` (the MCP Registry's) and
+//! `install FILE.mcpb` (an MCP bundle) are run by `rootgate-installer`
+//! beside this program, which this one becomes with `exec` (the library's
+//! `installer` says why they are apart).
 //!
 //! What is not here: anything the bridge or the app decides; this file
 //! only reads the command line and hands over.
@@ -28,13 +30,9 @@ use rootgate_core::session::SessionConfig;
 use rootgate_core::settings::SettingsFile;
 
 mod app_io;
-mod apps_cmd;
-mod help;
-mod install_cmd;
-mod listing;
-mod registry_cmd;
 
-use help::MAIN as USAGE;
+use rootgate_cli::help::MAIN as USAGE;
+use rootgate_cli::{apps_cmd, help, installer, listing};
 
 /// The example server's flag, as the desktop app's templates give it.
 const EXAMPLE_SERVER_FLAG: &str = "--example-server";
@@ -67,9 +65,7 @@ fn main() -> ExitCode {
                 "route" => apps_cmd::route(&rest),
                 "unroute" => apps_cmd::unroute(&rest),
                 "servers" => listing::servers(&rest),
-                "search" => registry_cmd::search(&rest),
-                "add" => registry_cmd::add(&rest),
-                "install" => install_cmd::install(&rest),
+                "search" | "add" | "install" => installer::exec(command, &args[1..]),
                 _ => listing::folders(&rest),
             }
         }

@@ -102,3 +102,61 @@ fn connect_takes_help_anywhere_before_a_double_dash() {
         );
     }
 }
+
+/// `rootgate search`, `add` and `install` run `rootgate-installer` beside
+/// `rootgate` (so the bridge does not link the registry's client and the
+/// bundle reader). A `rootgate` without it says what is missing and does
+/// nothing else, rather than running another program of that name from
+/// `PATH`; the installer run on its own points back at `rootgate`.
+#[test]
+fn the_installer_is_found_beside_rootgate_and_only_there() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let alone = home.path().join("alone");
+    std::fs::create_dir_all(&alone).expect("folder");
+    std::fs::copy(binary("rootgate"), alone.join("rootgate")).expect("copy rootgate");
+    // A program of the installer's name on PATH that would say so if run.
+    let decoy = home.path().join("decoy");
+    std::fs::create_dir_all(&decoy).expect("folder");
+    let fake = decoy.join("rootgate-installer");
+    std::fs::write(&fake, "#!/bin/sh\necho decoy ran\n").expect("decoy");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    for command in ["search", "add", "install"] {
+        let out = std::process::Command::new(alone.join("rootgate"))
+            .args([command, "something"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .env("PATH", &decoy)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run rootgate");
+        let said = text(&out.stderr);
+        assert!(!out.status.success(), "{command}: {said}");
+        assert!(
+            said.contains(&format!(
+                "`rootgate {command}` needs rootgate-installer, which is not beside this program"
+            )),
+            "{command}: {said}"
+        );
+        assert!(!text(&out.stdout).contains("decoy ran"), "{command}");
+    }
+    // Beside it (as built, and as packaged), the installer answers.
+    let out = rootgate(
+        home.path(),
+        &["install", "--dry-run", "/nonexistent/x.mcpb"],
+    );
+    let said = text(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(!said.contains("needs rootgate-installer"), "{said}");
+    assert!(said.contains("/nonexistent/x.mcpb"), "{said}");
+    // On its own, it says what it is for.
+    let out = std::process::Command::new(binary("rootgate-installer"))
+        .output()
+        .expect("run the installer");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("run those instead"),
+        "{}",
+        text(&out.stderr)
+    );
+}
