@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use rootgate_core::apps::catalog::AppView;
 use rootgate_core::apps::{AppKind, Scope};
 use rootgate_core::autostart::LoginStart;
+use rootgate_core::connections::AskAnswer;
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
 use rootgate_core::preferences::NotifyChoices;
@@ -26,10 +27,11 @@ use rootgate_core::session::offers::{Offers, TryOutcome};
 use rootgate_core::sources::registry::listing::Found;
 use rootgate_core::supervisor::{
     ConsentPrompt, FolderChoice, FolderView, ImportOutcome, InstallOutcome, InstallView, PlanView,
-    PreferencesView, PromptId, QuestionView, ServerView, Supervisor,
+    PreferencesView, PromptId, QuestionView, ServerView, Supervisor, ToolQuestion,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
+use rootgate_core::tools::{ToolDefault, ToolSetting};
 use serde_json::{Map, Value};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use tracing::instrument;
@@ -433,16 +435,56 @@ pub fn drop_install(sup: Sup<'_>, id: Arg<u32>) -> Result<()> {
     Ok(())
 }
 
-/// Hides one of a server's tools from AI apps, or offers it again.
+/// Sets what AI apps may do with one of a server's tools (allowed, ask,
+/// hidden), for every app or for one (`app`, the name it gives); no
+/// setting takes it away.
 #[tauri::command]
 #[instrument(skip(sup), err)]
-pub fn set_tool_hidden(
+pub fn set_tool_setting(
     sup: Sup<'_>,
     id: Arg<ServerId>,
+    app: Arg<Option<String>>,
     tool: Arg<String>,
-    hidden: Arg<bool>,
+    setting: Arg<Option<ToolSetting>>,
 ) -> Result<ServerView> {
-    Ok(sup.set_tool_hidden(&id.0, &tool.0, hidden.0)?)
+    Ok(sup.set_tool_setting(&id.0, app.0.as_deref(), &tool.0, setting.0)?)
+}
+
+/// Sets what a server's tools without a setting of their own get.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn set_tool_default(
+    sup: Sup<'_>,
+    id: Arg<ServerId>,
+    default: Arg<ToolDefault>,
+) -> Result<ServerView> {
+    Ok(sup.set_tool_default(&id.0, default.0)?)
+}
+
+/// The person looked at how a tool changed: its settings apply again.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn acknowledge_tool(sup: Sup<'_>, id: Arg<ServerId>, tool: Arg<String>) -> Result<ServerView> {
+    Ok(sup.acknowledge_tool(&id.0, &tool.0)?)
+}
+
+/// The AI apps' tool calls that wait for the person's answer.
+#[tauri::command]
+#[instrument(skip_all, err)]
+pub fn tool_questions(sup: Sup<'_>) -> Result<Vec<ToolQuestion>> {
+    Ok(sup.tool_questions())
+}
+
+/// The person's answer to a waiting tool call.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn answer_tool_question(
+    sup: Sup<'_>,
+    connection: Arg<ConnectionId>,
+    key: Arg<String>,
+    answer: Arg<AskAnswer>,
+) -> Result<()> {
+    Ok(sup.answer_tool_question(&connection.0, &key.0, answer.0, "you, in the window")?)
 }
 
 /// Everything a running server offers: tools, resources, templates, prompts.

@@ -142,7 +142,9 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::Bundle(BundleError::Install(e)) => install_code(e),
             SupervisorError::Bundle(BundleError::Refused { .. }) => ErrorCode::Invalid,
             SupervisorError::Bundle(BundleError::Files(_)) => ErrorCode::Settings,
-            SupervisorError::UnknownQuestion => ErrorCode::NotFound,
+            SupervisorError::UnknownQuestion | SupervisorError::UnknownToolQuestion => {
+                ErrorCode::NotFound
+            }
             SupervisorError::CommandMissing(_) => ErrorCode::Invalid,
             SupervisorError::NoHome => ErrorCode::AppConfig,
             SupervisorError::Autostart(_) | SupervisorError::NoConfigFolder => ErrorCode::Settings,

@@ -75,6 +75,61 @@ pub struct Told {
     pub state: QuestionState,
 }
 
+/// A tool call that waits in its bridge for the person's answer (see
+/// `relay::asks`): what the window shows and the notification says.
+#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAsk {
+    /// Which call of the connection: the app's request id, as JSON text.
+    pub key: String,
+    pub tool: String,
+    /// The arguments as indented JSON, each value under a secret-looking
+    /// name masked and each long string folded: never the values whole.
+    pub arguments: String,
+    /// What the tool's annotations claim of it, as the server last listed
+    /// them (`None`: not listed, or not said).
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    /// Why it is asked, in words ("it does not say it only reads").
+    pub why: String,
+    /// When the call arrived, in milliseconds since the epoch.
+    pub since_ms: u64,
+    /// When the bridge stops waiting and refuses it, the same way.
+    pub until_ms: u64,
+}
+
+/// The person's answer to a [`ToolAsk`].
+#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AskAnswer {
+    /// This call only.
+    Once,
+    /// This call, and every later call of the tool by this app (the window
+    /// writes the rule into the settings).
+    Always,
+    /// Refused, with an error that says the person did.
+    Deny,
+}
+
+/// What the window tells a bridge, one JSON object per line: about a
+/// folder ([`Told`]) or a tool call it holds ([`ToolAnswer`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ToBridge {
+    Folder(Told),
+    Tool(ToolAnswer),
+}
+
+/// The person answered the held call `key`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnswer {
+    pub key: String,
+    pub answer: AskAnswer,
+    /// Who answered, in words for the timeline ("you, in the window").
+    pub by: String,
+}
+
 /// Which folders a connection's server is given, and why: everything
 /// shared with the server, or, for a server set to "Workspace: only the
 /// project the app is working in", the shared folders its app works in
@@ -139,6 +194,9 @@ pub enum Report {
     Waiting { call: Option<WaitingCall> },
     /// Which folders the connection's server is given now, and why.
     Sees { sees: Sees },
+    /// The tool calls that wait for the person's answer now (all of them:
+    /// a call missing from the last list stopped waiting).
+    Asks { asks: Vec<ToolAsk> },
     /// Not a bridge's: `rootgate import` asks the open window to import an
     /// AI app's servers, since the window holds the settings. The first and
     /// only line; the window answers with one [`ImportAnswer`] line.
@@ -277,6 +335,8 @@ pub struct ConnectionView {
     /// Which folders its server is given, and why, once the bridge said
     /// (boxed: most changes of a connection are not this one).
     pub sees: Option<Box<Sees>>,
+    /// Its tool calls that wait for the person's answer.
+    pub asks: Vec<ToolAsk>,
 }
 
 impl ConnectionView {
@@ -305,6 +365,7 @@ impl ConnectionView {
             app_roots: Vec::new(),
             waiting: None,
             sees: None,
+            asks: Vec::new(),
         }
     }
 }
@@ -330,6 +391,16 @@ pub enum ConnectionChange {
         connection: ConnectionId,
         entry: Entry,
     },
+    /// The tool calls of a connection that wait for the person now (all
+    /// of them; see [`Report::Asks`]). An ended connection's calls stopped
+    /// waiting with it: the window then hears `Updated` with none live.
+    Asks {
+        connection: ConnectionId,
+        server: ServerId,
+        server_name: String,
+        app: Option<AppIdentity>,
+        asks: Vec<ToolAsk>,
+    },
     /// The app works in these folders: suggestions for the person.
     Suggested {
         connection: ConnectionId,
@@ -347,8 +418,8 @@ struct Known {
 /// Every connection the window heard of.
 pub struct Connections {
     inner: Mutex<HashMap<ConnectionId, Known>>,
-    /// Where each live bridge is told things (see [`Told`]).
-    tellers: Mutex<HashMap<ConnectionId, tokio::sync::mpsc::UnboundedSender<Told>>>,
+    /// Where each live bridge is told things (see [`ToBridge`]).
+    tellers: Mutex<HashMap<ConnectionId, tokio::sync::mpsc::UnboundedSender<ToBridge>>>,
     changes: broadcast::Sender<ConnectionChange>,
     importer: std::sync::OnceLock<Box<Importer>>,
     opener: std::sync::OnceLock<Box<Opener>>,
@@ -387,8 +458,18 @@ impl Connections {
     /// Tells the bridge of connection `id` something (see [`Told`]);
     /// false if it is not connected to this window.
     pub fn tell(&self, id: &ConnectionId, told: Told) -> bool {
+        self.send(id, ToBridge::Folder(told))
+    }
+
+    /// Gives the bridge of connection `id` the person's answer about a
+    /// tool call it holds; false if it is not connected to this window.
+    pub fn answer(&self, id: &ConnectionId, answer: ToolAnswer) -> bool {
+        self.send(id, ToBridge::Tool(answer))
+    }
+
+    fn send(&self, id: &ConnectionId, line: ToBridge) -> bool {
         let tellers = self.tellers.lock().unwrap_or_else(|p| p.into_inner());
-        tellers.get(id).is_some_and(|t| t.send(told).is_ok())
+        tellers.get(id).is_some_and(|t| t.send(line).is_ok())
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<ConnectionChange> {
@@ -502,7 +583,7 @@ impl Connections {
     /// from a task of its own so a bridge that reads slowly delays nobody.
     fn teller(&self, id: &ConnectionId, write: tokio::net::unix::OwnedWriteHalf) {
         use tokio::io::AsyncWriteExt;
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Told>();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ToBridge>();
         self.tellers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -618,6 +699,16 @@ impl Connections {
                 Report::Status { status } => known.view.status = status,
                 Report::Waiting { call } => known.view.waiting = call,
                 Report::Sees { sees } => known.view.sees = Some(Box::new(sees)),
+                Report::Asks { asks } => {
+                    changes.push(ConnectionChange::Asks {
+                        connection: id.clone(),
+                        server: known.view.server.clone(),
+                        server_name: known.view.server_name.clone(),
+                        app: known.view.app.clone(),
+                        asks: asks.clone(),
+                    });
+                    known.view.asks = asks;
+                }
                 Report::Entry { entry } => {
                     if let rootgate_model::timeline::Event::Call {
                         duration_ms,

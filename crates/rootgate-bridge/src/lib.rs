@@ -137,10 +137,10 @@ pub async fn connect(
         .map(|s| s.id.clone())
         .unwrap_or_else(|_| ServerId::generate());
     let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
-    // The tools the person hides apply from the app's first line: set
-    // before its lines are read, so the app is not told of a change.
+    // The person's tool rules apply from the app's first line: set before
+    // its lines are read, so the app is not told of a change.
     if let Ok(spec) = &spec {
-        relay.set_hidden_tools(spec.hidden_tools.clone()).await;
+        relay.set_tool_rules(spec.tool_rules.clone()).await;
     }
     let (app_gone_tx, mut app_gone) = tokio::sync::oneshot::channel::<()>();
     let reader_relay = Arc::clone(&relay);
@@ -246,7 +246,7 @@ async fn serve(
     session.start(spec);
     rootgate_model::monitor::spawn(Arc::clone(&store));
     let _watch = watch_settings(Arc::clone(&store));
-    follow_hidden_tools(Arc::clone(&store), id.clone(), Arc::clone(relay));
+    follow_tool_rules(Arc::clone(&store), id.clone(), Arc::clone(relay));
     // Reports to the window, when there is one; kept alive until the end.
     let socket = crate::connections::socket_path(store.file().path());
     let (reported_tx, mut reported) = tokio::sync::watch::channel(None);
@@ -371,15 +371,36 @@ fn watch_settings(store: Arc<Store>) -> Option<Watch> {
     Some(watch)
 }
 
-/// Hands the relay the tools the person hides from AI apps each time the
-/// settings change, so hiding a tool (or showing it again) in the window
-/// reaches a live connection: the app is told its list changed.
-fn follow_hidden_tools(store: Arc<Store>, id: ServerId, relay: Arc<Relay>) {
+/// Hands the relay the person's tool rules each time the settings change,
+/// so a tool hidden, asked or allowed in the window reaches a live
+/// connection at once (the app is told when its list changed); and keeps
+/// what the server's `tools/list` answers show in the settings, where a
+/// tool that changed since the last look is marked (`ToolRules::saw`),
+/// which comes back here as a rule like any other.
+fn follow_tool_rules(store: Arc<Store>, id: ServerId, relay: Arc<Relay>) {
     let mut revision = store.subscribe_revision();
+    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel();
+    relay.on_tools_seen(seen_tx);
+    let rules_relay = Arc::clone(&relay);
+    let rules_store = Arc::clone(&store);
+    let rules_id = id.clone();
     tokio::spawn(async move {
         while revision.changed().await.is_ok() {
-            if let Ok(spec) = store.server(&id) {
-                relay.set_hidden_tools(spec.hidden_tools).await;
+            if let Ok(spec) = rules_store.server(&rules_id) {
+                rules_relay.set_tool_rules(spec.tool_rules).await;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        while let Some(tools) = seen_rx.recv().await {
+            let (store, id) = (Arc::clone(&store), id.clone());
+            // The settings file is written under its lock, off the
+            // runtime's thread.
+            let changed = tokio::task::spawn_blocking(move || store.saw_tools(&id, tools)).await;
+            if let Ok(Ok(changed)) = changed
+                && !changed.is_empty()
+            {
+                tracing::info!(?changed, "tools changed since they were last seen");
             }
         }
     });

@@ -23,7 +23,7 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{broadcast, mpsc, watch};
 
 use super::relay::{Relay, Seen};
-use crate::connections::{AppIdentity, Report, Told, private_dir, same_user};
+use crate::connections::{AppIdentity, Report, ToBridge, private_dir, same_user};
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::Timeline;
 use rootgate_model::watch::{Watch, Watches};
@@ -84,8 +84,10 @@ impl Link {
                     relay.window_present(true);
                     let mut lines = tokio::io::BufReader::new(read).lines();
                     while let Ok(Some(line)) = lines.next_line().await {
-                        if let Ok(told) = serde_json::from_str::<Told>(&line) {
-                            relay.told(told);
+                        match serde_json::from_str::<ToBridge>(&line) {
+                            Ok(ToBridge::Folder(told)) => relay.told(told),
+                            Ok(ToBridge::Tool(answer)) => relay.answer_tool(answer).await,
+                            Err(_) => {}
                         }
                     }
                     // The window went away: nobody is asked any more, and
@@ -179,6 +181,9 @@ fn seen_reports(seen: &Seen) -> Vec<Report> {
     // Always said, so that a call that stopped waiting is seen to.
     reports.push(Report::Waiting {
         call: seen.waiting.clone(),
+    });
+    reports.push(Report::Asks {
+        asks: seen.asks.clone(),
     });
     reports
 }

@@ -29,7 +29,10 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 mod asked;
+mod asks;
 pub mod workspace;
+
+pub use asks::TOOL_ASK_BOUND;
 
 use super::route::{AppInfo, Call, Out, Router};
 use crate::connections::{Sees, WaitingCall};
@@ -85,6 +88,8 @@ pub struct Seen {
     /// The app's request held because no server life is ready for it (the
     /// server starts or restarts), so the window can show what waits.
     pub waiting: Option<WaitingCall>,
+    /// The app's tool calls that wait for the person's answer (see `asks`).
+    pub asks: Vec<crate::connections::ToolAsk>,
 }
 
 struct State {
@@ -127,6 +132,10 @@ pub struct Relay {
     seen: watch::Sender<Seen>,
     /// What the window said about the app's folders (see `asked`).
     questions: watch::Sender<asked::Questions>,
+    /// The relay itself, for the tasks it starts (an ask's deadline).
+    me: std::sync::Weak<Relay>,
+    /// Where what `tools/list` answers showed goes (see `asks`).
+    tools_seen: std::sync::OnceLock<asks::ToolsSeen>,
 }
 
 /// A server life attached to the relay.
@@ -146,7 +155,7 @@ impl Relay {
         timeline: Arc<Timeline>,
         app_out: mpsc::Sender<Vec<u8>>,
     ) -> Arc<Relay> {
-        Arc::new(Relay {
+        Arc::new_cyclic(|me| Relay {
             state: Mutex::new(State {
                 router: Router::new(),
                 life: 0,
@@ -166,6 +175,8 @@ impl Relay {
             unstartable: watch::Sender::new(None),
             seen: watch::Sender::new(Seen::default()),
             questions: watch::Sender::new(asked::Questions::default()),
+            me: me.clone(),
+            tools_seen: std::sync::OnceLock::new(),
         })
     }
 
@@ -187,13 +198,6 @@ impl Relay {
     /// folders; the relay holds by it (see [`Relay::hold_first`]).
     pub fn follow_readiness(&self, readiness: watch::Receiver<Readiness>) {
         self.lock().readiness = Some(readiness);
-    }
-
-    /// The tools the person hides from the app now (see `route::tools`);
-    /// a change is told to an app that is initialized.
-    pub async fn set_hidden_tools(&self, hidden: std::collections::BTreeSet<String>) {
-        let outs = self.lock().router.set_hidden_tools(hidden);
-        self.perform(outs, None).await;
     }
 
     /// Reads the app's lines until it closes its output.
@@ -494,7 +498,10 @@ impl Relay {
     /// Carries out what the router said. `from` is the life whose output
     /// caused it: what goes back to that server goes to its own wire.
     async fn perform(&self, outs: Vec<Out>, from: Option<(u64, &mpsc::Sender<Frame>)>) {
-        for out in outs {
+        // A queue, not a loop over `outs`: asking may refuse at once, and
+        // the refusal is carried out here too.
+        let mut queue = std::collections::VecDeque::from(outs);
+        while let Some(out) = queue.pop_front() {
             match out {
                 Out::Server(line) => match from {
                     Some((_, frames)) => {
@@ -574,6 +581,9 @@ impl Relay {
                     );
                 }
                 Out::Note(note) => self.note(&note),
+                Out::Ask(ask) => queue.extend(self.ask_person(*ask)),
+                Out::AskGone(key) => self.seen.send_modify(|s| s.asks.retain(|a| a.key != key)),
+                Out::ToolsSeen(tools) => self.tools_were_seen(tools),
             }
         }
     }
@@ -691,6 +701,7 @@ impl Relay {
                 target: call.target,
                 duration_ms: call.duration.as_millis() as u64,
                 outcome: call.outcome,
+                consent: call.consent,
             },
         );
     }

@@ -38,6 +38,7 @@ mod modern;
 mod modern_app;
 mod server;
 mod tools;
+pub use tools::{MAX_ASKED, MAX_ASKED_BYTES, REFUSED};
 
 use lines::*;
 
@@ -120,6 +121,14 @@ pub enum Out {
     },
     /// Something was dropped or refused, in words, for the log.
     Note(String),
+    /// An app's tool call waits for the person's answer (see `tools`):
+    /// the relay asks, and brings the answer back (`Router::answer_ask`).
+    Ask(Box<crate::connections::ToolAsk>),
+    /// The call of that key (its id as JSON text) waits no more.
+    AskGone(String),
+    /// What a `tools/list` answer showed of the tools, for the settings
+    /// (to notice one that changed).
+    ToolsSeen(std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>),
 }
 
 /// One finished app request.
@@ -131,6 +140,9 @@ pub struct Call {
     pub duration: Duration,
     /// "ok", "error -32602: ...", or "cancelled".
     pub outcome: String,
+    /// Who let a tool call through, in words, when the rules looked at it
+    /// ("allowed once by you, in the window, after 2140 ms").
+    pub consent: Option<String>,
 }
 
 /// An app request waiting for the server.
@@ -144,6 +156,8 @@ struct Pending {
     /// the answers to the input it asks for. Boxed: it holds the whole
     /// request, and a pending call is moved around as an error value.
     retry: Option<Box<modern::Retry>>,
+    /// Who let it through, when the tool rules looked at it.
+    consent: Option<String>,
 }
 
 impl Pending {
@@ -154,6 +168,7 @@ impl Pending {
             target: self.target,
             duration: now.saturating_duration_since(self.started),
             outcome,
+            consent: self.consent,
         })
     }
 
@@ -247,8 +262,15 @@ pub struct Router {
     hold_armed: bool,
     /// That request, in words, for the relay to hold.
     hold: Option<String>,
-    /// The tools the person hides from AI apps (see `tools`).
-    hidden_tools: BTreeSet<String>,
+    /// The person's rules for the server's tools (see `tools`).
+    rules: rootgate_model::tools::ToolRules,
+    /// What each tool's annotations claimed, as last listed.
+    claims: HashMap<String, tools::Claims>,
+    /// The app's tool calls that wait for the person, by id (JSON text).
+    asked: HashMap<Box<str>, tools::Parked>,
+    /// Who let the request being routed now through, for its record (set
+    /// by the rules' judgement, taken by the request's `Pending`).
+    next_consent: Option<String>,
 }
 
 impl Default for Router {
@@ -282,7 +304,10 @@ impl Router {
             // sends its first call at once is held as well.
             hold_armed: true,
             hold: None,
-            hidden_tools: BTreeSet::new(),
+            rules: rootgate_model::tools::ToolRules::default(),
+            claims: HashMap::new(),
+            asked: HashMap::new(),
+            next_consent: None,
         }
     }
 

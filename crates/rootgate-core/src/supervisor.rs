@@ -63,6 +63,7 @@ mod restarts;
 mod secrets;
 mod servers;
 mod suggestions;
+mod tool_asks;
 
 pub use answers::QuestionView;
 pub use apps::{ImportOutcome, PlanView};
@@ -78,6 +79,7 @@ pub use prompts::{
 use restarts::Restarts;
 pub use restarts::{RestartPolicy, Retry};
 pub use suggestions::{WaitingQuestion, app_title};
+pub use tool_asks::ToolQuestion;
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]
@@ -112,6 +114,8 @@ pub enum SupervisorError {
     UnknownPlan,
     #[error("this question is not in Rootgate's record; look at the Questions view again")]
     UnknownQuestion,
+    #[error("this call waits no more: it was answered, cancelled by the app, or it timed out")]
+    UnknownToolQuestion,
     #[error("the command cannot be found: {0}")]
     CommandMissing(String),
     #[error("there is no home folder (HOME is not set), so AI apps' configs cannot be found")]
@@ -180,6 +184,9 @@ pub enum Change {
     /// Consent prompts closed without the window (a question answered on
     /// the desktop): the window no longer shows them.
     PromptsClosed { prompts: Vec<PromptId> },
+    /// AI apps' tool calls that wait for the person changed: all of them,
+    /// oldest first.
+    ToolQuestions { questions: Vec<ToolQuestion> },
 }
 
 /// Everything Rootgate is doing, behind the app's commands.
@@ -216,6 +223,8 @@ pub struct Supervisor {
     asking: questions::Asking,
     /// The other desktop notifications sent, so each is sent once.
     notes: notes::Noted,
+    /// AI apps' tool calls that wait for the person's answer.
+    tool_asking: tool_asks::ToolAsking,
     /// Grows whenever a consent prompt opens or closes: the tray's cue to
     /// list the questions waiting again.
     prompts_revision: tokio::sync::watch::Sender<u64>,
@@ -292,6 +301,7 @@ impl Supervisor {
             calls: Mutex::new(HashMap::new()),
             asking: questions::Asking::beside(&settings_path),
             notes: notes::Noted::default(),
+            tool_asking: tool_asks::ToolAsking::default(),
             prompts_revision: tokio::sync::watch::Sender::new(0),
         });
         let servers: Vec<ServerId> = supervisor
@@ -340,10 +350,14 @@ impl Supervisor {
         self.changes.subscribe()
     }
 
-    /// A counter that grows whenever a consent prompt opens or closes (the
-    /// tray lists the questions waiting again).
+    /// A counter that grows whenever a consent prompt opens or closes, or
+    /// a tool call starts or stops waiting (the tray lists what waits again).
     pub fn subscribe_prompts(&self) -> tokio::sync::watch::Receiver<u64> {
         self.prompts_revision.subscribe()
+    }
+
+    fn prompts_changed_for_tray(&self) {
+        self.prompts_revision.send_modify(|r| *r += 1);
     }
 
     /// Marks each root available or not by checking it again, and notes a

@@ -42,5 +42,6 @@ pub mod settings;
 pub mod store;
 pub mod templates;
 pub mod timeline;
+pub mod tools;
 pub mod uri;
 pub mod watch;

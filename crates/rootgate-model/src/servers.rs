@@ -16,6 +16,7 @@ use thiserror::Error;
 
 use crate::ids::ServerId;
 use crate::names::{self, NameError};
+use crate::tools::ToolRules;
 
 mod secret_words;
 pub use secret_words::{SecretPlace, looks_secret, name_secrets_in};
@@ -162,13 +163,20 @@ pub struct ServerSpec {
     /// across launches of the app, until they start or edit it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gave_up: bool,
-    /// The tools AI apps are not offered, by name: left out of the
-    /// `tools/list` every app connected through `rootgate connect` gets,
-    /// and a call to one anyway is refused by the bridge. The window's own
-    /// tries see every tool (the person chose this, and may try a tool
-    /// before deciding). Kept across edits of the command.
-    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
-    pub hidden_tools: BTreeSet<String>,
+    /// What AI apps may do with each of the server's tools (allowed, asked
+    /// or hidden), and what Rootgate last saw of them: see `tools`. The
+    /// window's own tries see and run every tool (the person chose the
+    /// rules, and may try a tool before deciding). Kept across edits of
+    /// the command.
+    #[serde(default, skip_serializing_if = "ToolRules::is_default")]
+    #[ts(as = "Option<ToolRules>", optional)]
+    pub tool_rules: ToolRules,
+    /// The tools hidden from apps as the first version of tool rules wrote
+    /// them (`hiddenTools`); read, moved into `tool_rules` on load (see
+    /// `settings::upgrade`), never written.
+    #[serde(default, rename = "hiddenTools", skip_serializing)]
+    #[ts(skip)]
+    pub hidden_tools_before_rules: BTreeSet<String>,
 }
 
 /// Why a server draft was refused.
@@ -263,7 +271,8 @@ impl ServerDraft {
             era: self.era,
             seen_era: None,
             gave_up: false,
-            hidden_tools: BTreeSet::new(),
+            tool_rules: ToolRules::default(),
+            hidden_tools_before_rules: BTreeSet::new(),
         })
     }
 }

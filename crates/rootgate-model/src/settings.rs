@@ -492,6 +492,15 @@ fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
 /// (see `session::era`): what was seen is forgotten, so that its next start
 /// finds out again.
 fn upgrade(servers: &mut [ServerSpec], from: u64) {
+    // Tools hidden before tool rules existed (written without a new
+    // version): moved into the rules, whatever the version.
+    for server in servers.iter_mut() {
+        for tool in std::mem::take(&mut server.hidden_tools_before_rules) {
+            server
+                .tool_rules
+                .set(None, &tool, Some(crate::tools::ToolSetting::Hidden));
+        }
+    }
     if from < 2 {
         for server in servers.iter_mut() {
             server.mark_secrets_from_before();

@@ -119,6 +119,12 @@ pub enum Event {
         target: Option<String>,
         duration_ms: u64,
         outcome: String,
+        /// Who let a tool call through when the person's tool rules looked
+        /// at it ("allowed once by you, in the window, after 2140 ms");
+        /// none while every tool is allowed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        consent: Option<String>,
     },
     /// The first request after a start that depends on folders (an AI
     /// app's, or a try from the window) was held `held_ms` until the server

@@ -596,6 +596,7 @@ fn same_as_plain(cmd: &'static str) -> fn(&Harness, &Value, &Value) -> Verdict {
         "window_shown" => |h, _, out| check(h, "window_shown", out),
         "list_connections" => |h, _, out| check(h, "list_connections", out),
         "list_questions" => |h, _, out| check(h, "list_questions", out),
+        "tool_questions" => |h, _, out| check(h, "tool_questions", out),
         "list_apps" => |h, _, out| check(h, "list_apps", out),
         "preferences" => |h, _, out| check(h, "preferences", out),
         "dismiss_start_at_login" => |h, _, out| check(h, "dismiss_start_at_login", out),
@@ -972,26 +973,72 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
-            name: "set_tool_hidden",
+            name: "set_tool_setting",
             args: vec![
                 ("id", Kind::Str),
+                ("app", Kind::OptStr),
                 ("tool", Kind::Str),
-                ("hidden", Kind::Bool),
+                ("setting", Kind::OptStr),
             ],
-            bases: vec![json!({"id": server, "tool": "write_file", "hidden": true})],
-            // Any name is a tool's name to hide (the server decides what
-            // its tools are called); only the real server takes it. The
-            // battery shows it again, so the server is as it found it.
+            bases: vec![
+                json!({"id": server, "app": null, "tool": "write_file", "setting": "hidden"}),
+                json!({"id": server, "app": "cursor", "tool": "write_file", "setting": "ask"}),
+            ],
+            // Any name is a tool's (or an app's) name (the server and the
+            // app decide what they are called); only the real server takes
+            // it. The battery takes the setting away again, so the server
+            // is as it found it.
             on_success: |h, args, _| {
                 if args["id"] != json!(h.server) {
-                    return Err(format!("hid a tool of {}", short(&args["id"], 100)));
+                    return Err(format!("set a tool of {}", short(&args["id"], 100)));
                 }
                 let tool = args["tool"].as_str().unwrap_or_default();
+                let app = args["app"].as_str();
                 h.sup
-                    .set_tool_hidden(&h.server, tool, false)
+                    .set_tool_setting(&h.server, app, tool, None)
                     .map(|_| ())
                     .map_err(|e| e.to_string())
             },
+        },
+        Command {
+            name: "set_tool_default",
+            args: vec![("id", Kind::Str), ("default", Kind::Str)],
+            bases: vec![json!({"id": server, "default": "readOnlyAllowed"})],
+            on_success: |h, args, _| {
+                if args["id"] != json!(h.server) {
+                    return Err(format!("set the default of {}", short(&args["id"], 100)));
+                }
+                h.sup
+                    .set_tool_default(&h.server, rootgate_core::tools::ToolDefault::AllAllowed)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            },
+        },
+        Command {
+            name: "acknowledge_tool",
+            args: vec![("id", Kind::Str), ("tool", Kind::Str)],
+            bases: vec![json!({"id": server, "tool": "write_file"})],
+            on_success: |h, args, _| {
+                if args["id"] == json!(h.server) {
+                    Ok(())
+                } else {
+                    Err(format!("acknowledged for {}", short(&args["id"], 100)))
+                }
+            },
+        },
+        no_args("tool_questions"),
+        Command {
+            name: "answer_tool_question",
+            args: vec![
+                ("connection", Kind::Str),
+                ("key", Kind::Str),
+                ("answer", Kind::Str),
+            ],
+            bases: vec![
+                json!({"connection": "conn-0000000000000000", "key": "1", "answer": "once"}),
+            ],
+            // No call waits in the battery: every answer is refused.
+            on_success: |_, args, _| Err(format!("answered {}", short(&args["key"], 100))),
         },
         no_args("list_connections"),
         Command {

@@ -42,6 +42,10 @@ import type {
   ServerTemplate,
   ServerView,
   TryOutcome,
+  ToolSetting,
+  ToolDefault,
+  ToolQuestion,
+  AskAnswer,
 } from "./bindings";
 
 export type { UnlistenFn };
@@ -172,9 +176,19 @@ export const api = {
    */
   answerQuestion: (id: number, answer: Answer) =>
     call<ConsentPrompt | null>("answer_question", { id, answer }),
-  /** Hides a tool from AI apps connected through Rootgate (left out of their list, a call refused), or offers it again. */
-  setToolHidden: (id: ServerId, tool: string, hidden: boolean) =>
-    call<ServerView>("set_tool_hidden", { id, tool, hidden }),
+  /** Sets what AI apps may do with a tool (allowed, ask, hidden), for every app (app null) or one; null takes the setting away. Live connections follow at once. */
+  setToolSetting: (id: ServerId, app: string | null, tool: string, setting: ToolSetting | null) =>
+    call<ServerView>("set_tool_setting", { id, app, tool, setting }),
+  /** What a server's tools without a setting of their own get. */
+  setToolDefault: (id: ServerId, defaultSetting: ToolDefault) =>
+    call<ServerView>("set_tool_default", { id, default: defaultSetting }),
+  /** The person looked at how a tool changed: its settings apply again. */
+  acknowledgeTool: (id: ServerId, tool: string) => call<ServerView>("acknowledge_tool", { id, tool }),
+  /** The AI apps' tool calls that wait for the person's answer, oldest first. */
+  toolQuestions: () => call<ToolQuestion[]>("tool_questions"),
+  /** The person's answer to a waiting tool call. */
+  answerToolQuestion: (connection: ConnectionId, key: string, answer: AskAnswer) =>
+    call<null>("answer_tool_question", { connection, key, answer }),
   // ----- what a running server offers, and trying it (issue #19) ------
   // A tool's arguments, a resource's URI and a prompt's arguments are data
   // for the server, passed through as they are: never paths Rootgate opens.

@@ -159,6 +159,55 @@ era: EraChoice,
  */
 secretEnv?: Array<string>, };
 
+export type ToolSetting = "allowed" | "ask" | "hidden";
+
+export type ToolDefault = "allAllowed" | "readOnlyAllowed";
+
+export type ToolSeen = { 
+/**
+ * SHA-256 of the tool's description, input schema and annotations, as
+ * canonical JSON (keys sorted), hex.
+ */
+fingerprint: string, description: string, 
+/**
+ * The input schema, pretty-printed with sorted keys, for a diff.
+ */
+schema: string, 
+/**
+ * What its annotations said of it (`readOnlyHint` and the others).
+ */
+readOnly: boolean, };
+
+export type ToolRules = { 
+/**
+ * What a tool without a setting of its own gets.
+ */
+default: ToolDefault, 
+/**
+ * Settings of single tools, by name, for every app.
+ */
+tools?: { [key in string]: ToolSetting }, 
+/**
+ * Settings for one app (by the name its `initialize` gives), which win
+ * over the ones above; "allow always for this app" writes here.
+ */
+apps?: { [key in string]: { [key in string]: ToolSetting } }, 
+/**
+ * What Rootgate last saw of each tool (see [`ToolSeen`]).
+ */
+seen?: { [key in string]: ToolSeen }, 
+/**
+ * Tools whose description, schema or annotations changed since the
+ * person last looked: each call is asked, whatever the settings say,
+ * until the person has seen the difference (the previous version is
+ * kept in `before`).
+ */
+changed?: Array<string>, 
+/**
+ * The version of each changed tool the person last saw.
+ */
+before?: { [key in string]: ToolSeen }, };
+
 export type ServerSpec = { id: ServerId, name: string, command: string, args: Array<string>, 
 /**
  * The environment; a secret variable's value is here only when it is
@@ -213,13 +262,13 @@ seenEra: Era | null,
  */
 gaveUp?: boolean, 
 /**
- * The tools AI apps are not offered, by name: left out of the
- * `tools/list` every app connected through `rootgate connect` gets,
- * and a call to one anyway is refused by the bridge. The window's own
- * tries see every tool (the person chose this, and may try a tool
- * before deciding). Kept across edits of the command.
+ * What AI apps may do with each of the server's tools (allowed, asked
+ * or hidden), and what Rootgate last saw of them: see `tools`. The
+ * window's own tries see and run every tool (the person chose the
+ * rules, and may try a tool before deciding). Kept across edits of
+ * the command.
  */
-hiddenTools?: Array<string>, };
+toolRules?: ToolRules, };
 
 export type RunningInfo = { pid: number, 
 /**
@@ -259,6 +308,46 @@ target: string | null,
  * When it began to wait, in milliseconds since the epoch.
  */
 sinceMs: number, };
+
+export type ToolAsk = { 
+/**
+ * Which call of the connection: the app's request id, as JSON text.
+ */
+key: string, tool: string, 
+/**
+ * The arguments as indented JSON, each value under a secret-looking
+ * name masked and each long string folded: never the values whole.
+ */
+arguments: string, 
+/**
+ * What the tool's annotations claim of it, as the server last listed
+ * them (`None`: not listed, or not said).
+ */
+readOnly: boolean | null, destructive: boolean | null, 
+/**
+ * Why it is asked, in words ("it does not say it only reads").
+ */
+why: string, 
+/**
+ * When the call arrived, in milliseconds since the epoch.
+ */
+sinceMs: number, 
+/**
+ * When the bridge stops waiting and refuses it, the same way.
+ */
+untilMs: number, };
+
+export type AskAnswer = "once" | "always" | "deny";
+
+export type ToolQuestion = { connection: ConnectionId, server: ServerId, serverName: string, 
+/**
+ * The app's name as it gave it (what a rule for it is kept under).
+ */
+appName: string, 
+/**
+ * The app's name as people know it ("Claude Code").
+ */
+appTitle: string, ask: ToolAsk, };
 
 export type Sees = { 
 /**
@@ -317,7 +406,11 @@ waiting: WaitingCall | null,
  * Which folders its server is given, and why, once the bridge said
  * (boxed: most changes of a connection are not this one).
  */
-sees: Sees | null, };
+sees: Sees | null, 
+/**
+ * Its tool calls that wait for the person's answer.
+ */
+asks: Array<ToolAsk>, };
 
 export type Answer = "share" | "notNow";
 
@@ -490,17 +583,23 @@ seenEra: Era | null,
  */
 gaveUp?: boolean, 
 /**
- * The tools AI apps are not offered, by name: left out of the
- * `tools/list` every app connected through `rootgate connect` gets,
- * and a call to one anyway is refused by the bridge. The window's own
- * tries see every tool (the person chose this, and may try a tool
- * before deciding). Kept across edits of the command.
+ * What AI apps may do with each of the server's tools (allowed, asked
+ * or hidden), and what Rootgate last saw of them: see `tools`. The
+ * window's own tries see and run every tool (the person chose the
+ * rules, and may try a tool before deciding). Kept across edits of
+ * the command.
  */
-hiddenTools?: Array<string>, };
+toolRules?: ToolRules, };
 
 export type LogLine = { seq: number, atMs: number, text: string, };
 
-export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "eraFound", era: Era, how: string, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "rootsAskedInRound", method: string, target: string | null, key: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "tried", method: string, target: string, arguments: JsonValue | null, durationMs: number, outcome: TryResult, detail: string | null, rootsAsked: number, } | { "kind": "inputNotOffered", method: string, target: string | null, key: string, asked: string, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "restartedForArguments", reason: string, } | { "kind": "waitingForFolders", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "call", method: string, target: string | null, durationMs: number, outcome: string, } | { "kind": "firstRequest", heldMs: number, said: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
+export type Event = { "kind": "starting", commandLine: string, } | { "kind": "spawned", pid: number, } | { "kind": "eraFound", era: Era, how: string, } | { "kind": "initialized", protocolVersion: string, serverName: string, serverVersion: string, } | { "kind": "rootsAnswered", requestId: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "rootsAskedInRound", method: string, target: string | null, key: string, generation: number, roots: Array<SharedRoot>, } | { "kind": "tried", method: string, target: string, arguments: JsonValue | null, durationMs: number, outcome: TryResult, detail: string | null, rootsAsked: number, } | { "kind": "inputNotOffered", method: string, target: string | null, key: string, asked: string, } | { "kind": "listChangedSent", generation: number, } | { "kind": "notPickedUp", generation: number, waitedMs: number, } | { "kind": "restartedToWithdraw", reason: string, } | { "kind": "enforced", readWrite: Array<string>, readOnly: Array<string>, } | { "kind": "restartedToEnforce", reason: string, } | { "kind": "restartedForArguments", reason: string, } | { "kind": "waitingForFolders", reason: string, } | { "kind": "requestRefused", method: string, } | { "kind": "call", method: string, target: string | null, durationMs: number, outcome: string, 
+/**
+ * Who let a tool call through when the person's tool rules looked
+ * at it ("allowed once by you, in the window, after 2140 ms");
+ * none while every tool is allowed.
+ */
+consent?: string, } | { "kind": "firstRequest", heldMs: number, said: string, } | { "kind": "stopping", reason: string, } | { "kind": "exited", status: string, expected: boolean, } | { "kind": "failed", reason: string, } | { "kind": "restartScheduled", attempt: number, of: number, delayMs: number, } | { "kind": "gaveUp", attempts: number, };
 
 export type Entry = { 
 /**
@@ -518,7 +617,7 @@ entries: Array<Entry>,
  */
 older: number, };
 
-export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "install", install: InstallView, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, } | { "kind": "questions", questions: Array<QuestionView>, } | { "kind": "promptsClosed", prompts: Array<PromptId>, };
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "install", install: InstallView, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, } | { "kind": "questions", questions: Array<QuestionView>, } | { "kind": "promptsClosed", prompts: Array<PromptId>, } | { "kind": "toolQuestions", questions: Array<ToolQuestion>, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 

@@ -27,6 +27,10 @@ import type {
   RegistryFound,
   ServerView,
   TryOutcome,
+  ToolSetting,
+  ToolDefault,
+  ToolRules,
+  ToolQuestion,
 } from "./bindings";
 
 /** A server that holds what it is granted. */
@@ -128,9 +132,17 @@ export function fakeBackend() {
       throw { code: "notFound", message: "no offer" };
     }),
     dropInstall: vi.fn(async () => undefined),
-    setToolHidden: vi.fn(async (id: string, tool: string, hidden: boolean): Promise<ServerView> =>
-      server(id, { hiddenTools: hidden ? [tool] : [] }),
+    setToolSetting: vi.fn(
+      async (id: string, _app: string | null, tool: string, setting: ToolSetting | null): Promise<ServerView> =>
+        server(id, { toolRules: { default: "allAllowed", tools: setting ? { [tool]: setting } : {} } as ToolRules }),
     ),
+    setToolDefault: vi.fn(
+      async (id: string, d: ToolDefault): Promise<ServerView> =>
+        server(id, { toolRules: { default: d } as ToolRules }),
+    ),
+    acknowledgeTool: vi.fn(async (id: string): Promise<ServerView> => server(id)),
+    toolQuestions: vi.fn(async (): Promise<ToolQuestion[]> => []),
+    answerToolQuestion: vi.fn(async () => null),
     registrySearch: vi.fn(async (): Promise<RegistryFound> => ({ registry: "", servers: [], fromCache: null })),
     registryOffer: vi.fn(async (): Promise<InstallView> => {
       throw { code: "notFound", message: "no entry" };
@@ -259,6 +271,7 @@ export function connection(id: string, over: Partial<ConnectionView> = {}): Conn
     appRoots: [],
     sees: null,
     waiting: null,
+    asks: [],
     ...over,
   };
 }

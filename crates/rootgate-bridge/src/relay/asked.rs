@@ -64,9 +64,17 @@ enum Ended {
     NotAsked(String),
 }
 
+impl Questions {
+    /// Whether a Rootgate window is there to ask the person.
+    pub(super) fn window(&self) -> bool {
+        self.window
+    }
+}
+
 impl Relay {
     /// Whether a Rootgate window is there to ask the person (the link is
-    /// connected); when it goes, what it said goes with it.
+    /// connected); when it goes, what it said goes with it, and the tool
+    /// calls that wait for its answer are refused (see `asks`).
     pub fn window_present(&self, present: bool) {
         self.questions.send_modify(|q| {
             q.window = present;
@@ -74,6 +82,9 @@ impl Relay {
                 q.told.clear();
             }
         });
+        if !present {
+            self.window_gone_from_asks();
+        }
     }
 
     /// The window said what it does about one of the app's folders.

@@ -58,7 +58,7 @@ impl Router {
             }
             _ => {}
         }
-        if self.app_ids.contains_key(id_text) {
+        if self.app_ids.contains_key(id_text) || self.is_parked(id_text) {
             return vec![Out::App(error_line(
                 id_text,
                 -32600,
@@ -74,9 +74,20 @@ impl Router {
                 ),
             ))];
         }
-        if let Some(refused) = self.refuse_hidden(method, id_text, params) {
-            return refused;
+        if let Some(judged) = self.judge_call(method, id, params, now) {
+            return judged;
         }
+        self.forward(method, id_text, params, now)
+    }
+
+    /// An app request the bridge lets through, in the server's era.
+    pub(super) fn forward(
+        &mut self,
+        method: &str,
+        id_text: &str,
+        params: Option<&RawValue>,
+        now: Instant,
+    ) -> Vec<Out> {
         if self.app_modern
             && let Some(out) = self.modern_app_request(method, id_text, params, now)
         {
@@ -114,6 +125,7 @@ impl Router {
                 target,
                 started: now,
                 retry: None,
+                consent: self.next_consent.take(),
             }),
         );
         self.app_ids.insert(id_text.into(), ours);
@@ -177,6 +189,9 @@ impl Router {
                         "a cancellation without a requestId was dropped".into(),
                     )];
                 };
+                if let Some(withdrawn) = self.cancel_asked(&request, now) {
+                    return withdrawn;
+                }
                 let Some(ours) = self.app_ids.remove(request.as_str()) else {
                     return vec![Out::Note(format!(
                         "a cancellation of request {request}, which is not in flight, was dropped"

@@ -197,6 +197,7 @@ impl Router {
             target: target_of(method, raw.as_deref()),
             started: now,
             retry: retry.map(Box::new),
+            consent: self.next_consent.take(),
         };
         let ours = self.send_for_app(pending);
         vec![Out::Server(request_line(

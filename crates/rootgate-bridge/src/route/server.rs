@@ -193,13 +193,16 @@ impl Router {
                     _ => None,
                 };
                 let result = typed.as_deref().or(result);
-                // The tools the person hides are not in the app's list.
-                let kept = self.without_hidden(&pending.method, result);
+                // The tools hidden from the app are not in its list; what
+                // the list showed is kept, to notice a changed tool.
+                let (kept, seen) = self.listed_tools(&pending.method, result);
                 let result = kept.as_deref().or(result);
-                vec![
+                let mut out = vec![
                     Out::App(response_line(&pending.app_id, result, error)),
                     pending.ended(now, outcome(error)),
-                ]
+                ];
+                out.extend(seen);
+                out
             }
             Some(ToServer::FirstInitialize { app_id }) if self.app_modern => {
                 self.first_answer_for_modern_app(Some(&app_id), result, error)

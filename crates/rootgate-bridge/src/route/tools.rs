@@ -1,87 +1,428 @@
-//! The tools the person hides from AI apps (`ServerSpec::hidden_tools`):
-//! left out of the server's `tools/list` answers, a call to one refused
-//! before it reaches the server, and a change told to the app as
-//! `notifications/tools/list_changed` so it asks for the list again.
+//! What an app may do with the server's tools, as the person's rules say
+//! (`rootgate_model::tools`): a hidden tool is left out of the app's
+//! `tools/list` answers and a call to it refused before it reaches the
+//! server; an asked tool's call is parked here (at most [`MAX_ASKED`] at a
+//! time, [`MAX_ASKED_BYTES`] in all) until the relay brings the person's
+//! answer, or the app cancels it, or the wait ends; a change of what is
+//! hidden is told to the app as `notifications/tools/list_changed`. Every
+//! `tools/list` answer is read once, for the tools' claims (read-only,
+//! destructive) and what was seen of them, so a changed tool is noticed.
 //!
-//! What this module does not do: decide which tools are hidden (the person
-//! does, in the window; the relay hands the set over as the settings
-//! change), or touch any other answer: only `tools/list` results are
-//! decoded, and only while a tool is hidden.
+//! What this module does not do: wait, ask or time anything (the relay's
+//! `asks` does), or decide the rules (the person does, in the window).
+//! While the rules allow every call (the default), a call is not looked at
+//! at all.
+
+use std::collections::BTreeMap;
+
+use rootgate_model::servers::looks_secret;
+use rootgate_model::tools::{ToolRules, ToolSeen, ToolSetting};
 
 use super::*;
+use crate::connections::{AskAnswer, ToolAsk};
 
 /// The error code of a call to a hidden tool: the tool is, as far as the
 /// app is concerned, not there (JSON-RPC's "invalid params", as an unknown
 /// tool's name is answered by the SDKs).
 const HIDDEN: i64 = -32602;
+/// The error code of a call the person refused or did not answer: the
+/// request was understood and not carried out, by the person's choice.
+pub const REFUSED: i64 = -32001;
+/// The most calls of one connection that wait for the person at once; one
+/// more is refused at once. A person answers one question at a time, and
+/// an app that floods asks costs its own connection this much, no more.
+pub const MAX_ASKED: usize = 8;
+/// The most bytes of parked calls (their params) one connection keeps.
+pub const MAX_ASKED_BYTES: usize = 4 * 1024 * 1024;
+
+/// A call that waits for the person's answer.
+pub(super) struct Parked {
+    id: Box<RawValue>,
+    method: String,
+    params: Option<Box<RawValue>>,
+    tool: String,
+    since: Instant,
+}
+
+/// What the tool's annotations claimed, as the server last listed it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Claims {
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+}
 
 impl Router {
-    /// The tools hidden from the app, as the settings say now. Once the
-    /// app is initialized, a change is told to it, so it lists them again.
-    pub fn set_hidden_tools(&mut self, hidden: BTreeSet<String>) -> Vec<Out> {
-        if hidden == self.hidden_tools {
+    /// The rules for the server's tools, as the settings say now. Once the
+    /// app is initialized, a change of what is hidden from it is told to
+    /// it, so it lists the tools again.
+    pub fn set_tool_rules(&mut self, rules: ToolRules) -> Vec<Out> {
+        if rules == self.rules {
             return Vec::new();
         }
-        self.hidden_tools = hidden;
+        let hidden_before = self.hidden_from_app();
+        self.rules = rules;
+        let hidden_now = self.hidden_from_app();
         match self.init {
-            Init::Received { .. } => vec![Out::App(notification_line(
-                "notifications/tools/list_changed",
-                &Value::Null,
-            ))],
-            Init::Waiting => Vec::new(),
+            Init::Received { .. } if hidden_before != hidden_now => vec![Out::App(
+                notification_line("notifications/tools/list_changed", &Value::Null),
+            )],
+            _ => Vec::new(),
         }
     }
 
-    /// The refusal of a `tools/call` whose tool is hidden, with its record
-    /// for the timeline; none for any other request.
-    pub(super) fn refuse_hidden(
-        &self,
+    /// The tools hidden from this app, among those the rules name.
+    fn hidden_from_app(&self) -> BTreeSet<String> {
+        let app = self.app_name();
+        let mut named: BTreeSet<&String> = self.rules.tools.keys().collect();
+        if let Some(tools) = app.and_then(|a| self.rules.apps.get(a)) {
+            named.extend(tools.keys());
+        }
+        named
+            .into_iter()
+            .filter(|t| self.rules.judge(app, t, None).setting == ToolSetting::Hidden)
+            .cloned()
+            .collect()
+    }
+
+    fn app_name(&self) -> Option<&str> {
+        Some(self.app.name.as_str()).filter(|n| !n.is_empty())
+    }
+
+    /// What the rules make of an app's `tools/call`: its refusal (hidden,
+    /// or too many waiting), or its parking with the question for the
+    /// relay (asked); none when it goes on. Nothing is looked at while
+    /// every call is allowed.
+    pub(super) fn judge_call(
+        &mut self,
         method: &str,
-        id_text: &str,
+        id: &RawValue,
         params: Option<&RawValue>,
+        now: Instant,
     ) -> Option<Vec<Out>> {
-        if method != "tools/call" || self.hidden_tools.is_empty() {
+        if method != "tools/call" || self.rules.allows_all() {
             return None;
         }
         let tool = target_of(method, params)?;
-        if !self.hidden_tools.contains(&tool) {
-            return None;
+        let claims = self.claims.get(&tool).copied().unwrap_or_default();
+        let judged = self.rules.judge(self.app_name(), &tool, claims.read_only);
+        let id_text = id.get();
+        match judged.setting {
+            ToolSetting::Allowed => {
+                self.next_consent = Some(format!("allowed: {}", judged.why));
+                None
+            }
+            ToolSetting::Hidden => {
+                let why = format!("the tool “{tool}” is not offered: it is hidden in Rootgate");
+                Some(refusal(id_text, HIDDEN, method, tool, why))
+            }
+            ToolSetting::Ask => {
+                let size = params.map_or(0, |p| p.get().len());
+                let parked: usize = self.asked.values().map(Parked::size).sum();
+                if self.asked.len() >= MAX_ASKED || parked + size > MAX_ASKED_BYTES {
+                    let why = format!(
+                        "the tool “{tool}” waits for your answer in Rootgate, and {} calls \
+                         wait already; answer those first",
+                        self.asked.len()
+                    );
+                    return Some(refusal(id_text, REFUSED, method, tool, why));
+                }
+                let ask = ToolAsk {
+                    key: id_text.to_owned(),
+                    tool: tool.clone(),
+                    arguments: shown_arguments(params),
+                    read_only: claims.read_only,
+                    destructive: claims.destructive,
+                    why: judged.why,
+                    since_ms: rootgate_model::ids::now_ms(),
+                    until_ms: 0,
+                };
+                self.asked.insert(
+                    id_text.into(),
+                    Parked {
+                        id: id.to_owned(),
+                        method: method.to_owned(),
+                        params: params.map(|p| p.to_owned()),
+                        tool,
+                        since: now,
+                    },
+                );
+                Some(vec![Out::Ask(Box::new(ask))])
+            }
         }
-        let why = format!("the tool “{tool}” is not offered: it is hidden in Rootgate");
+    }
+
+    /// The person's answer to the parked call `key` (by `by`, in words):
+    /// the call goes on, or is refused. Nothing when it is not parked any
+    /// more (answered, cancelled, or timed out already).
+    pub fn answer_ask(&mut self, key: &str, answer: AskAnswer, by: &str, now: Instant) -> Vec<Out> {
+        let Some(parked) = self.asked.remove(key) else {
+            return Vec::new();
+        };
+        let waited = now.saturating_duration_since(parked.since);
+        let mut out = vec![Out::AskGone(key.to_owned())];
+        match answer {
+            AskAnswer::Once | AskAnswer::Always => {
+                if answer == AskAnswer::Always
+                    && let Some(app) = self.app_name().map(str::to_owned)
+                {
+                    // The window writes the rule into the settings, which
+                    // come back here; until then the next call must not
+                    // ask again.
+                    self.rules
+                        .set(Some(&app), &parked.tool, Some(ToolSetting::Allowed));
+                }
+                let how = if answer == AskAnswer::Always {
+                    "always, for this app"
+                } else {
+                    "once"
+                };
+                self.next_consent = Some(format!(
+                    "allowed {how} by {by}, after {} ms",
+                    waited.as_millis()
+                ));
+                let id_text = parked.id.get().to_owned();
+                out.extend(self.forward(&parked.method, &id_text, parked.params.as_deref(), now));
+            }
+            AskAnswer::Deny => {
+                let why = format!(
+                    "you refused the call to “{}” in Rootgate ({by})",
+                    parked.tool
+                );
+                out.extend(refusal(
+                    parked.id.get(),
+                    REFUSED,
+                    &parked.method,
+                    parked.tool,
+                    why,
+                ));
+            }
+        }
+        out
+    }
+
+    /// The parked call `key` waited `bound` without an answer: refused, in
+    /// words. Nothing when it is not parked any more.
+    pub fn ask_expired(&mut self, key: &str, bound: Duration) -> Vec<Out> {
+        let Some(parked) = self.asked.remove(key) else {
+            return Vec::new();
+        };
+        let why = format!(
+            "the tool “{}” waits for your answer in Rootgate, and none came within {} s",
+            parked.tool,
+            bound.as_secs()
+        );
+        let mut out = vec![Out::AskGone(key.to_owned())];
+        out.extend(refusal(
+            parked.id.get(),
+            REFUSED,
+            &parked.method,
+            parked.tool,
+            why,
+        ));
+        out
+    }
+
+    /// Every parked call is refused with `why` (nobody is there to ask).
+    pub fn refuse_asked(&mut self, why: &str) -> Vec<Out> {
+        let keys: Vec<Box<str>> = self.asked.keys().cloned().collect();
+        let mut out = Vec::new();
+        for key in keys {
+            if let Some(parked) = self.asked.remove(&key) {
+                out.push(Out::AskGone(key.to_string()));
+                let why = format!("the tool “{}” was not run: {why}", parked.tool);
+                out.extend(refusal(
+                    parked.id.get(),
+                    REFUSED,
+                    &parked.method,
+                    parked.tool,
+                    why,
+                ));
+            }
+        }
+        out
+    }
+
+    /// The app cancelled `request` (JSON text): if it was parked, the
+    /// question goes and nothing reaches the server.
+    pub(super) fn cancel_asked(&mut self, request: &str, now: Instant) -> Option<Vec<Out>> {
+        let parked = self.asked.remove(request)?;
         Some(vec![
-            Out::App(error_line(id_text, HIDDEN, &why)),
+            Out::AskGone(request.to_owned()),
             Out::Call(Call {
-                method: method.to_owned(),
-                target: Some(tool),
-                duration: Duration::ZERO,
-                outcome: format!("refused: {why}"),
+                method: parked.method,
+                target: Some(parked.tool),
+                duration: now.saturating_duration_since(parked.since),
+                outcome: "cancelled".into(),
+                consent: Some("cancelled by the app while it waited for your answer".into()),
             }),
         ])
     }
 
-    /// `result` of a `tools/list` without the hidden tools, when any is
-    /// hidden and the result lists one; none to pass it on as it came.
-    pub(super) fn without_hidden(
-        &self,
+    /// Whether the app's request `id` is parked (an id in use).
+    pub(super) fn is_parked(&self, id: &str) -> bool {
+        self.asked.contains_key(id)
+    }
+
+    /// A `tools/list` result as the app gets it: without the tools hidden
+    /// from it (none when nothing is left out), and what was seen of the
+    /// tools, for the settings. Only `tools/list` results are read.
+    pub(super) fn listed_tools(
+        &mut self,
         method: &str,
         result: Option<&RawValue>,
-    ) -> Option<Box<RawValue>> {
-        if method != "tools/list" || self.hidden_tools.is_empty() {
-            return None;
+    ) -> (Option<Box<RawValue>>, Option<Out>) {
+        if method != "tools/list" {
+            return (None, None);
         }
-        let mut result: Map<String, Value> = serde_json::from_str(result?.get()).ok()?;
-        let tools = result.get_mut("tools")?.as_array_mut()?;
+        let Some(mut result) =
+            result.and_then(|r| serde_json::from_str::<Map<String, Value>>(r.get()).ok())
+        else {
+            return (None, None);
+        };
+        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+            return (None, None);
+        };
+        let mut seen = BTreeMap::new();
+        for tool in tools.iter() {
+            if let Some((name, kept)) = ToolSeen::of(tool) {
+                let said = |hint: &str| {
+                    tool.get("annotations")
+                        .and_then(|a| a.get(hint))
+                        .and_then(Value::as_bool)
+                };
+                self.claims.insert(
+                    name.clone(),
+                    Claims {
+                        read_only: said("readOnlyHint"),
+                        destructive: said("destructiveHint"),
+                    },
+                );
+                seen.insert(name, kept);
+            }
+        }
+        let seen = (!seen.is_empty()).then_some(Out::ToolsSeen(seen));
+        if !self.rules.hides_any(self.app_name()) {
+            return (None, seen);
+        }
+        let app = self.app_name().map(str::to_owned);
         let before = tools.len();
         tools.retain(|tool| {
-            tool.get("name")
-                .and_then(Value::as_str)
-                .is_none_or(|name| !self.hidden_tools.contains(name))
+            tool.get("name").and_then(Value::as_str).is_none_or(|name| {
+                self.rules.judge(app.as_deref(), name, None).setting != ToolSetting::Hidden
+            })
         });
         if tools.len() == before {
-            return None;
+            return (None, seen);
         }
-        RawValue::from_string(Value::Object(result).to_string()).ok()
+        (
+            RawValue::from_string(Value::Object(result).to_string()).ok(),
+            seen,
+        )
     }
+}
+
+impl Parked {
+    fn size(&self) -> usize {
+        self.params.as_ref().map_or(0, |p| p.get().len())
+    }
+}
+
+/// The refusal of a call, to the app, with its record.
+fn refusal(id_text: &str, code: i64, method: &str, tool: String, why: String) -> Vec<Out> {
+    vec![
+        Out::App(error_line(id_text, code, &why)),
+        Out::Call(Call {
+            method: method.to_owned(),
+            target: Some(tool),
+            duration: Duration::ZERO,
+            outcome: format!("refused: {why}"),
+            consent: None,
+        }),
+    ]
+}
+
+/// The longest string value shown whole in a question.
+const FOLD_AT: usize = 240;
+/// The most text a question's arguments take.
+const SHOWN_AT_MOST: usize = 8 * 1024;
+
+/// A call's arguments as the person is shown them: indented JSON, a value
+/// under a secret-looking name (or that looks like a key itself) masked, a
+/// long string folded, a deep or long structure cut short.
+pub(super) fn shown_arguments(params: Option<&RawValue>) -> String {
+    let arguments = params
+        .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+        .and_then(|p| p.get("arguments").cloned())
+        .unwrap_or(Value::Object(Map::new()));
+    let shown = masked(arguments, None, 0);
+    let mut text = serde_json::to_string_pretty(&shown).unwrap_or_default();
+    if text.len() > SHOWN_AT_MOST {
+        let mut cut = SHOWN_AT_MOST;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("\n… (cut short)");
+    }
+    text
+}
+
+fn masked(value: Value, name: Option<&str>, depth: usize) -> Value {
+    if name.is_some_and(looks_secret) && !value.is_null() {
+        return Value::String("•••••• (hidden: its name says it is a secret)".into());
+    }
+    if depth > 6 {
+        return Value::String("…".into());
+    }
+    match value {
+        Value::String(text) if looks_like_a_key(&text) => {
+            Value::String("•••••• (hidden: it looks like a key)".into())
+        }
+        Value::String(text) if text.chars().count() > FOLD_AT => {
+            let total = text.chars().count();
+            let head: String = text.chars().take(FOLD_AT).collect();
+            Value::String(format!("{head}… ({} more characters)", total - FOLD_AT))
+        }
+        Value::Array(items) => {
+            let total = items.len();
+            let mut shown: Vec<Value> = items
+                .into_iter()
+                .take(50)
+                .map(|v| masked(v, None, depth + 1))
+                .collect();
+            if total > 50 {
+                shown.push(Value::String(format!("… ({} more)", total - 50)));
+            }
+            Value::Array(shown)
+        }
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let v = masked(v, Some(&k), depth + 1);
+                    (k, v)
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// Whether a string looks like a credential whatever its name: the
+/// prefixes of common API keys and tokens, and private keys.
+fn looks_like_a_key(text: &str) -> bool {
+    const PREFIXES: [&str; 9] = [
+        "sk-",
+        "ghp_",
+        "gho_",
+        "github_pat_",
+        "xoxb-",
+        "xoxp-",
+        "AKIA",
+        "glpat-",
+        "-----BEGIN",
+    ];
+    PREFIXES.iter().any(|p| text.starts_with(p)) && !text.contains(char::is_whitespace)
+        || text.starts_with("-----BEGIN")
 }
 
 #[cfg(test)]
@@ -99,7 +440,11 @@ mod tests {
     }
 
     fn hide(router: &mut Router, tools: &[&str]) -> Vec<Out> {
-        router.set_hidden_tools(tools.iter().map(|t| t.to_string()).collect())
+        let mut rules = ToolRules::default();
+        for tool in tools {
+            rules.set(None, tool, Some(ToolSetting::Hidden));
+        }
+        router.set_tool_rules(rules)
     }
 
     fn app_lines(outs: &[Out]) -> Vec<Value> {
@@ -177,9 +522,169 @@ mod tests {
     }
 
     #[test]
-    fn with_nothing_hidden_the_list_passes_as_it_came() {
-        let router = initialized();
-        let raw = RawValue::from_string(r#"{"tools":[{"name":"a"}]}"#.into()).unwrap();
-        assert!(router.without_hidden("tools/list", Some(&raw)).is_none());
+    fn with_nothing_hidden_the_list_passes_as_it_came_and_is_seen() {
+        let mut router = initialized();
+        let raw = RawValue::from_string(
+            r#"{"tools":[{"name":"a","annotations":{"readOnlyHint":true}}]}"#.into(),
+        )
+        .unwrap();
+        let (kept, seen) = router.listed_tools("tools/list", Some(&raw));
+        assert!(kept.is_none());
+        let Some(Out::ToolsSeen(seen)) = seen else {
+            panic!("the list was not seen: {seen:?}");
+        };
+        assert!(seen["a"].read_only);
+    }
+
+    fn call(router: &mut Router, id: u32, tool: &str) -> Vec<Out> {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"path":"/tmp/x","apiKey":"sk-live-123","note":"{}"}}}}}}"#,
+            "y".repeat(300)
+        );
+        router.from_app(line.as_bytes(), Instant::now())
+    }
+
+    fn asking() -> Router {
+        let mut router = initialized();
+        let mut rules = ToolRules::default();
+        rules.set(None, "write_file", Some(ToolSetting::Ask));
+        assert!(
+            router.set_tool_rules(rules).is_empty(),
+            "nothing hidden changed"
+        );
+        router
+    }
+
+    #[test]
+    fn an_asked_call_is_parked_with_its_arguments_masked_and_goes_on_when_allowed() {
+        let mut router = asking();
+        let out = call(&mut router, 5, "write_file");
+        let [Out::Ask(ask)] = out.as_slice() else {
+            panic!("not asked: {out:?}");
+        };
+        assert_eq!(ask.key, "5");
+        assert_eq!(ask.why, "set for this tool");
+        assert!(ask.arguments.contains("/tmp/x"));
+        assert!(!ask.arguments.contains("sk-live-123"), "{}", ask.arguments);
+        assert!(
+            ask.arguments.contains("(60 more characters)"),
+            "{}",
+            ask.arguments
+        );
+        // Its id is in use while it waits.
+        let reused = app_lines(&call(&mut router, 5, "read_file"));
+        assert_eq!(reused[0]["error"]["code"], -32600);
+        // Another tool goes on meanwhile.
+        assert!(matches!(
+            call(&mut router, 6, "read_file").first(),
+            Some(Out::Server(_))
+        ));
+        let out = router.answer_ask("5", AskAnswer::Once, "you, in the window", Instant::now());
+        assert!(
+            matches!(out.first(), Some(Out::AskGone(k)) if k == "5"),
+            "{out:?}"
+        );
+        let Some(Out::Server(line)) = out.get(1) else {
+            panic!("not passed on: {out:?}");
+        };
+        let sent: Value = serde_json::from_slice(line).unwrap();
+        assert_eq!(sent["params"]["arguments"]["apiKey"], "sk-live-123");
+        // Answered twice (a second click): nothing more happens.
+        assert!(
+            router
+                .answer_ask("5", AskAnswer::Once, "x", Instant::now())
+                .is_empty()
+        );
+        // Its answer carries who allowed it.
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, sent["id"]);
+        let out = router.from_server(answer.as_bytes(), Instant::now());
+        let consent = out.iter().find_map(|o| match o {
+            Out::Call(c) => c.consent.clone(),
+            _ => None,
+        });
+        assert!(
+            consent.is_some_and(|c| c.starts_with("allowed once by you, in the window")),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_denied_expired_or_cancelled_call_never_reaches_the_server() {
+        let mut router = asking();
+        call(&mut router, 1, "write_file");
+        let out = router.answer_ask("1", AskAnswer::Deny, "you, on the desktop", Instant::now());
+        assert!(!out.iter().any(|o| matches!(o, Out::Server(_))));
+        let refused = app_lines(&out);
+        assert_eq!(refused[0]["error"]["code"], REFUSED);
+        assert!(
+            refused[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("you refused")
+        );
+
+        call(&mut router, 2, "write_file");
+        let out = router.ask_expired("2", Duration::from_secs(45));
+        let refused = app_lines(&out);
+        assert!(
+            refused[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("within 45 s")
+        );
+
+        call(&mut router, 3, "write_file");
+        let out = router.from_app(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+            Instant::now(),
+        );
+        assert!(
+            matches!(out.first(), Some(Out::AskGone(k)) if k == "3"),
+            "{out:?}"
+        );
+        assert!(
+            app_lines(&out).is_empty(),
+            "a cancelled call is not answered"
+        );
+        assert!(!out.iter().any(|o| matches!(o, Out::Server(_))));
+        assert!(
+            router
+                .answer_ask("3", AskAnswer::Once, "x", Instant::now())
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_flood_of_asks_parks_a_bounded_number_and_refuses_the_rest() {
+        let mut router = asking();
+        let mut asked = 0;
+        let mut refused = 0;
+        for id in 0..100 {
+            match call(&mut router, id, "write_file").first() {
+                Some(Out::Ask(_)) => asked += 1,
+                Some(Out::App(_)) => refused += 1,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!((asked, refused), (MAX_ASKED, 100 - MAX_ASKED));
+        let out = router.refuse_asked("nobody is there");
+        assert_eq!(app_lines(&out).len(), MAX_ASKED);
+        assert!(router.asked.is_empty());
+    }
+
+    #[test]
+    fn always_for_this_app_lets_its_next_calls_through_without_asking() {
+        let mut router = asking();
+        call(&mut router, 1, "write_file");
+        router.answer_ask("1", AskAnswer::Always, "you", Instant::now());
+        assert!(matches!(
+            call(&mut router, 2, "write_file").first(),
+            Some(Out::Server(_))
+        ));
+        assert_eq!(
+            router.rules.apps["app"]["write_file"],
+            ToolSetting::Allowed,
+            "kept for the app named in initialize"
+        );
     }
 }

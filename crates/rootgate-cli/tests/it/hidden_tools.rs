@@ -4,6 +4,7 @@
 //! bridge. What the app is offered is read from its own `tools/list`, and
 //! what a call does from the server's own answers and files.
 
+use rootgate_core::tools::ToolSetting;
 use std::collections::BTreeSet;
 
 use rootgate_test_support::app::*;
@@ -26,7 +27,7 @@ async fn a_hidden_tool_is_not_listed_and_not_run_and_showing_it_again_reaches_th
     let (root, shared) = rg.folder("notes");
     rg.share(&files.id, &root);
     rg.store
-        .set_tool_hidden(&files.id, "write_file", true)
+        .set_tool_setting(&files.id, None, "write_file", Some(ToolSetting::Hidden))
         .expect("hide");
 
     let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
@@ -61,7 +62,7 @@ async fn a_hidden_tool_is_not_listed_and_not_run_and_showing_it_again_reaches_th
     // Shown again while the app is connected: the app is told its list
     // changed, lists it, and the call now goes through.
     rg.store
-        .set_tool_hidden(&files.id, "write_file", false)
+        .set_tool_setting(&files.id, None, "write_file", None)
         .expect("show");
     app.wait(|v| v["event"] == "listChanged" && v["kind"] == "tools")
         .await;
@@ -79,7 +80,7 @@ async fn a_hidden_tool_is_not_listed_and_not_run_and_showing_it_again_reaches_th
 
     // Hidden again live: gone from the list at once.
     rg.store
-        .set_tool_hidden(&files.id, "write_file", true)
+        .set_tool_setting(&files.id, None, "write_file", Some(ToolSetting::Hidden))
         .expect("hide again");
     app.wait(|v| v["event"] == "listChanged" && v["kind"] == "tools")
         .await;

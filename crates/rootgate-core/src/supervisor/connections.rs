@@ -60,6 +60,9 @@ impl Supervisor {
                     self.remember_era(&connection.server, &connection.status);
                 }
                 self.note_connection(&connection);
+                if !connection.live {
+                    self.asks_ended(&connection.id);
+                }
                 Change::Connection {
                     connection: *connection,
                 }
@@ -68,6 +71,16 @@ impl Supervisor {
                 self.remember_bridged_era(&entry);
                 self.note_entry(&connection, &entry);
                 Change::ConnectionEntry { connection, entry }
+            }
+            ConnectionChange::Asks {
+                connection,
+                server,
+                server_name,
+                app,
+                asks,
+            } => {
+                self.on_asks(connection, server, server_name, app, asks);
+                return;
             }
             ConnectionChange::Suggested {
                 connection,

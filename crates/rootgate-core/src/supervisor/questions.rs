@@ -339,6 +339,9 @@ impl Supervisor {
             }
             return;
         }
+        if self.on_tool_action(id, action) {
+            return;
+        }
         let key = lock(&self.asking.open)
             .iter()
             .find(|(_, o)| o.notification == Some(id))

@@ -241,19 +241,6 @@ impl Supervisor {
         self.server(id)
     }
 
-    /// Hides the server's tool `tool` from AI apps (left out of their
-    /// `tools/list`, a call refused), or offers it again; live connections
-    /// are told their list changed. The window's own tries still see it.
-    pub fn set_tool_hidden(
-        &self,
-        id: &ServerId,
-        tool: &str,
-        hidden: bool,
-    ) -> Result<ServerView, SupervisorError> {
-        self.store.set_tool_hidden(id, tool, hidden)?;
-        self.server(id)
-    }
-
     pub fn servers(&self) -> Vec<ServerView> {
         self.store
             .snapshot()

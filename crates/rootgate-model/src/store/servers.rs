@@ -10,6 +10,8 @@
 use super::{Store, StoreError, find_server};
 use crate::ids::ServerId;
 use crate::servers::{Era, ServerDraft, ServerSpec};
+use crate::tools::{ToolDefault, ToolSeen, ToolSetting};
+use std::collections::BTreeMap;
 
 impl Store {
     /// Adds a server. The values of its secret variables are kept first
@@ -63,9 +65,9 @@ impl Store {
             // stays approved, any other needs a new approval, and the
             // approval dialog can show what changed since the last one.
             spec.approved_command = spec.approval_from(slot);
-            // Which tools apps are offered is the person's choice about
+            // What apps may do with the tools is the person's choice about
             // the server, not part of what they edit in its form.
-            spec.hidden_tools = slot.hidden_tools.clone();
+            spec.tool_rules = slot.tool_rules.clone();
             // What was seen of how the server takes changes is about the
             // program that ran: another command is another program.
             if slot.command_line_with_secrets(|n| spec.secrets.contains_key(n))
@@ -118,21 +120,60 @@ impl Store {
         })
     }
 
-    /// Hides the tool `tool` of the server from AI apps (see
-    /// `ServerSpec::hidden_tools`), or offers it again.
-    pub fn set_tool_hidden(
+    /// Sets what AI apps may do with the server's tool `tool`, for every
+    /// app or for `app` only; `None` takes the setting away (see
+    /// `ToolRules::set`).
+    pub fn set_tool_setting(
         &self,
         id: &ServerId,
+        app: Option<&str>,
         tool: &str,
-        hidden: bool,
+        setting: Option<ToolSetting>,
     ) -> Result<ServerSpec, StoreError> {
         self.change(|s| {
             let slot = find_server(s, id)?;
-            if hidden {
-                slot.hidden_tools.insert(tool.to_owned());
-            } else {
-                slot.hidden_tools.remove(tool);
-            }
+            slot.tool_rules.set(app, tool, setting);
+            Ok(slot.clone())
+        })
+    }
+
+    /// Sets what the server's tools without a setting of their own get.
+    pub fn set_tool_default(
+        &self,
+        id: &ServerId,
+        default: ToolDefault,
+    ) -> Result<ServerSpec, StoreError> {
+        self.change(|s| {
+            let slot = find_server(s, id)?;
+            slot.tool_rules.default = default;
+            Ok(slot.clone())
+        })
+    }
+
+    /// Takes in what a `tools/list` of the server showed (see
+    /// `ToolRules::saw`); returns the tools newly found changed. Writes
+    /// only when something is new or changed.
+    pub fn saw_tools(
+        &self,
+        id: &ServerId,
+        tools: BTreeMap<String, ToolSeen>,
+    ) -> Result<Vec<String>, StoreError> {
+        let known = self.server(id)?.tool_rules;
+        if tools
+            .iter()
+            .all(|(name, now)| known.seen.get(name).is_some_and(|was| was == now))
+        {
+            return Ok(Vec::new());
+        }
+        self.change(|s| Ok(find_server(s, id)?.tool_rules.saw(tools)))
+    }
+
+    /// The person has seen how the tool changed (see
+    /// `ToolRules::acknowledge`).
+    pub fn acknowledge_tool(&self, id: &ServerId, tool: &str) -> Result<ServerSpec, StoreError> {
+        self.change(|s| {
+            let slot = find_server(s, id)?;
+            slot.tool_rules.acknowledge(tool);
             Ok(slot.clone())
         })
     }

@@ -191,8 +191,12 @@ describe("what a server offers, in its detail", () => {
 
   it("hides a tool from AI apps and offers it again, marking it in the list", async () => {
     const { api } = await openRunning((b) =>
-      b.api.setToolHidden.mockImplementation(async (id, tool, hidden) =>
-        server(id, { name: "Files", status: RUNNING as never, hiddenTools: hidden ? [tool] : [] }),
+      b.api.setToolSetting.mockImplementation(async (id, _app, tool, setting) =>
+        server(id, {
+          name: "Files",
+          status: RUNNING as never,
+          toolRules: { default: "allAllowed", tools: setting ? { [tool]: setting } : {} } as never,
+        }),
       ),
     );
     await showTab("tools");
@@ -203,7 +207,7 @@ describe("what a server offers, in its detail", () => {
     offered.click();
     await settle();
     flushSync();
-    expect(api.setToolHidden).toHaveBeenLastCalledWith("s1", "write_file", true);
+    expect(api.setToolSetting).toHaveBeenLastCalledWith("s1", null, "write_file", "hidden");
     expect((q("tool-offered") as HTMLInputElement).checked).toBe(false);
     expect(text(q("tool-view"))).toContain("Hidden: apps connected through Rootgate do not see it");
     expect(all("offer-hidden").map((e) => e.closest<HTMLElement>("[data-testid=offer-item]")?.dataset.name)).toEqual([
@@ -214,7 +218,7 @@ describe("what a server offers, in its detail", () => {
     (q("tool-offered") as HTMLInputElement).click();
     await settle();
     flushSync();
-    expect(api.setToolHidden).toHaveBeenLastCalledWith("s1", "write_file", false);
+    expect(api.setToolSetting).toHaveBeenLastCalledWith("s1", null, "write_file", null);
     expect(q("offer-hidden")).toBeNull();
   });
 

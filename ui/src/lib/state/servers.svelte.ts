@@ -326,7 +326,7 @@ export class ServersState {
   /** Hides one of the server's tools from AI apps, or offers it again (live connections are told). */
   async setToolHidden(server: ServerView, tool: string, hidden: boolean): Promise<void> {
     try {
-      this.upsert(await this.api.setToolHidden(server.id, tool, hidden));
+      this.upsert(await this.api.setToolSetting(server.id, null, tool, hidden ? "hidden" : null));
     } catch (e) {
       this.notices.notify(plainMessage(e));
     }
