@@ -197,6 +197,12 @@ pub enum Report {
     /// The tool calls that wait for the person's answer now (all of them:
     /// a call missing from the last list stopped waiting).
     Asks { asks: Vec<ToolAsk> },
+    /// What the server's `tools/list` answers showed of its tools, for the
+    /// window to keep in the settings (`ToolRules::saw`), where a tool that
+    /// changed since it was last seen is marked.
+    ToolsSeen {
+        tools: std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>,
+    },
     /// Not a bridge's: `rootgate import` asks the open window to import an
     /// AI app's servers, since the window holds the settings. The first and
     /// only line; the window answers with one [`ImportAnswer`] line.
@@ -400,6 +406,12 @@ pub enum ConnectionChange {
         server_name: String,
         app: Option<AppIdentity>,
         asks: Vec<ToolAsk>,
+    },
+    /// What a connection's server listed of its tools (see
+    /// [`Report::ToolsSeen`]).
+    ToolsSeen {
+        server: ServerId,
+        tools: std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>,
     },
     /// The app works in these folders: suggestions for the person.
     Suggested {
@@ -699,6 +711,12 @@ impl Connections {
                 Report::Status { status } => known.view.status = status,
                 Report::Waiting { call } => known.view.waiting = call,
                 Report::Sees { sees } => known.view.sees = Some(Box::new(sees)),
+                Report::ToolsSeen { tools } => {
+                    changes.push(ConnectionChange::ToolsSeen {
+                        server: known.view.server.clone(),
+                        tools,
+                    });
+                }
                 Report::Asks { asks } => {
                     changes.push(ConnectionChange::Asks {
                         connection: id.clone(),

@@ -373,34 +373,13 @@ fn watch_settings(store: Arc<Store>) -> Option<Watch> {
 
 /// Hands the relay the person's tool rules each time the settings change,
 /// so a tool hidden, asked or allowed in the window reaches a live
-/// connection at once (the app is told when its list changed); and keeps
-/// what the server's `tools/list` answers show in the settings, where a
-/// tool that changed since the last look is marked (`ToolRules::saw`),
-/// which comes back here as a rule like any other.
+/// connection at once (the app is told when its list changed).
 fn follow_tool_rules(store: Arc<Store>, id: ServerId, relay: Arc<Relay>) {
     let mut revision = store.subscribe_revision();
-    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel();
-    relay.on_tools_seen(seen_tx);
-    let rules_relay = Arc::clone(&relay);
-    let rules_store = Arc::clone(&store);
-    let rules_id = id.clone();
     tokio::spawn(async move {
         while revision.changed().await.is_ok() {
-            if let Ok(spec) = rules_store.server(&rules_id) {
-                rules_relay.set_tool_rules(spec.tool_rules).await;
-            }
-        }
-    });
-    tokio::spawn(async move {
-        while let Some(tools) = seen_rx.recv().await {
-            let (store, id) = (Arc::clone(&store), id.clone());
-            // The settings file is written under its lock, off the
-            // runtime's thread.
-            let changed = tokio::task::spawn_blocking(move || store.saw_tools(&id, tools)).await;
-            if let Ok(Ok(changed)) = changed
-                && !changed.is_empty()
-            {
-                tracing::info!(?changed, "tools changed since they were last seen");
+            if let Ok(spec) = store.server(&id) {
+                relay.set_tool_rules(spec.tool_rules).await;
             }
         }
     });

@@ -116,6 +116,7 @@ impl Link {
         // between; those seen twice are skipped by their sequence number.
         let mut entries = self.timeline.subscribe();
         let mut seen = self.relay.subscribe();
+        let mut listed = self.relay.listed();
         let kept = self.timeline.for_server(&self.server);
         let mut last_seq = kept.last().map_or(0, |e| e.seq);
         let mut lines = vec![Report::Hello {
@@ -126,6 +127,7 @@ impl Link {
             started_at_ms: self.started_at_ms,
         }];
         lines.extend(seen_reports(&seen.borrow_and_update()));
+        lines.extend(listed_report(&listed.borrow_and_update()));
         let status = self.status.borrow_and_update().clone();
         lines.push(Report::Status {
             status: status.clone(),
@@ -147,6 +149,10 @@ impl Link {
                     if changed.is_err() { return Ok(()); }
                     seen_reports(&seen.borrow_and_update())
                 }
+                changed = listed.changed() => {
+                    if changed.is_err() { return Ok(()); }
+                    listed_report(&listed.borrow_and_update()).into_iter().collect()
+                }
                 changed = self.status.changed() => {
                     if changed.is_err() { return Ok(()); }
                     vec![Report::Status { status: self.status.borrow_and_update().clone() }]
@@ -158,6 +164,14 @@ impl Link {
             }
         }
     }
+}
+
+type Listed = Option<Arc<std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>>>;
+
+fn listed_report(listed: &Listed) -> Option<Report> {
+    listed.as_ref().map(|tools| Report::ToolsSeen {
+        tools: (**tools).clone(),
+    })
 }
 
 fn seen_reports(seen: &Seen) -> Vec<Report> {

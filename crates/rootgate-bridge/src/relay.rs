@@ -134,8 +134,10 @@ pub struct Relay {
     questions: watch::Sender<asked::Questions>,
     /// The relay itself, for the tasks it starts (an ask's deadline).
     me: std::sync::Weak<Relay>,
-    /// Where what `tools/list` answers showed goes (see `asks`).
-    tools_seen: std::sync::OnceLock<asks::ToolsSeen>,
+    /// What `tools/list` answers showed (see `asks`).
+    listed: watch::Sender<
+        Option<Arc<std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>>>,
+    >,
 }
 
 /// A server life attached to the relay.
@@ -176,7 +178,7 @@ impl Relay {
             seen: watch::Sender::new(Seen::default()),
             questions: watch::Sender::new(asked::Questions::default()),
             me: me.clone(),
-            tools_seen: std::sync::OnceLock::new(),
+            listed: watch::Sender::new(None),
         })
     }
 

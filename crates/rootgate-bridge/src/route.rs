@@ -266,6 +266,10 @@ pub struct Router {
     rules: rootgate_model::tools::ToolRules,
     /// What each tool's annotations claimed, as last listed.
     claims: HashMap<String, tools::Claims>,
+    /// Each listed tool's fingerprint (see `ToolSeen`), as last listed.
+    live: HashMap<String, String>,
+    /// The listed tools that differ from what the settings last saw.
+    unseen_changes: BTreeSet<String>,
     /// The app's tool calls that wait for the person, by id (JSON text).
     asked: HashMap<Box<str>, tools::Parked>,
     /// Who let the request being routed now through, for its record (set
@@ -306,6 +310,8 @@ impl Router {
             hold: None,
             rules: rootgate_model::tools::ToolRules::default(),
             claims: HashMap::new(),
+            live: HashMap::new(),
+            unseen_changes: BTreeSet::new(),
             asked: HashMap::new(),
             next_consent: None,
         }

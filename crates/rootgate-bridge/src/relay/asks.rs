@@ -9,14 +9,16 @@
 //! away while calls wait refuses them too. A `notifications/cancelled`
 //! from the app withdraws the question (the router's `cancel_asked`).
 //!
-//! Also here: what the server's `tools/list` answers showed is handed to
-//! whoever keeps it ([`Relay::on_tools_seen`]), so a changed tool is
-//! noticed, and the person's rules are handed to the router as they change.
+//! Also here: what the server's `tools/list` answers showed is published
+//! ([`Relay::listed`]) for the window to keep in the settings, so a tool
+//! that changed is noticed at its next start; and the person's rules are
+//! handed to the router as they change.
 //!
 //! What is not here: judging a call (the router and the model's
 //! `ToolRules`), the question's looks (the window).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rootgate_model::tools::{ToolRules, ToolSeen};
@@ -34,9 +36,6 @@ use crate::connections::{ToolAnswer, ToolAsk};
 /// actions".
 pub const TOOL_ASK_BOUND: Duration = Duration::from_secs(45);
 
-/// Where what `tools/list` answers showed is sent.
-pub(super) type ToolsSeen = tokio::sync::mpsc::UnboundedSender<BTreeMap<String, ToolSeen>>;
-
 impl Relay {
     /// The person's rules for the server's tools now (see `route::tools`);
     /// a change of what is hidden is told to an app that is initialized.
@@ -48,16 +47,20 @@ impl Relay {
         self.perform(outs, None).await;
     }
 
-    /// Where to send what the server's `tools/list` answers show (the
-    /// bridge keeps it in the settings). Set once.
-    pub fn on_tools_seen(&self, seen: ToolsSeen) {
-        let _ = self.tools_seen.set(seen);
+    /// What the server's `tools/list` answers showed so far on this
+    /// connection, for the window to keep (the bridge cannot: the window
+    /// owns the settings); the link reports it.
+    pub fn listed(&self) -> tokio::sync::watch::Receiver<Option<Arc<BTreeMap<String, ToolSeen>>>> {
+        self.listed.subscribe()
     }
 
     pub(super) fn tools_were_seen(&self, tools: BTreeMap<String, ToolSeen>) {
-        if let Some(seen) = self.tools_seen.get() {
-            let _ = seen.send(tools);
-        }
+        self.listed.send_modify(|listed| {
+            // Pages of one list add up; a tool listed again replaces itself.
+            let mut all = listed.as_deref().cloned().unwrap_or_default();
+            all.extend(tools);
+            *listed = Some(Arc::new(all));
+        });
     }
 
     /// Asks the person about a parked call through the window; with no

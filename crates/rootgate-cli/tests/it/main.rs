@@ -25,6 +25,7 @@ mod notes;
 mod registry;
 mod second_start;
 mod suggestions;
+mod tool_asks;
 mod tray;
 mod watches;
 mod window;

@@ -72,6 +72,19 @@ impl Supervisor {
                 self.note_entry(&connection, &entry);
                 Change::ConnectionEntry { connection, entry }
             }
+            ConnectionChange::ToolsSeen { server, tools } => {
+                // The window keeps what servers list, where a tool that
+                // changed since it was last seen is marked: bridges
+                // cannot write the settings.
+                match self.store.saw_tools(&server, tools) {
+                    Ok(changed) if !changed.is_empty() => {
+                        tracing::info!(?changed, "tools changed since they were last seen");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "what a server listed was not kept"),
+                }
+                return;
+            }
             ConnectionChange::Asks {
                 connection,
                 server,
