@@ -57,6 +57,8 @@ const COMMANDS: &[&str] = &[
     "acknowledge_tool",
     "tool_questions",
     "answer_tool_question",
+    "search_calls",
+    "export_calls",
     "server_offers",
     "call_tool",
     "cancel_call",

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use rootgate_core::apps::catalog::AppView;
 use rootgate_core::apps::{AppKind, Scope};
 use rootgate_core::autostart::LoginStart;
+use rootgate_core::calls::{CallQuery, CallsFound, ExportFormat};
 use rootgate_core::connections::AskAnswer;
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::{ConnectionId, RootId, ServerId};
@@ -26,8 +27,8 @@ use rootgate_core::session::delivery::FolderDelivery;
 use rootgate_core::session::offers::{Offers, TryOutcome};
 use rootgate_core::sources::registry::listing::Found;
 use rootgate_core::supervisor::{
-    ConsentPrompt, FolderChoice, FolderView, ImportOutcome, InstallOutcome, InstallView, PlanView,
-    PreferencesView, PromptId, QuestionView, ServerView, Supervisor, ToolQuestion,
+    ConsentPrompt, Exported, FolderChoice, FolderView, ImportOutcome, InstallOutcome, InstallView,
+    PlanView, PreferencesView, PromptId, QuestionView, ServerView, Supervisor, ToolQuestion,
 };
 use rootgate_core::templates::ServerTemplate;
 use rootgate_core::timeline::{Entry, Page};
@@ -36,7 +37,7 @@ use serde_json::{Map, Value};
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
 use tracing::instrument;
 
-use crate::error::{Arg, CommandError};
+use crate::error::{Arg, CommandError, ErrorCode};
 use crate::{AppInfo, Shell};
 
 type Sup<'a> = State<'a, Arc<Supervisor>>;
@@ -406,6 +407,43 @@ pub async fn pick_bundle<R: Runtime>(
         Some(file) => Ok(Some(sup.open_bundle(&file)?)),
         None => Ok(None),
     }
+}
+
+/// The record of AI apps' calls that match `query`, newest first.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub async fn search_calls(sup: Sup<'_>, query: Arg<CallQuery>) -> Result<CallsFound> {
+    let sup = Arc::clone(&sup);
+    tauri::async_runtime::spawn_blocking(move || sup.search_calls(&query.0))
+        .await
+        .map_err(|e| CommandError::new(ErrorCode::Settings, e.to_string()))
+}
+
+/// Exports the record's calls that match `query` to a file the person
+/// picks in the native save dialog; none when they cancelled.
+#[tauri::command]
+#[instrument(skip(app, window, sup), err)]
+pub async fn export_calls<R: Runtime>(
+    app: AppHandle<R>,
+    window: WebviewWindow<R>,
+    sup: Sup<'_>,
+    query: Arg<CallQuery>,
+    format: Arg<ExportFormat>,
+) -> Result<Option<Exported>> {
+    let name = format!(
+        "rootgate-calls-{}.{}",
+        rootgate_core::calls::day(rootgate_core::ids::now_ms()),
+        format.0.extension()
+    );
+    let Some(to) = crate::picker::pick_save(&app, &window, &name).await? else {
+        return Ok(None);
+    };
+    let sup = Arc::clone(&sup);
+    let exported =
+        tauri::async_runtime::spawn_blocking(move || sup.export_calls(&query.0, format.0, &to))
+            .await
+            .map_err(|e| CommandError::new(ErrorCode::Settings, e.to_string()))??;
+    Ok(Some(exported))
 }
 
 /// Searches the MCP Registry; its answer from the cache, saying so, when

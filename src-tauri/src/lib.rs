@@ -417,6 +417,8 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::acknowledge_tool,
             commands::tool_questions,
             commands::answer_tool_question,
+            commands::search_calls,
+            commands::export_calls,
             commands::server_offers,
             commands::call_tool,
             commands::cancel_call,

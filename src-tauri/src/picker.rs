@@ -104,6 +104,60 @@ async fn bundle_dialog<R: Runtime>(
     Ok(chosen.and_then(|p| p.into_path().ok()))
 }
 
+/// Where the person chose to save an export (none when they cancelled):
+/// from the picks file in a build that has one (its next line, one path),
+/// else from the native save dialog over `window`, proposing `name`.
+pub async fn pick_save<R: Runtime>(
+    app: &AppHandle<R>,
+    window: &WebviewWindow<R>,
+    name: &str,
+) -> Result<Option<PathBuf>, CommandError> {
+    #[cfg(any(feature = "e2e-picker", feature = "test-picker"))]
+    if let Some(picks) = tauri::Manager::try_state::<crate::E2ePicks>(app) {
+        return Ok(next_picks(&picks.0)?.into_iter().next());
+    }
+    let _ = app; // read only by a build with a picks file
+    save_dialog(window, name).await
+}
+
+#[cfg(not(feature = "e2e-picker"))]
+async fn save_dialog<R: Runtime>(
+    window: &WebviewWindow<R>,
+    name: &str,
+) -> Result<Option<PathBuf>, CommandError> {
+    use tauri_plugin_dialog::DialogExt;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let mut builder = window
+        .dialog()
+        .file()
+        .set_parent(window)
+        .set_title("Export the record of calls")
+        .set_file_name(name);
+    if let Some(start) = start_folder() {
+        builder = builder.set_directory(start);
+    }
+    builder.save_file(move |chosen| {
+        let _ = tx.send(chosen);
+    });
+    let chosen = rx
+        .await
+        .map_err(|_| CommandError::new(ErrorCode::Picker, "the file picker closed unexpectedly"))?;
+    Ok(chosen.and_then(|p| p.into_path().ok()))
+}
+
+/// An end-to-end build has no dialog: without a picks file there is
+/// nothing to pick from.
+#[cfg(feature = "e2e-picker")]
+async fn save_dialog<R: Runtime>(
+    _window: &WebviewWindow<R>,
+    _name: &str,
+) -> Result<Option<PathBuf>, CommandError> {
+    Err(CommandError::new(
+        ErrorCode::Picker,
+        "no --e2e-picks file was given",
+    ))
+}
+
 /// An end-to-end build has no dialog: without a picks file there is
 /// nothing to pick from.
 #[cfg(feature = "e2e-picker")]

@@ -141,6 +141,11 @@ pub async fn connect(
     // its lines are read, so the app is not told of a change.
     if let Ok(spec) = &spec {
         relay.set_tool_rules(spec.tool_rules.clone()).await;
+        // Every call is kept in the record beside the settings.
+        relay.record_calls_in(
+            rootgate_model::calls::folder(options.settings.path()),
+            spec.name.clone(),
+        );
     }
     let (app_gone_tx, mut app_gone) = tokio::sync::oneshot::channel::<()>();
     let reader_relay = Arc::clone(&relay);
@@ -168,9 +173,11 @@ pub async fn connect(
         (None, Ok(_)) => Outcome::Failed("the settings could not be read".into()),
     };
     // The app's reader may still wait for its input; what is queued for
-    // the app goes out, and the bridge ends.
+    // the app goes out, the calls not recorded yet are, and the bridge
+    // ends.
     done.cancel();
     let _ = writer.await;
+    relay.flush_calls();
     outcome
 }
 

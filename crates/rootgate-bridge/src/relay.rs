@@ -30,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 mod asked;
 mod asks;
+mod audit;
 pub mod workspace;
 
 pub use asks::TOOL_ASK_BOUND;
@@ -134,6 +135,8 @@ pub struct Relay {
     questions: watch::Sender<asked::Questions>,
     /// The relay itself, for the tasks it starts (an ask's deadline).
     me: std::sync::Weak<Relay>,
+    /// Where the connection's calls are recorded (see `audit`).
+    audit: std::sync::OnceLock<audit::Audit>,
     /// What `tools/list` answers showed (see `asks`).
     listed: watch::Sender<
         Option<Arc<std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>>>,
@@ -179,6 +182,7 @@ impl Relay {
             questions: watch::Sender::new(asked::Questions::default()),
             me: me.clone(),
             listed: watch::Sender::new(None),
+            audit: std::sync::OnceLock::new(),
         })
     }
 
@@ -696,6 +700,7 @@ impl Relay {
     }
 
     fn record_call(&self, call: Call) {
+        self.audit_call(&call);
         self.timeline.record(
             &self.server,
             Event::Call {

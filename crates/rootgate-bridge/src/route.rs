@@ -143,6 +143,9 @@ pub struct Call {
     /// Who let a tool call through, in words, when the rules looked at it
     /// ("allowed once by you, in the window, after 2140 ms").
     pub consent: Option<String>,
+    /// The request's size and its answer's, in bytes (0: none passed).
+    pub bytes_in: u64,
+    pub bytes_out: u64,
 }
 
 /// An app request waiting for the server.
@@ -156,8 +159,12 @@ struct Pending {
     /// the answers to the input it asks for. Boxed: it holds the whole
     /// request, and a pending call is moved around as an error value.
     retry: Option<Box<modern::Retry>>,
-    /// Who let it through, when the tool rules looked at it.
-    consent: Option<String>,
+    /// Who let it through, when the tool rules looked at it (boxed: a
+    /// pending call is moved around as an error value).
+    consent: Option<Box<str>>,
+    /// The app's request line's size, and the answer's once sent.
+    bytes_in: u64,
+    bytes_out: u64,
 }
 
 impl Pending {
@@ -168,7 +175,9 @@ impl Pending {
             target: self.target,
             duration: now.saturating_duration_since(self.started),
             outcome,
-            consent: self.consent,
+            consent: self.consent.map(String::from),
+            bytes_in: self.bytes_in,
+            bytes_out: self.bytes_out,
         })
     }
 
@@ -275,6 +284,8 @@ pub struct Router {
     /// Who let the request being routed now through, for its record (set
     /// by the rules' judgement, taken by the request's `Pending`).
     next_consent: Option<String>,
+    /// The size of the app's line being routed now, for its record.
+    in_bytes: u64,
 }
 
 impl Default for Router {
@@ -314,6 +325,7 @@ impl Router {
             unseen_changes: BTreeSet::new(),
             asked: HashMap::new(),
             next_consent: None,
+            in_bytes: 0,
         }
     }
 
@@ -359,6 +371,7 @@ impl Router {
 
     /// What to do with one line the app wrote (without its newline).
     pub fn from_app(&mut self, line: &[u8], now: Instant) -> Vec<Out> {
+        self.in_bytes = line.len() as u64;
         // JSON is UTF-8, and what passes on unchanged must be too: serde
         // does not look inside the strings of fields it skips.
         let text = match std::str::from_utf8(line) {

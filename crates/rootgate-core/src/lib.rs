@@ -23,8 +23,9 @@ pub use rootgate_bridge as bridge;
 pub use rootgate_bridge::{connections, instance};
 pub use rootgate_launcher::{enforcement, launcher, procs};
 pub use rootgate_model::{
-    autostart, consent, downloads, folders, ids, monitor, mounts, names, placeholders, preferences,
-    questions, roots, secrets, servers, settings, store, templates, timeline, tools, uri,
+    autostart, calls, consent, downloads, folders, ids, monitor, mounts, names, placeholders,
+    preferences, questions, roots, secrets, servers, settings, store, templates, timeline, tools,
+    uri,
 };
 pub use rootgate_notify as desktop;
 pub use rootgate_session as session;

@@ -50,6 +50,7 @@ use rootgate_session::{
 
 mod answers;
 mod apps;
+mod audit;
 mod connections;
 mod folders;
 mod install;
@@ -72,6 +73,7 @@ pub use install::{InstallOutcome, InstallView};
 pub use preferences::PreferencesView;
 pub use servers::{FolderChoice, ServerView};
 
+pub use audit::Exported;
 use prompts::OpenPrompts;
 pub use prompts::{
     ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, Suggestion, WarningView,
@@ -116,6 +118,8 @@ pub enum SupervisorError {
     UnknownQuestion,
     #[error("this call waits no more: it was answered, cancelled by the app, or it timed out")]
     UnknownToolQuestion,
+    #[error("the calls could not be exported to {0}")]
+    Export(String),
     #[error("the command cannot be found: {0}")]
     CommandMissing(String),
     #[error("there is no home folder (HOME is not set), so AI apps' configs cannot be found")]
@@ -324,6 +328,7 @@ impl Supervisor {
         }
         supervisor.forward_revisions();
         supervisor.move_secrets_from_before();
+        supervisor.prune_calls();
         Ok(supervisor)
     }
 

@@ -25,6 +25,7 @@
 //! `autostart` (the desktop's entry that starts Rootgate at login).
 
 pub mod autostart;
+pub mod calls;
 pub mod consent;
 pub mod downloads;
 pub mod folders;

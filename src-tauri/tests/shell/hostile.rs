@@ -1161,6 +1161,34 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
+            name: "search_calls",
+            args: vec![("query", Kind::Object)],
+            bases: vec![json!({"query": {"text": "write", "kind": "refused", "limit": 5}})],
+            // The harness's record is empty: whatever is asked, nothing is
+            // found, and nothing outside the record is read.
+            on_success: |_, _, out| {
+                if out["records"] == json!([]) {
+                    Ok(())
+                } else {
+                    Err(format!("found {}", short(out, 300)))
+                }
+            },
+        },
+        Command {
+            name: "export_calls",
+            args: vec![("query", Kind::Object), ("format", Kind::Str)],
+            bases: vec![json!({"query": {}, "format": "csv"})],
+            // The picks file is empty: a cancelled save dialog. Whatever the
+            // page sends, nothing is written.
+            on_success: |_, _, out| {
+                if out.is_null() {
+                    Ok(())
+                } else {
+                    Err(format!("arguments wrote an export: {}", short(out, 300)))
+                }
+            },
+        },
+        Command {
             name: "install_offer",
             args: vec![("id", Kind::U64), ("values", Kind::StrMap)],
             bases: vec![json!({"id": 1, "values": {}})],

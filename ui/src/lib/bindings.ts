@@ -349,6 +349,53 @@ appName: string,
  */
 appTitle: string, ask: ToolAsk, };
 
+export type CallRecord = { 
+/**
+ * When it ended, in milliseconds since the epoch.
+ */
+atMs: number, 
+/**
+ * The app's name as it gave it, and its version.
+ */
+app: string, appVersion: string, server: string, serverName: string, method: string, 
+/**
+ * The tool, prompt or resource it named.
+ */
+target: string | null, durationMs: number, 
+/**
+ * "ok", "error CODE: message", "refused: why", "cancelled".
+ */
+outcome: string, 
+/**
+ * Who let a tool call through when the rules looked at it.
+ */
+consent: string | null, 
+/**
+ * The request's size and the answer's, in bytes.
+ */
+bytesIn: number, bytesOut: number, };
+
+export type CallQuery = { 
+/**
+ * Words that must all appear in the app, server, method, target,
+ * outcome or consent (any case).
+ */
+text: string, 
+/**
+ * Only calls that ended so: ok, error, refused, cancelled.
+ */
+kind: string | null, 
+/**
+ * The most records to return, newest first.
+ */
+limit: number | null, };
+
+export type CallsFound = { records: Array<CallRecord>, matched: number, unreadable: number, };
+
+export type ExportFormat = "jsonl" | "csv";
+
+export type Exported = { path: string, count: number, };
+
 export type Sees = { 
 /**
  * The folders given, as `file://` URIs of their real paths.

@@ -125,7 +125,9 @@ impl Router {
                 target,
                 started: now,
                 retry: None,
-                consent: self.next_consent.take(),
+                consent: self.next_consent.take().map(String::into_boxed_str),
+                bytes_in: self.in_bytes,
+                bytes_out: 0,
             }),
         );
         self.app_ids.insert(id_text.into(), ours);

@@ -197,7 +197,9 @@ impl Router {
             target: target_of(method, raw.as_deref()),
             started: now,
             retry: retry.map(Box::new),
-            consent: self.next_consent.take(),
+            consent: self.next_consent.take().map(String::into_boxed_str),
+            bytes_in: self.in_bytes,
+            bytes_out: 0,
         };
         let ours = self.send_for_app(pending);
         vec![Out::Server(request_line(

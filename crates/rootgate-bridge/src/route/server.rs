@@ -197,10 +197,10 @@ impl Router {
                 // the list showed is kept, to notice a changed tool.
                 let (kept, seen) = self.listed_tools(&pending.method, result);
                 let result = kept.as_deref().or(result);
-                let mut out = vec![
-                    Out::App(response_line(&pending.app_id, result, error)),
-                    pending.ended(now, outcome(error)),
-                ];
+                let line = response_line(&pending.app_id, result, error);
+                let mut pending = pending;
+                pending.bytes_out = line.len() as u64;
+                let mut out = vec![Out::App(line), pending.ended(now, outcome(error))];
                 out.extend(seen);
                 out
             }

@@ -206,6 +206,7 @@ impl Router {
                     waited.as_millis()
                 ));
                 let id_text = parked.id.get().to_owned();
+                self.in_bytes = parked.size() as u64;
                 out.extend(self.forward(&parked.method, &id_text, parked.params.as_deref(), now));
             }
             AskAnswer::Deny => {
@@ -279,6 +280,8 @@ impl Router {
                 duration: now.saturating_duration_since(parked.since),
                 outcome: "cancelled".into(),
                 consent: Some("cancelled by the app while it waited for your answer".into()),
+                bytes_in: parked.params.as_ref().map_or(0, |p| p.get().len() as u64),
+                bytes_out: 0,
             }),
         ])
     }
@@ -364,6 +367,8 @@ fn refusal(id_text: &str, code: i64, method: &str, tool: String, why: String) ->
             duration: Duration::ZERO,
             outcome: format!("refused: {why}"),
             consent: None,
+            bytes_in: 0,
+            bytes_out: 0,
         }),
     ]
 }

@@ -13,6 +13,7 @@ mod apps;
 mod asked;
 mod asked_window;
 mod bundles;
+mod calls_record;
 mod connect;
 mod faults;
 mod first_request;
