@@ -46,6 +46,10 @@ import type {
   ToolDefault,
   ToolQuestion,
   AskAnswer,
+  CallQuery,
+  CallsFound,
+  ExportFormat,
+  Exported,
 } from "./bindings";
 
 export type { UnlistenFn };
@@ -186,6 +190,11 @@ export const api = {
   acknowledgeTool: (id: ServerId, tool: string) => call<ServerView>("acknowledge_tool", { id, tool }),
   /** The AI apps' tool calls that wait for the person's answer, oldest first. */
   toolQuestions: () => call<ToolQuestion[]>("tool_questions"),
+  /** The record of AI apps' calls that match, newest first (at most query.limit). */
+  searchCalls: (query: CallQuery) => call<CallsFound>("search_calls", { query }),
+  /** Exports every call that matches to a file picked in the native save dialog; null when it was cancelled. */
+  exportCalls: (query: CallQuery, format: ExportFormat) =>
+    call<Exported | null>("export_calls", { query, format }),
   /** The person's answer to a waiting tool call. */
   answerToolQuestion: (connection: ConnectionId, key: string, answer: AskAnswer) =>
     call<null>("answer_tool_question", { connection, key, answer }),

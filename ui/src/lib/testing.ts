@@ -31,6 +31,8 @@ import type {
   ToolDefault,
   ToolRules,
   ToolQuestion,
+  CallsFound,
+  Exported,
 } from "./bindings";
 
 /** A server that holds what it is granted. */
@@ -143,6 +145,8 @@ export function fakeBackend() {
     acknowledgeTool: vi.fn(async (id: string): Promise<ServerView> => server(id)),
     toolQuestions: vi.fn(async (): Promise<ToolQuestion[]> => []),
     answerToolQuestion: vi.fn(async () => null),
+    searchCalls: vi.fn(async (): Promise<CallsFound> => ({ records: [], matched: 0, unreadable: 0 })),
+    exportCalls: vi.fn(async (): Promise<Exported | null> => null),
     registrySearch: vi.fn(async (): Promise<RegistryFound> => ({ registry: "", servers: [], fromCache: null })),
     registryOffer: vi.fn(async (): Promise<InstallView> => {
       throw { code: "notFound", message: "no entry" };

@@ -38,6 +38,7 @@ import { ActivityState } from "./activity.svelte";
 import { AppsState } from "./apps.svelte";
 import { InstallState } from "./install.svelte";
 import { ConnectionsState } from "./connections.svelte";
+import { CallsRecordState } from "./calls-record.svelte";
 import { FoldersState } from "./folders.svelte";
 import { NavigationState } from "./navigation.svelte";
 import { NoticesState } from "./notices.svelte";
@@ -80,6 +81,8 @@ export class AppState {
   readonly offers: OffersState;
   readonly activity: ActivityState;
   readonly connections: ConnectionsState;
+  /** The record of every AI app's calls: searched and exported from the Connections view. */
+  readonly callsRecord: CallsRecordState;
   readonly apps: AppsState;
   /** Servers installed from MCP bundles and the MCP Registry: the install and search dialogs. */
   readonly install: InstallState;
@@ -135,6 +138,7 @@ export class AppState {
     this.offers = new OffersState(api);
     this.activity = new ActivityState(servers);
     this.connections = new ConnectionsState(api, notices, prompts, nav);
+    this.callsRecord = new CallsRecordState(api, notices);
     const settings = (this.settings = new SettingsState(api, notices));
     // A route written may be the first: Start at login is offered then.
     const apps = (this.apps = new AppsState(api, notices, servers, () => void settings.load()));
