@@ -14,7 +14,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rootgate_model::calls::{self, CallRecord};
+use rootgate_model::calls;
+#[cfg(test)]
+use rootgate_model::calls::CallRecord;
 
 use super::Relay;
 use crate::route::Call;
@@ -23,6 +25,26 @@ use crate::route::Call;
 const FLUSH_AFTER: Duration = Duration::from_secs(1);
 /// How many bytes of records are written at once, whatever the time.
 const FLUSH_AT: usize = 64 * 1024;
+
+/// A [`CallRecord`] as written: borrowed from the call, so that recording
+/// one copies nothing but the line itself (a test reads it back as the
+/// record).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Line<'a> {
+    at_ms: u64,
+    app: &'a str,
+    app_version: &'a str,
+    server: &'a str,
+    server_name: &'a str,
+    method: &'a str,
+    target: Option<&'a str>,
+    duration_ms: u64,
+    outcome: &'a str,
+    consent: Option<&'a str>,
+    bytes_in: u64,
+    bytes_out: u64,
+}
 
 /// Where this connection's calls are kept, and those not written yet.
 pub(super) struct Audit {
@@ -47,22 +69,25 @@ impl Relay {
         let Some(audit) = self.audit.get() else {
             return;
         };
-        let app = self.seen.borrow().app.clone().unwrap_or_default();
-        let record = CallRecord {
-            at_ms: rootgate_model::ids::now_ms(),
-            app: app.name,
-            app_version: app.version,
-            server: self.server.to_string(),
-            server_name: audit.server_name.clone(),
-            method: call.method.clone(),
-            target: call.target.clone(),
-            duration_ms: call.duration.as_millis() as u64,
-            outcome: call.outcome.clone(),
-            consent: call.consent.clone(),
-            bytes_in: call.bytes_in,
-            bytes_out: call.bytes_out,
+        let line = {
+            let seen = self.seen.borrow();
+            let app = seen.app.as_ref();
+            serde_json::to_vec(&Line {
+                at_ms: rootgate_model::ids::now_ms(),
+                app: app.map_or("", |a| a.name.as_str()),
+                app_version: app.map_or("", |a| a.version.as_str()),
+                server: self.server.as_str(),
+                server_name: &audit.server_name,
+                method: &call.method,
+                target: call.target.as_deref(),
+                duration_ms: call.duration.as_millis() as u64,
+                outcome: &call.outcome,
+                consent: call.consent.as_deref(),
+                bytes_in: call.bytes_in,
+                bytes_out: call.bytes_out,
+            })
         };
-        let Ok(mut line) = serde_json::to_vec(&record) else {
+        let Ok(mut line) = line else {
             return;
         };
         line.push(b'\n');
@@ -104,5 +129,47 @@ impl Relay {
                 audit.folder.display()
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_as_written_reads_back_as_the_record() {
+        let line = Line {
+            at_ms: 5,
+            app: "claude-code",
+            app_version: "2",
+            server: "srv-1",
+            server_name: "files",
+            method: "tools/call",
+            target: Some("write_file"),
+            duration_ms: 7,
+            outcome: "ok",
+            consent: Some("allowed once by you"),
+            bytes_in: 10,
+            bytes_out: 20,
+        };
+        let record: CallRecord =
+            serde_json::from_slice(&serde_json::to_vec(&line).unwrap()).unwrap();
+        assert_eq!(
+            record,
+            CallRecord {
+                at_ms: 5,
+                app: "claude-code".into(),
+                app_version: "2".into(),
+                server: "srv-1".into(),
+                server_name: "files".into(),
+                method: "tools/call".into(),
+                target: Some("write_file".into()),
+                duration_ms: 7,
+                outcome: "ok".into(),
+                consent: Some("allowed once by you".into()),
+                bytes_in: 10,
+                bytes_out: 20,
+            }
+        );
     }
 }
