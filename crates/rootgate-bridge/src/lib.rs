@@ -269,9 +269,18 @@ async fn serve(
         reported: reported_tx,
     }
     .spawn();
+    // An app that closes a server's input and does not see it end soon
+    // sends SIGTERM (the TypeScript SDK after 2 s, SIGKILL 2 s later): the
+    // calls not recorded yet are written at once, then the bridge ends as
+    // when the app goes.
+    let mut terminated = stop_signals();
     let outcome = loop {
         tokio::select! {
             _ = &mut *app_gone => break Outcome::Disconnected,
+            Some(()) = terminated.recv() => {
+                relay.flush_calls();
+                break Outcome::Disconnected;
+            }
             changed = status.changed() => {
                 if changed.is_err() {
                     break Outcome::Failed("the server was removed from Rootgate".into());
@@ -308,6 +317,24 @@ async fn serve(
     };
     session.shutdown().await;
     outcome
+}
+
+/// SIGTERM and SIGINT, as one stream; one that cannot be listened for
+/// (no signal driver) never arrives.
+fn stop_signals() -> tokio::sync::mpsc::Receiver<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    for kind in [SignalKind::terminate(), SignalKind::interrupt()] {
+        if let Ok(mut stream) = signal(kind) {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                while stream.recv().await.is_some() {
+                    let _ = tx.try_send(());
+                }
+            });
+        }
+    }
+    rx
 }
 
 /// Whether a change may mean that the settings file `name` now says

@@ -131,3 +131,49 @@ async fn every_call_of_two_apps_at_once_is_recorded_found_and_exported() {
         0o700
     );
 }
+
+/// An app that ends its server with SIGTERM (the TypeScript SDK does, 2 s
+/// after closing its input) loses no call from the record: the bridge
+/// writes what waits in memory before it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_ended_by_sigterm_writes_its_calls_first() {
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (root, shared) = rg.folder("notes");
+    rg.share(&files.id, &root);
+    let mut app = App::start(
+        &rg,
+        Sdk::TypeScript,
+        &["--name", "claude-code"],
+        &rg.connect_command("files"),
+    )
+    .await;
+    for _ in 0..5 {
+        assert_eq!(
+            allowed::<Vec<PathBuf>>(&mut app).await,
+            vec![shared.clone()]
+        );
+    }
+    let pid = eventually("the bridge to report", || async {
+        sup.connections()
+            .first()
+            .map(|c| c.pid)
+            .ok_or_else(|| "none yet".to_owned())
+    })
+    .await;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("SIGTERM");
+    app.wait(|v| v["event"] == "closed").await;
+    let found = sup.search_calls(&CallQuery::default());
+    let listed = found
+        .records
+        .iter()
+        .filter(|r| r.target.as_deref() == Some("list_allowed_directories"))
+        .count();
+    assert_eq!(listed, 5, "{found:?}");
+}
