@@ -429,3 +429,65 @@ async fn a_tool_whose_description_changed_between_starts_is_asked_until_looked_a
     assert_eq!(tool_text(&answer), "fetched https://example.org");
     assert!(s.sup.tool_questions().is_empty());
 }
+
+/// Per app, on the everything server: echo hidden from every app but Claude
+/// Code, for which it is allowed; Cursor neither lists nor runs it, Claude
+/// Code does both, each through its own bridge at the same time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_for_one_app_wins_over_the_tools_on_the_everything_server() {
+    let (_desktop, s) = asking_setup().await;
+    let js = everything_js().display().to_string();
+    let everything = s.rg.server("everything", "node", &[&js, "stdio"]);
+    s.sup
+        .set_tool_setting(&everything.id, None, "echo", Some(ToolSetting::Hidden))
+        .expect("hide");
+    s.sup
+        .set_tool_setting(
+            &everything.id,
+            Some("claude-code"),
+            "echo",
+            Some(ToolSetting::Allowed),
+        )
+        .expect("allow for claude code");
+    let command = s.rg.connect_command("everything");
+    let mut claude = App::start(&s.rg, Sdk::TypeScript, &["--name", "claude-code"], &command).await;
+    let mut cursor = App::start(
+        &s.rg,
+        Sdk::TypeScript,
+        &["--name", "cursor-vscode"],
+        &command,
+    )
+    .await;
+    let names = |listed: &Value| -> Vec<String> {
+        listed["ok"]["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let for_claude = names(&claude.request(json!({"op": "listTools"})).await);
+    let for_cursor = names(&cursor.request(json!({"op": "listTools"})).await);
+    assert!(for_claude.contains(&"echo".to_owned()), "{for_claude:?}");
+    assert!(!for_cursor.contains(&"echo".to_owned()), "{for_cursor:?}");
+    assert!(
+        for_cursor.len() + 1 == for_claude.len(),
+        "{for_cursor:?} / {for_claude:?}"
+    );
+    let said = tool_text(&claude.call("echo", json!({"message": "hello"})).await);
+    assert!(said.contains("hello"), "{said}");
+    let refused = cursor
+        .request(json!({"op": "callTool", "name": "echo", "arguments": {"message": "hello"}}))
+        .await;
+    assert!(
+        refused["error"]
+            .to_string()
+            .contains("is hidden in Rootgate"),
+        "{refused}"
+    );
+    assert!(s.sup.tool_questions().is_empty(), "nothing was asked");
+    for mut app in [claude, cursor] {
+        app.send(json!({"op": "close"})).await;
+        let _ = app.child.wait().await;
+    }
+}

@@ -155,19 +155,27 @@ impl Supervisor {
         answer: AskAnswer,
         by: &str,
     ) -> Result<(), SupervisorError> {
-        let Some(open) = lock(&self.tool_asking.open).remove(&(connection.clone(), key.to_owned()))
+        let at = (connection.clone(), key.to_owned());
+        let Some(question) = lock(&self.tool_asking.open)
+            .get(&at)
+            .map(|o| o.question.clone())
         else {
             return Err(SupervisorError::UnknownToolQuestion);
         };
-        let q = &open.question;
-        if answer == AskAnswer::Always && !q.app_name.is_empty() {
+        // The rule is written first: if it cannot be, the call still waits
+        // and the person hears why, and may answer again.
+        if answer == AskAnswer::Always && !question.app_name.is_empty() {
             self.store.set_tool_setting(
-                &q.server,
-                Some(&q.app_name),
-                &q.ask.tool,
+                &question.server,
+                Some(&question.app_name),
+                &question.ask.tool,
                 Some(ToolSetting::Allowed),
             )?;
         }
+        // Answered from the window and the desktop at once: the first wins.
+        let Some(open) = lock(&self.tool_asking.open).remove(&at) else {
+            return Err(SupervisorError::UnknownToolQuestion);
+        };
         self.connections.answer(
             connection,
             ToolAnswer {
