@@ -4,7 +4,16 @@
 // a waiting call's seconds left, and a schema written as the core keeps it.
 import { describe, expect, it } from "vitest";
 import type { ToolRules } from "./bindings";
-import { appSettings, defaultGives, defaultLabel, judge, secondsLeft, settingLabel, sortedJson } from "./tool-rules";
+import {
+  appSettings,
+  defaultGives,
+  defaultLabel,
+  judge,
+  listMark,
+  secondsLeft,
+  settingLabel,
+  sortedJson,
+} from "./tool-rules";
 import { diffLines } from "./apps";
 import { differs, lineDiff } from "./linediff";
 
@@ -61,6 +70,15 @@ describe("tool rules, read", () => {
       { app: "zed", setting: "ask" },
     ]);
     expect(appSettings({ default: "allAllowed" }, "write")).toEqual([]);
+  });
+
+  it("mark a tool in the list as changed before hidden or asked, and a simply allowed one not at all", () => {
+    const rules: ToolRules = { default: "readOnlyAllowed", tools: { gone: "hidden", free: "allowed" }, changed: ["gone"] };
+    expect(listMark(rules, "gone")?.text).toBe("changed");
+    expect(listMark({ ...rules, changed: [] }, "gone")?.text).toBe("hidden");
+    expect(listMark(rules, "write", false)?.text).toBe("ask");
+    expect(listMark(rules, "read", true)).toBeNull();
+    expect(listMark(rules, "free", false)).toBeNull();
   });
 
   it("count whole seconds left, rounded up, never below zero", () => {

@@ -74,6 +74,24 @@ export function appSettings(rules: ToolRules, tool: string): { app: string; sett
   return out.sort((a, b) => a.app.localeCompare(b.app));
 }
 
+/** A tool's mark in the Tools tab's list, for an app without a setting of its own; none when it is simply allowed. */
+export interface ListMark {
+  text: "changed" | "hidden" | "ask";
+  tone: "warn" | "neutral" | "info";
+  title: string;
+}
+
+/** What marks `tool` in the list: changed (asked until looked at), hidden, or asked about. */
+export function listMark(rules: ToolRules, tool: string, readOnly?: boolean): ListMark | null {
+  if (isChanged(rules, tool)) {
+    return { text: "changed", tone: "warn", title: "Changed since Rootgate last saw it: calls are asked until you look" };
+  }
+  const setting = judge(rules, null, tool, readOnly).setting;
+  if (setting === "hidden") return { text: "hidden", tone: "neutral", title: "Hidden from AI apps" };
+  if (setting === "ask") return { text: "ask", tone: "info", title: "AI apps' calls wait for your answer" };
+  return null;
+}
+
 /** Whether `tool` changed since the person last looked (so each call is asked). */
 export function isChanged(rules: ToolRules, tool: string): boolean {
   return rules.changed?.includes(tool) ?? false;
