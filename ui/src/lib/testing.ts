@@ -142,7 +142,7 @@ export function fakeBackend() {
       async (id: string, d: ToolDefault): Promise<ServerView> =>
         server(id, { toolRules: { default: d } as ToolRules }),
     ),
-    acknowledgeTool: vi.fn(async (id: string): Promise<ServerView> => server(id)),
+    acknowledgeTool: vi.fn(async (id: string, _tool: string): Promise<ServerView> => server(id)),
     toolQuestions: vi.fn(async (): Promise<ToolQuestion[]> => []),
     answerToolQuestion: vi.fn(async () => null),
     searchCalls: vi.fn(async (): Promise<CallsFound> => ({ records: [], matched: 0, unreadable: 0 })),
