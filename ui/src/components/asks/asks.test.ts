@@ -60,7 +60,7 @@ describe("a tool call that waits for the person", () => {
       "destructive",
     ]);
     expect(text(q("tool-ask-claims"))).toContain("It says it may destroy data");
-    expect(text(q("tool-ask-why"))).toBe("Asked because it does not say it only reads.");
+    expect(text(q("tool-ask-why"))).toBe("Why it is asked: it does not say it only reads.");
     expect(text(q("tool-ask-countdown"))).toBe("Refused by itself in 30 s");
     expect(text(q("tool-ask-announce"))).toBe("Claude Code wants to run write_file on files.");
     expect(text(q("tool-ask-always"))).toBe("Always for Claude Code");
