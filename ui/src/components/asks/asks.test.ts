@@ -57,6 +57,7 @@ describe("a tool call that waits for the person", () => {
     expect(text(q("tool-ask-title"))).toBe("Claude Code wants to run “write_file” on files");
     expect(q("tool-ask-arguments")?.textContent).toBe('{\n  "path": "/home/me/a.txt",\n  "token": "••••••"\n}\n');
     expect(all("tool-ask-claims").flatMap((c) => [...c.querySelectorAll<HTMLElement>("[data-claim]")].map((b) => b.dataset.claim))).toEqual([
+      "not-read-only",
       "destructive",
     ]);
     expect(text(q("tool-ask-claims"))).toContain("It says it may destroy data");
@@ -71,13 +72,16 @@ describe("a tool call that waits for the person", () => {
     }
   });
 
-  it("says what a tool that claims nothing, or only to read, claims", async () => {
+  it("says what the tool claims: only to read, not to, or nothing Rootgate has seen", async () => {
     const { handlers } = await withCalls([due(1, 30, {}, { readOnly: null, destructive: null })]);
-    expect([...(q("tool-ask-claims")?.querySelectorAll<HTMLElement>("[data-claim]") ?? [])].map((b) => b.dataset.claim)).toEqual([
-      "unsaid",
-    ]);
+    const claimed = () => [...(q("tool-ask-claims")?.querySelectorAll<HTMLElement>("[data-claim]") ?? [])].map((b) => b.textContent);
+    expect(claimed()).toEqual(["What it claims is not known"]);
     waitNow(handlers, [due(1, 30, {}, { readOnly: true, destructive: false })]);
-    expect(text(q("tool-ask-claims"))).toContain("It says it only reads");
+    expect(claimed()).toEqual(["It says it only reads"]);
+    waitNow(handlers, [due(1, 30, {}, { readOnly: false, destructive: null })]);
+    expect(claimed()).toEqual(["It does not say it only reads"]);
+    waitNow(handlers, [due(1, 30, {}, { readOnly: null, destructive: true })]);
+    expect(claimed()).toEqual(["It says it may destroy data"]);
   });
 
   it("writes out characters that would disguise the app's name or the arguments", async () => {
