@@ -142,7 +142,7 @@ export function fakeBackend() {
       async (id: string, d: ToolDefault): Promise<ServerView> =>
         server(id, { toolRules: { default: d } as ToolRules }),
     ),
-    acknowledgeTool: vi.fn(async (id: string): Promise<ServerView> => server(id)),
+    acknowledgeTool: vi.fn(async (id: string, _tool: string): Promise<ServerView> => server(id)),
     toolQuestions: vi.fn(async (): Promise<ToolQuestion[]> => []),
     answerToolQuestion: vi.fn(async () => null),
     searchCalls: vi.fn(async (): Promise<CallsFound> => ({ records: [], matched: 0, unreadable: 0 })),
@@ -406,5 +406,33 @@ export function question(id: number, over: Partial<QuestionView> = {}): Question
     open: false,
     shared: false,
     ...over,
+  };
+}
+
+/**
+ * A tool call of Claude Code to the server "files" that waits for the
+ * person: `write_file` on connection c1, asked since `n` seconds into the
+ * test's epoch, refused by the bridge 45 s later.
+ */
+export function toolQuestion(n: number, over: Partial<ToolQuestion> = {}, ask: Partial<ToolQuestion["ask"]> = {}): ToolQuestion {
+  const sinceMs = 1_700_000_000_000 + n * 1000;
+  return {
+    connection: "c1",
+    server: "s1",
+    serverName: "files",
+    appName: "claude-code",
+    appTitle: "Claude Code",
+    ...over,
+    ask: {
+      key: String(n),
+      tool: "write_file",
+      arguments: '{\n  "path": "/home/me/notes.txt",\n  "content": "…"\n}',
+      readOnly: false,
+      destructive: true,
+      why: "it does not say it only reads",
+      sinceMs,
+      untilMs: sinceMs + 45_000,
+      ...ask,
+    },
   };
 }

@@ -64,8 +64,11 @@ export function shellTokens(line: string): ShellToken[] {
 /** Beyond this many word pairs, the middle that differs is not matched word by word, but marked whole. */
 const MAX_CELLS = 250_000;
 
-/** For each word of `a` and of `b`, whether it is in a longest common subsequence of the two. */
-function common(a: string[], b: string[]): { inA: boolean[]; inB: boolean[] } {
+/**
+ * For each word of `a` and of `b`, whether it is in a longest common
+ * subsequence of the two. Any strings will do: linediff.ts gives it lines.
+ */
+export function common(a: string[], b: string[]): { inA: boolean[]; inB: boolean[] } {
   const inA = a.map(() => false);
   const inB = b.map(() => false);
   // The same start and end are matched as they are; only the middle needs the table.

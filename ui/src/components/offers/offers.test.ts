@@ -172,7 +172,7 @@ describe("what a server offers, in its detail", () => {
     await showTab("tools");
     expect(all("offer-item").map((e) => e.dataset.name)).toEqual(["read_text_file", "write_file", "trigger-long-running-operation", "search"]);
     expect(text(all("offer-item")[0])).toContain("Read Text File");
-    expect(text(all("offer-item")[1])).toContain("asks first");
+    expect(text(all("offer-item")[1])).toContain("may destroy");
     expect(text(q("offers-pick"))).toContain("Choose a tool");
     await pick("read_text_file");
     expect(text(q("tool-claims"))).toContain("read-only");
@@ -187,39 +187,6 @@ describe("what a server offers, in its detail", () => {
     expect(text(q("tab-tools"))).toBe("Tools 2");
     // The tool open stays open.
     expect(q("tool-view")?.dataset.name).toBe("read_text_file");
-  });
-
-  it("hides a tool from AI apps and offers it again, marking it in the list", async () => {
-    const { api } = await openRunning((b) =>
-      b.api.setToolSetting.mockImplementation(async (id, _app, tool, setting) =>
-        server(id, {
-          name: "Files",
-          status: RUNNING as never,
-          toolRules: { default: "allAllowed", tools: setting ? { [tool]: setting } : {} } as never,
-        }),
-      ),
-    );
-    await showTab("tools");
-    await pick("write_file");
-    const offered = q("tool-offered") as HTMLInputElement;
-    expect(offered.checked).toBe(true);
-    expect(q("offer-hidden")).toBeNull();
-    offered.click();
-    await settle();
-    flushSync();
-    expect(api.setToolSetting).toHaveBeenLastCalledWith("s1", null, "write_file", "hidden");
-    expect((q("tool-offered") as HTMLInputElement).checked).toBe(false);
-    expect(text(q("tool-view"))).toContain("Hidden: apps connected through Rootgate do not see it");
-    expect(all("offer-hidden").map((e) => e.closest<HTMLElement>("[data-testid=offer-item]")?.dataset.name)).toEqual([
-      "write_file",
-    ]);
-    // The person can still try it here.
-    expect(q("tool-call")).not.toBeNull();
-    (q("tool-offered") as HTMLInputElement).click();
-    await settle();
-    flushSync();
-    expect(api.setToolSetting).toHaveBeenLastCalledWith("s1", null, "write_file", null);
-    expect(q("offer-hidden")).toBeNull();
   });
 
   it("filters the list, and says when nothing matches", async () => {

@@ -16,6 +16,7 @@
 //   connections  AI apps' connections and the open one's timeline
 //   apps         AI apps' config files: import, route, undo
 //   questions    what was asked when an AI app needed a folder, and the answers
+//   toolQuestions  AI apps' tool calls that wait for the person's answer (#29)
 //   settings     pause all sharing, Start at login, notifications
 //
 // The root itself keeps only what belongs to the whole window (the app's
@@ -49,6 +50,7 @@ import { SecretsState } from "./secrets.svelte";
 import { ServerDetailState } from "./server-detail.svelte";
 import { ServersState } from "./servers.svelte";
 import { SettingsState } from "./settings.svelte";
+import { ToolQuestionsState } from "./tool-questions.svelte";
 
 /**
  * How long after start-up the views not shown yet are made, hidden
@@ -88,6 +90,8 @@ export class AppState {
   readonly install: InstallState;
   /** The questions asked when AI apps needed a folder, and their answers (the Questions view). */
   readonly questions: QuestionsState;
+  /** AI apps' tool calls that wait for the person's answer, shown wherever the person is (issue #29). */
+  readonly toolQuestions: ToolQuestionsState;
   /** Pause, Start at login, notifications: the Settings view, the paused banner, the login offer. */
   readonly settings: SettingsState;
 
@@ -143,6 +147,7 @@ export class AppState {
     // A route written may be the first: Start at login is offered then.
     const apps = (this.apps = new AppsState(api, notices, servers, () => void settings.load()));
     this.questions = new QuestionsState(api, notices, prompts);
+    this.toolQuestions = new ToolQuestionsState(api, notices);
     const install = (this.install = new InstallState(api, notices, servers));
 
     this.firstRun = $derived(this.loaded && servers.list.length === 0 && folders.list.length === 0);
@@ -188,7 +193,7 @@ export class AppState {
       else if (i < 5) this.notices.notify(`Rootgate cannot follow changes as they happen: ${plainMessage(s.reason)}`);
     }
 
-    const [info, , templates, activity, prompts, connections, questions] = await Promise.allSettled([
+    const [info, , templates, activity, prompts, connections, questions, toolQuestions] = await Promise.allSettled([
       this.api.appInfo(),
       // The lists are what the window shows first; the rest may follow.
       this.reload().then(async () => {
@@ -205,6 +210,7 @@ export class AppState {
       this.api.openPrompts(),
       this.api.listConnections(),
       this.api.listQuestions(),
+      this.api.toolQuestions(),
       this.settings.load(),
     ]);
     if (info.status === "fulfilled") {
@@ -224,7 +230,8 @@ export class AppState {
     if (prompts.status === "fulfilled") this.prompts.enqueue(prompts.value);
     if (connections.status === "fulfilled") this.connections.loaded(connections.value);
     if (questions.status === "fulfilled") this.questions.loaded(questions.value);
-    for (const r of [templates, activity, prompts, connections, questions]) {
+    if (toolQuestions.status === "fulfilled") this.toolQuestions.loaded(toolQuestions.value);
+    for (const r of [templates, activity, prompts, connections, questions, toolQuestions]) {
       if (r.status === "rejected") this.notices.notify(plainMessage(r.reason));
     }
   }
@@ -272,6 +279,7 @@ export class AppState {
     this.servers.onChanges(changes);
     this.connections.onChanges(changes);
     this.questions.onChanges(changes);
+    this.toolQuestions.onChanges(changes);
     this.install.onChanges(changes);
     this.detail.onChanges(changes);
     this.settings.onChanges(changes);

@@ -23,6 +23,8 @@ import type {
   ServerTemplate,
   ServerView,
   Status,
+  ToolDefault,
+  ToolSetting,
 } from "../bindings";
 import { isCode, plainMessage, type Api } from "../api";
 import { draftToForm, emptyForm, uniqueName, type ServerForm } from "../draft";
@@ -323,12 +325,38 @@ export class ServersState {
     }
   }
 
-  /** Hides one of the server's tools from AI apps, or offers it again (live connections are told). */
-  async setToolHidden(server: ServerView, tool: string, hidden: boolean): Promise<void> {
+  // The tool rules (issue #29). Each answers with the server as it is now,
+  // put in place at once; live connections follow in the backend. Each
+  // says whether it went through, so that a control can show the setting
+  // as it is again when it did not; the failure itself is a notice.
+
+  /**
+   * Sets what AI apps may do with one of the server's tools: for every app
+   * (`app` null) or one (by the name it gives); a null setting takes the
+   * setting away, so the server's default (or, for an app, the tool's own
+   * setting) applies.
+   */
+  async setToolSetting(server: ServerView, app: string | null, tool: string, setting: ToolSetting | null): Promise<boolean> {
+    return this.rules(() => this.api.setToolSetting(server.id, app, tool, setting));
+  }
+
+  /** Sets what the server's tools without a setting of their own get. */
+  async setToolDefault(server: ServerView, defaultSetting: ToolDefault): Promise<boolean> {
+    return this.rules(() => this.api.setToolDefault(server.id, defaultSetting));
+  }
+
+  /** The person looked at how a tool changed: its settings apply again. */
+  async acknowledgeTool(server: ServerView, tool: string): Promise<boolean> {
+    return this.rules(() => this.api.acknowledgeTool(server.id, tool));
+  }
+
+  private async rules(change: () => Promise<ServerView>): Promise<boolean> {
     try {
-      this.upsert(await this.api.setToolSetting(server.id, null, tool, hidden ? "hidden" : null));
+      this.upsert(await change());
+      return true;
     } catch (e) {
       this.notices.notify(plainMessage(e));
+      return false;
     }
   }
 
