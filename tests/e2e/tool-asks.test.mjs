@@ -13,7 +13,9 @@
 // its description changed, and listed again: its Tools tab marks the tool
 // changed and shows the description before and now until "I have looked
 // at it". Screenshots of the Tools tab, the waiting call and the changed
-// tool go to .ci/out/screenshots/.
+// tool go to .ci/out/screenshots/. Last, the Connections view's record
+// of calls lists those calls with who allowed each, and exports them as CSV
+// to a file picked in the save dialog (the picks file stands in for it).
 //
 // Not tested here: "Always for" (the core's tests write and read the app's
 // rule), the desktop notification (none runs here; the core's tests drive
@@ -27,7 +29,7 @@ import { after, before, describe } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
 import { App, By, cleanup, commandLine, env, TIMEOUT, tempDir, waitUntil } from './lib/app.mjs';
-import { addServer, approveAndStart, openDetail, showView } from './lib/flows.mjs';
+import { addServer, approveAndStart, openDetail, queuePick, showView } from './lib/flows.mjs';
 import { StandIn } from './lib/standin.mjs';
 import { step } from './lib/steps.mjs';
 
@@ -114,12 +116,14 @@ async function connectApp(app, server, folder, { suggested = true } = {}) {
 }
 
 describe('consent for actions: a tool asked about waits in the window, and the answer reaches the app', () => {
-  let base, folder, descriptionFile, app, standIn, described;
+  let base, folder, descriptionFile, app, standIn, described, picks;
 
   before(() => {
     base = tempDir('rootgate-e2e-tool-asks-');
     fs.mkdirSync(path.join(base, 'project'));
     folder = fs.realpathSync(path.join(base, 'project'));
+    picks = path.join(base, 'picks.txt');
+    fs.writeFileSync(picks, '');
     descriptionFile = path.join(base, 'description.txt');
     fs.writeFileSync(descriptionFile, 'Fetches a web page and returns its text.\n');
   });
@@ -132,7 +136,7 @@ describe('consent for actions: a tool asked about waits in the window, and the a
   });
 
   step('the example server runs; its tool is set to Ask each time in its Tools tab, beside the server default', async () => {
-    app = await App.launch();
+    app = await App.launch({ args: ['--e2e-picks', picks] });
     await showView(app, 'servers');
     await app.click('template-example');
     await app.visible('server-form');
@@ -246,5 +250,32 @@ describe('consent for actions: a tool asked about waits in the window, and the a
     await app.click('tool-acknowledge');
     await app.gone('tool-changed', { timeout: TIMEOUT.server, message: 'the difference to go once looked at' });
     await waitUntil(async () => (await listMark(app, 'fetch_page')) === null, { message: 'the changed mark to go' });
+  });
+
+  step('the record of calls lists the calls with who allowed them, and exports them as CSV', async () => {
+    await showView(app, 'connections');
+    await app.click('record-toggle');
+    const rows = async () =>
+      app.driver.executeScript(() =>
+        [...document.querySelectorAll('[data-testid="record-row"]')].map((r) => r.textContent.replace(/\s+/g, ' ').trim()),
+      );
+    await waitUntil(async () => (await rows()).some((r) => r.includes('you refused the call')), {
+      timeout: TIMEOUT.server,
+      message: 'the refused call in the record',
+    });
+    const shown = await rows();
+    assert.ok(
+      shown.some((r) => r.includes(TOOL) && r.includes('allowed once by you, in the window')),
+      `the allowed call and who allowed it: ${shown.join(' | ')}`,
+    );
+    assert.ok(shown.every((r) => !r.includes('{}')), 'no arguments are shown');
+    await app.screenshot('record-of-calls');
+    const to = path.join(base, 'calls.csv');
+    queuePick(picks, to);
+    await app.click('record-export-csv');
+    await waitUntil(() => fs.existsSync(to), { timeout: TIMEOUT.server, message: 'the export to be written' });
+    const table = fs.readFileSync(to, 'utf8');
+    assert.match(table, /^at \(UTC\),app,/);
+    assert.match(table, /you refused the call/);
   });
 });
