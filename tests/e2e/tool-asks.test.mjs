@@ -269,6 +269,9 @@ describe('consent for actions: a tool asked about waits in the window, and the a
       `the allowed call and who allowed it: ${shown.join(' | ')}`,
     );
     assert.ok(shown.every((r) => !r.includes('{}')), 'no arguments are shown');
+    await app.driver.executeScript(() =>
+      document.querySelector('[data-testid="record-count"]')?.scrollIntoView({ block: 'start' }),
+    );
     await app.screenshot('record-of-calls');
     const to = path.join(base, 'calls.csv');
     queuePick(picks, to);

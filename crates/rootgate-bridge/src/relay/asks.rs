@@ -82,7 +82,9 @@ impl Relay {
             if let Some(relay) = me.upgrade() {
                 let outs = {
                     let mut state = relay.lock();
-                    state.router.ask_expired(&key, TOOL_ASK_BOUND)
+                    state
+                        .router
+                        .ask_expired(&key, TOOL_ASK_BOUND, Instant::now())
                 };
                 relay.perform(outs, None).await;
             }
@@ -103,7 +105,7 @@ impl Relay {
 
     fn lock_router_refuse(&self, why: &str) -> Vec<crate::route::Out> {
         let mut state = self.lock();
-        state.router.refuse_asked(why)
+        state.router.refuse_asked(why, Instant::now())
     }
 
     /// The window went away: the calls that wait for it are refused.

@@ -138,7 +138,7 @@ impl Router {
             }
             ToolSetting::Hidden => {
                 let why = format!("the tool “{tool}” is not offered: it is hidden in Rootgate");
-                Some(refusal(id_text, HIDDEN, method, tool, why))
+                Some(refusal(id_text, HIDDEN, method, tool, why, self.in_bytes))
             }
             ToolSetting::Ask => {
                 let size = params.map_or(0, |p| p.get().len());
@@ -149,7 +149,7 @@ impl Router {
                          wait already; answer those first",
                         self.asked.len()
                     );
-                    return Some(refusal(id_text, REFUSED, method, tool, why));
+                    return Some(refusal(id_text, REFUSED, method, tool, why, self.in_bytes));
                 }
                 let ask = ToolAsk {
                     key: id_text.to_owned(),
@@ -214,13 +214,7 @@ impl Router {
                     "you refused the call to “{}” in Rootgate ({by})",
                     parked.tool
                 );
-                out.extend(refusal(
-                    parked.id.get(),
-                    REFUSED,
-                    &parked.method,
-                    parked.tool,
-                    why,
-                ));
+                out.extend(parked.refused(why, now));
             }
         }
         out
@@ -228,7 +222,7 @@ impl Router {
 
     /// The parked call `key` waited `bound` without an answer: refused, in
     /// words. Nothing when it is not parked any more.
-    pub fn ask_expired(&mut self, key: &str, bound: Duration) -> Vec<Out> {
+    pub fn ask_expired(&mut self, key: &str, bound: Duration, now: Instant) -> Vec<Out> {
         let Some(parked) = self.asked.remove(key) else {
             return Vec::new();
         };
@@ -238,31 +232,19 @@ impl Router {
             bound.as_secs()
         );
         let mut out = vec![Out::AskGone(key.to_owned())];
-        out.extend(refusal(
-            parked.id.get(),
-            REFUSED,
-            &parked.method,
-            parked.tool,
-            why,
-        ));
+        out.extend(parked.refused(why, now));
         out
     }
 
     /// Every parked call is refused with `why` (nobody is there to ask).
-    pub fn refuse_asked(&mut self, why: &str) -> Vec<Out> {
+    pub fn refuse_asked(&mut self, why: &str, now: Instant) -> Vec<Out> {
         let keys: Vec<Box<str>> = self.asked.keys().cloned().collect();
         let mut out = Vec::new();
         for key in keys {
             if let Some(parked) = self.asked.remove(&key) {
                 out.push(Out::AskGone(key.to_string()));
                 let why = format!("the tool “{}” was not run: {why}", parked.tool);
-                out.extend(refusal(
-                    parked.id.get(),
-                    REFUSED,
-                    &parked.method,
-                    parked.tool,
-                    why,
-                ));
+                out.extend(parked.refused(why, now));
             }
         }
         out
@@ -357,20 +339,48 @@ impl Parked {
     }
 }
 
-/// The refusal of a call, to the app, with its record.
-fn refusal(id_text: &str, code: i64, method: &str, tool: String, why: String) -> Vec<Out> {
+/// The refusal of a call at once, to the app, with its record.
+fn refusal(
+    id_text: &str,
+    code: i64,
+    method: &str,
+    tool: String,
+    why: String,
+    bytes_in: u64,
+) -> Vec<Out> {
+    let line = error_line(id_text, code, &why);
+    let bytes_out = line.len() as u64;
     vec![
-        Out::App(error_line(id_text, code, &why)),
+        Out::App(line),
         Out::Call(Call {
             method: method.to_owned(),
             target: Some(tool),
             duration: Duration::ZERO,
             outcome: format!("refused: {why}"),
             consent: None,
-            bytes_in: 0,
-            bytes_out: 0,
+            bytes_in,
+            bytes_out,
         }),
     ]
+}
+
+impl Parked {
+    /// The refusal of a parked call (denied, unanswered, nobody to ask),
+    /// its record counting the time it waited.
+    fn refused(self, why: String, now: Instant) -> Vec<Out> {
+        let mut out = refusal(
+            self.id.get(),
+            REFUSED,
+            &self.method,
+            self.tool.clone(),
+            why,
+            self.size() as u64,
+        );
+        if let Some(Out::Call(call)) = out.last_mut() {
+            call.duration = now.saturating_duration_since(self.since);
+        }
+        out
+    }
 }
 
 /// The longest string value shown whole in a question.
@@ -656,7 +666,7 @@ mod tests {
         );
 
         call(&mut router, 2, "write_file");
-        let out = router.ask_expired("2", Duration::from_secs(45));
+        let out = router.ask_expired("2", Duration::from_secs(45), Instant::now());
         let refused = app_lines(&out);
         assert!(
             refused[0]["error"]["message"]
@@ -699,7 +709,7 @@ mod tests {
             }
         }
         assert_eq!((asked, refused), (MAX_ASKED, 100 - MAX_ASKED));
-        let out = router.refuse_asked("nobody is there");
+        let out = router.refuse_asked("nobody is there", Instant::now());
         assert_eq!(app_lines(&out).len(), MAX_ASKED);
         assert!(router.asked.is_empty());
     }
