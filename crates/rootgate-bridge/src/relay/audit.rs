@@ -26,31 +26,75 @@ const FLUSH_AFTER: Duration = Duration::from_secs(1);
 /// How many bytes of records are written at once, whatever the time.
 const FLUSH_AT: usize = 64 * 1024;
 
-/// A [`CallRecord`] as written: borrowed from the call, so that recording
-/// one copies nothing but the line itself (a test reads it back as the
-/// record).
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Line<'a> {
-    at_ms: u64,
-    app: &'a str,
-    app_version: &'a str,
-    server: &'a str,
-    server_name: &'a str,
-    method: &'a str,
-    target: Option<&'a str>,
-    duration_ms: u64,
-    outcome: &'a str,
-    consent: Option<&'a str>,
-    bytes_in: u64,
-    bytes_out: u64,
-}
-
 /// Where this connection's calls are kept, and those not written yet.
 pub(super) struct Audit {
     folder: PathBuf,
     server_name: String,
     waiting: Mutex<Vec<u8>>,
+    /// The part of every line that is the same for the whole connection
+    /// (the app, once it said who it is, and the server), made once.
+    same: std::sync::OnceLock<Vec<u8>>,
+}
+
+/// Appends `text` as a JSON string.
+fn string(out: &mut Vec<u8>, text: &str) {
+    // Writing a string into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, text);
+}
+
+fn optional(out: &mut Vec<u8>, text: Option<&str>) {
+    match text {
+        Some(text) => string(out, text),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn number(out: &mut Vec<u8>, n: u64) {
+    use std::io::Write;
+    let _ = write!(out, "{n}");
+}
+
+/// The fields of a record that are the same for every call of the
+/// connection, as JSON members followed by a comma.
+fn same_part(app: &str, app_version: &str, server: &str, server_name: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96);
+    for (key, value) in [
+        ("app", app),
+        ("appVersion", app_version),
+        ("server", server),
+        ("serverName", server_name),
+    ] {
+        string(&mut out, key);
+        out.push(b':');
+        string(&mut out, value);
+        out.push(b',');
+    }
+    out
+}
+
+/// Appends one [`CallRecord`](calls::CallRecord) line for `call`, written
+/// field by field (serde's map machinery and the line's own allocation
+/// were most of what recording a call cost: BENCHMARKS.md).
+fn write_line(out: &mut Vec<u8>, at_ms: u64, same: &[u8], call: &Call) {
+    out.extend_from_slice(b"{\"atMs\":");
+    number(out, at_ms);
+    out.push(b',');
+    out.extend_from_slice(same);
+    out.extend_from_slice(b"\"method\":");
+    string(out, &call.method);
+    out.extend_from_slice(b",\"target\":");
+    optional(out, call.target.as_deref());
+    out.extend_from_slice(b",\"durationMs\":");
+    number(out, call.duration.as_millis() as u64);
+    out.extend_from_slice(b",\"outcome\":");
+    string(out, &call.outcome);
+    out.extend_from_slice(b",\"consent\":");
+    optional(out, call.consent.as_deref());
+    out.extend_from_slice(b",\"bytesIn\":");
+    number(out, call.bytes_in);
+    out.extend_from_slice(b",\"bytesOut\":");
+    number(out, call.bytes_out);
+    out.extend_from_slice(b"}\n");
 }
 
 impl Relay {
@@ -61,6 +105,7 @@ impl Relay {
             folder,
             server_name,
             waiting: Mutex::new(Vec::new()),
+            same: std::sync::OnceLock::new(),
         });
     }
 
@@ -69,32 +114,34 @@ impl Relay {
         let Some(audit) = self.audit.get() else {
             return;
         };
-        let line = {
-            let seen = self.seen.borrow();
-            let app = seen.app.as_ref();
-            serde_json::to_vec(&Line {
-                at_ms: rootgate_model::ids::now_ms(),
-                app: app.map_or("", |a| a.name.as_str()),
-                app_version: app.map_or("", |a| a.version.as_str()),
-                server: self.server.as_str(),
-                server_name: &audit.server_name,
-                method: &call.method,
-                target: call.target.as_deref(),
-                duration_ms: call.duration.as_millis() as u64,
-                outcome: &call.outcome,
-                consent: call.consent.as_deref(),
-                bytes_in: call.bytes_in,
-                bytes_out: call.bytes_out,
-            })
+        // Kept once the app has said who it is; made anew until then.
+        let made;
+        let same = match audit.same.get() {
+            Some(same) => same.as_slice(),
+            None => {
+                let seen = self.seen.borrow();
+                let part = |app: Option<&crate::route::AppInfo>| {
+                    same_part(
+                        app.map_or("", |a| a.name.as_str()),
+                        app.map_or("", |a| a.version.as_str()),
+                        self.server.as_str(),
+                        &audit.server_name,
+                    )
+                };
+                match seen.app.as_ref() {
+                    Some(app) => audit.same.get_or_init(|| part(Some(app))).as_slice(),
+                    None => {
+                        made = part(None);
+                        made.as_slice()
+                    }
+                }
+            }
         };
-        let Ok(mut line) = line else {
-            return;
-        };
-        line.push(b'\n');
+        let at_ms = rootgate_model::ids::now_ms();
         let (first, full) = {
             let mut waiting = audit.waiting.lock().unwrap_or_else(|p| p.into_inner());
             let first = waiting.is_empty();
-            waiting.extend_from_slice(&line);
+            write_line(&mut waiting, at_ms, same, call);
             (first, waiting.len() >= FLUSH_AT)
         };
         if full {
@@ -138,32 +185,43 @@ mod tests {
 
     #[test]
     fn a_line_as_written_reads_back_as_the_record() {
-        let line = Line {
-            at_ms: 5,
-            app: "claude-code",
-            app_version: "2",
-            server: "srv-1",
-            server_name: "files",
-            method: "tools/call",
-            target: Some("write_file"),
-            duration_ms: 7,
-            outcome: "ok",
-            consent: Some("allowed once by you"),
+        let call = Call {
+            method: "tools/call".into(),
+            target: Some("write \"it\"\n".into()),
+            duration: Duration::from_millis(7),
+            outcome: "ok".into(),
+            consent: Some("allowed once by you".into()),
             bytes_in: 10,
             bytes_out: 20,
         };
-        let record: CallRecord =
-            serde_json::from_slice(&serde_json::to_vec(&line).unwrap()).unwrap();
+        let mut out = Vec::new();
+        write_line(
+            &mut out,
+            5,
+            &same_part("claude-code", "2", "srv-1", "files «x»"),
+            &call,
+        );
+        let none = Call {
+            target: None,
+            consent: None,
+            ..call
+        };
+        write_line(&mut out, 6, &same_part("", "", "srv-1", "files"), &none);
+        let lines: Vec<CallRecord> = out
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
         assert_eq!(
-            record,
+            lines[0],
             CallRecord {
                 at_ms: 5,
                 app: "claude-code".into(),
                 app_version: "2".into(),
                 server: "srv-1".into(),
-                server_name: "files".into(),
+                server_name: "files «x»".into(),
                 method: "tools/call".into(),
-                target: Some("write_file".into()),
+                target: Some("write \"it\"\n".into()),
                 duration_ms: 7,
                 outcome: "ok".into(),
                 consent: Some("allowed once by you".into()),
@@ -171,5 +229,10 @@ mod tests {
                 bytes_out: 20,
             }
         );
+        assert_eq!(
+            (lines[1].target.as_deref(), lines[1].consent.as_deref()),
+            (None, None)
+        );
+        assert_eq!(lines[1].app, "");
     }
 }
