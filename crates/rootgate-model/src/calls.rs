@@ -77,19 +77,7 @@ pub fn folder(settings: &Path) -> PathBuf {
 
 /// The day (UTC) of `at_ms`, as the file's name has it.
 pub fn day(at_ms: u64) -> String {
-    let days = (at_ms / 86_400_000) as i64;
-    // Civil from days (Howard Hinnant's algorithm), for the proleptic
-    // Gregorian calendar: no date crate for one file name.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    crate::dates::day(at_ms)
 }
 
 /// Appends `lines` (whole JSON lines) to the day's file of `folder`, in one
@@ -331,10 +319,7 @@ mod tests {
     }
 
     #[test]
-    fn days_are_utc_calendar_days() {
-        assert_eq!(day(0), "1970-01-01");
-        assert_eq!(day(1_764_806_400_000), "2025-12-04");
-        assert_eq!(day(951_782_400_000), "2000-02-29");
+    fn the_clock_reads_utc_seconds() {
         assert_eq!(clock(1_764_806_400_000 + 3_723_000), "01:02:03");
     }
 

@@ -27,6 +27,7 @@
 pub mod autostart;
 pub mod calls;
 pub mod consent;
+pub mod dates;
 pub mod downloads;
 pub mod folders;
 pub mod ids;

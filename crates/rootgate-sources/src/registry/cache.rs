@@ -141,20 +141,10 @@ impl Cache {
 
 /// `ms` since the epoch as a UTC date and time, `2026-01-15 10:00 UTC`.
 pub fn utc(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let rest = ms / 1000 % 86_400;
     format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        "{} {:02}:{:02} UTC",
+        rootgate_model::dates::day(ms),
         rest / 3600,
         rest % 3600 / 60
     )
