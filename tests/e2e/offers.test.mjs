@@ -58,6 +58,12 @@ async function shownCss(app, css, message) {
 
 /** Opens a tab of the open detail (Tools, Resources, Prompts) and waits for its list. */
 async function showOffers(app, tab) {
+  // In the smallest window the tabs may be scrolled above the view (the
+  // Tools tab's own controls take its height): brought back first.
+  await app.driver.executeScript(
+    (id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'nearest' }),
+    `tab-${tab}`,
+  );
   await app.click(`tab-${tab}`);
   await app.visible('offers-list', { timeout: TIMEOUT.server, message: `the ${tab} list` });
 }
@@ -65,6 +71,9 @@ async function showOffers(app, tab) {
 /** Opens one item of the list shown. */
 async function pick(app, name) {
   const item = await shownCss(app, `[data-testid="offer-item"][data-name="${name}"]`, `“${name}” in the list`);
+  // In the smallest window the list shows a few items; the one asked for
+  // is scrolled into the list's view first, as a person scrolls to it.
+  await app.driver.executeScript((el) => el.scrollIntoView({ block: 'nearest' }), item);
   await item.click();
 }
 
