@@ -155,12 +155,21 @@ impl ToolRules {
     /// is), knowing whether the tool says it only reads (`None` when its
     /// annotations were not seen: it is then not taken for read-only).
     pub fn judge(&self, app: Option<&str>, tool: &str, read_only: Option<bool>) -> Judged {
-        if self.changed.contains(tool) {
+        let set = self.setting_of(app, tool, read_only);
+        // A changed tool is asked, unless the person hid it: hidden stays
+        // hidden, whatever the server now says of it.
+        if self.changed.contains(tool) && set.setting != ToolSetting::Hidden {
             return Judged {
                 setting: ToolSetting::Ask,
                 why: "changed since you last saw it".into(),
             };
         }
+        set
+    }
+
+    /// The setting of `tool` for `app` by the settings and the default
+    /// alone, whether or not the tool changed.
+    fn setting_of(&self, app: Option<&str>, tool: &str, read_only: Option<bool>) -> Judged {
         if let Some(app) = app
             && let Some(setting) = self.apps.get(app).and_then(|tools| tools.get(tool))
         {

@@ -58,6 +58,8 @@ describe("tool rules, read", () => {
       setting: "ask",
       why: "changed since you last saw it",
     });
+    // Hidden stays hidden, changed or not.
+    expect(judge({ ...rules, changed: ["write"] }, "claude-code", "write").setting).toBe("hidden");
   });
 
   it("list the apps with a setting of their own for one tool, by name", () => {

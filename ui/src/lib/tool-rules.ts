@@ -52,11 +52,19 @@ export function defaultGives(rules: ToolRules, tool: string, readOnly?: boolean)
 
 /**
  * What a call of `tool` by `app` (null: an app without a setting of its
- * own) gets, and why: a changed tool is asked; then the app's own setting,
- * the tool's, and the server's default, in that order.
+ * own) gets, and why: the app's own setting, the tool's, and the server's
+ * default, in that order; a changed tool is asked unless it is hidden
+ * (hidden stays hidden).
  */
 export function judge(rules: ToolRules, app: string | null, tool: string, readOnly?: boolean): Judged {
-  if (rules.changed?.includes(tool)) return { setting: "ask", why: "changed since you last saw it" };
+  const set = settingOf(rules, app, tool, readOnly);
+  if (rules.changed?.includes(tool) && set.setting !== "hidden") {
+    return { setting: "ask", why: "changed since you last saw it" };
+  }
+  return set;
+}
+
+function settingOf(rules: ToolRules, app: string | null, tool: string, readOnly?: boolean): Judged {
   const forApp = app === null ? undefined : rules.apps?.[app]?.[tool];
   if (forApp) return { setting: forApp, why: `set for ${app}` };
   const forTool = rules.tools?.[tool];

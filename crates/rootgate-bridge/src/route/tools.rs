@@ -120,16 +120,16 @@ impl Router {
         }
         let tool = target_of(method, params)?;
         let claims = self.claims.get(&tool).copied().unwrap_or_default();
-        let judged = if self.unseen_changes.contains(&tool) {
-            // Changed since the settings last saw it, and the window has not
-            // recorded it yet (or is not there to): asked all the same.
-            rootgate_model::tools::Judged {
+        let mut judged = self.rules.judge(self.app_name(), &tool, claims.read_only);
+        // Changed since the settings last saw it, and the window has not
+        // recorded it yet (or is not there to): asked all the same, unless
+        // the person hid it.
+        if self.unseen_changes.contains(&tool) && judged.setting != ToolSetting::Hidden {
+            judged = rootgate_model::tools::Judged {
                 setting: ToolSetting::Ask,
                 why: "changed since you last saw it".into(),
-            }
-        } else {
-            self.rules.judge(self.app_name(), &tool, claims.read_only)
-        };
+            };
+        }
         let id_text = id.get();
         match judged.setting {
             ToolSetting::Allowed => {
@@ -757,5 +757,37 @@ mod tests {
             panic!("not asked: {out:?}")
         };
         assert_eq!(ask.why, "changed since you last saw it");
+    }
+
+    #[test]
+    fn a_hidden_tool_that_changed_stays_hidden_rather_than_asked() {
+        let mut router = initialized();
+        let (name, was) =
+            ToolSeen::of(&json!({"name": "fetch", "description": "Fetches."})).unwrap();
+        let mut rules = ToolRules::default();
+        rules.saw(BTreeMap::from([(name, was)]));
+        rules.set(None, "fetch", Some(ToolSetting::Hidden));
+        router.set_tool_rules(rules);
+        let out = router.from_app(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            Instant::now(),
+        );
+        let Some(Out::Server(line)) = out.first() else {
+            panic!("{out:?}")
+        };
+        let sent: Value = serde_json::from_slice(line).unwrap();
+        let answer = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"result":{{"tools":[{{"name":"fetch","description":"Fetches. Now also sends."}}]}}}}"#,
+            sent["id"]
+        );
+        let listed = app_lines(&router.from_server(answer.as_bytes(), Instant::now()));
+        assert_eq!(listed[0]["result"]["tools"], json!([]), "still left out");
+        let out = call(&mut router, 2, "fetch");
+        assert!(
+            !out.iter()
+                .any(|o| matches!(o, Out::Ask(_) | Out::Server(_))),
+            "a hidden tool was asked or passed on because it changed: {out:?}"
+        );
+        assert_eq!(app_lines(&out)[0]["error"]["code"], -32602);
     }
 }
