@@ -10,7 +10,8 @@
 #   QUICK=1 bash crates/rootgate-bench/bridge/run.sh    a smoke run: correctness, few iterations
 #
 # Environment: PREBUILT=1 (use the binaries already built, do not build),
-# ROUNDS (default 3, QUICK 1), PROXIES ("floor rootgate fastmcp", and
+# ROUNDS (default 3, QUICK 1), PROXIES ("floor tokio-floor rootgate fastmcp";
+# "tokio-floor" for the floor on the bridge's kind of event loop, and
 # "before" with BEFORE=an earlier rootgate binary;
 # QUICK leaves FastMCP out unless set), PROFILE (release; QUICK: debug, the
 # test suite's own build, since a smoke run checks correctness only), OUT (default
@@ -28,7 +29,7 @@ if [ "$quick" = 1 ]; then
   rounds=${ROUNDS:-1}; proxies=${PROXIES:-floor rootgate}; profile=${PROFILE:-debug}
   sizes=(--spawns 3 --calls 100 --big 5 --rounds 3)
 else
-  rounds=${ROUNDS:-3}; proxies=${PROXIES:-floor rootgate fastmcp}; profile=${PROFILE:-release}
+  rounds=${ROUNDS:-3}; proxies=${PROXIES:-floor tokio-floor rootgate fastmcp}; profile=${PROFILE:-release}
   sizes=(--spawns 20 --calls 1000 --big 50 --rounds 30)
 fi
 out=${OUT:-$BENCH_HOME/results/bridge.jsonl}
@@ -37,12 +38,15 @@ mkdir -p "$(dirname "$out")"
 target=${CARGO_TARGET_DIR:-$repo/target}
 rootgate=$target/$profile/rootgate
 floor=$target/$profile/relay-floor
+tokio_floor=$target/$profile/relay-floor-tokio
 # PREBUILT=1 uses the binaries already in the target folder (the test
 # command's own build has made them): building three packages on their own
 # here resolves features apart from the workspace's build and compiled
 # everything above tokio a second time, about 340 s of CPU on a cold run.
 if [ "${PREBUILT:-0}" = 1 ]; then
-  for bin in "$rootgate" "$floor"; do
+  needed=("$rootgate" "$floor")
+  [[ " $proxies " == *" tokio-floor "* ]] && needed+=("$tokio_floor")
+  for bin in "${needed[@]}"; do
     [ -x "$bin" ] || { echo "PREBUILT=1, but $bin is not built" >&2; exit 2; }
   done
 else
@@ -97,6 +101,9 @@ for r in $(seq "$rounds"); do
     case $p in
       direct) run direct "${server[@]}" ;;
       floor) run floor "$floor" "${server[@]}" ;;
+      # The floor on the bridge's kind of event loop (one thread, a task per
+      # writer): against the floor, what the event loop alone costs.
+      tokio-floor) run tokio-floor "$tokio_floor" "${server[@]}" ;;
       rootgate) run rootgate "$rootgate" connect bench ;;
       # A copy of an earlier build, for a change measured side by side in
       # one run: PROXIES="floor before rootgate" BEFORE=/path/to/rootgate.
