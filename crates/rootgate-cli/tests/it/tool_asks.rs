@@ -199,7 +199,17 @@ async fn always_on_the_notification_runs_the_call_and_keeps_the_apps_rule() {
     .await;
     assert_eq!(std::fs::read_to_string(&target).expect("written"), "two");
     assert!(s.sup.tool_questions().is_empty());
-    let calls = write_calls(&s.sup);
+    // The app has its answer before the window has the call's record: they
+    // travel apart.
+    let calls = eventually("both calls in the timeline", || async {
+        let calls = write_calls(&s.sup);
+        if calls.len() == 2 {
+            Ok(calls)
+        } else {
+            Err(format!("{calls:?}"))
+        }
+    })
+    .await;
     assert!(
         calls[0]
             .1
