@@ -103,25 +103,15 @@ fn refusal(store: &Store, name: &str) -> Result<ServerSpec, String> {
 }
 
 /// Runs the bridge for the app on `app_in`/`app_out` until the app closes
-/// the connection or the server cannot go on. `direct` is `app_out`'s
-/// descriptor when it is a pipe or a socket (non-blocking): the server's
-/// answers are then written to it from the thread that reads them (see
-/// `relay::direct`).
+/// the connection or the server cannot go on.
 pub async fn connect(
     options: Options,
     app_in: impl AsyncRead + Unpin + Send + 'static,
     app_out: impl AsyncWrite + Unpin + Send + 'static,
-    direct: Option<Arc<std::fs::File>>,
 ) -> Outcome {
     let (out_tx, out_rx) = mpsc::channel(1024);
     let done = tokio_util::sync::CancellationToken::new();
-    let turn = Arc::new(tokio::sync::Mutex::new(()));
-    let writer = tokio::spawn(relay::write_app(
-        out_rx,
-        app_out,
-        done.clone(),
-        Arc::clone(&turn),
-    ));
+    let writer = tokio::spawn(relay::write_app(out_rx, app_out, done.clone()));
     let timeline = Arc::new(Timeline::default());
     // AI apps start the bridge without saying where the session bus is; the
     // window recorded it beside the settings (see `secrets::service`).
@@ -147,9 +137,6 @@ pub async fn connect(
         .map(|s| s.id.clone())
         .unwrap_or_else(|_| ServerId::generate());
     let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
-    if let Some(file) = direct {
-        relay.write_directly(relay::direct::Direct::new(file, turn));
-    }
     // The person's tool rules apply from the app's first line: set before
     // its lines are read, so the app is not told of a change.
     if let Ok(spec) = &spec {

@@ -29,7 +29,6 @@ use tokio::time::Instant;
 mod asked;
 mod asks;
 mod audit;
-pub mod direct;
 mod lines;
 pub mod workspace;
 
@@ -44,7 +43,6 @@ use rootgate_model::consent::SharedRoots;
 use rootgate_model::ids::ServerId;
 use rootgate_model::servers::Era;
 use rootgate_model::timeline::{Event, Timeline};
-use rootgate_session::process::DrainOnDrop;
 use rootgate_session::ready::{self, HOLD_BOUND, Readiness};
 use rootgate_session::wire::{Frame, Wire};
 
@@ -135,10 +133,6 @@ pub struct Relay {
     me: std::sync::Weak<Relay>,
     /// Where the connection's calls are recorded (see `audit`).
     audit: std::sync::OnceLock<audit::Audit>,
-    /// The app's output for a server's reader thread to write itself (see
-    /// `direct`); unset when the app's output is neither a pipe nor a
-    /// socket, and then every line goes through `app_out`.
-    direct: std::sync::OnceLock<direct::Direct>,
     /// What `tools/list` answers showed (see `asks`).
     listed: watch::Sender<
         Option<Arc<std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>>>,
@@ -185,36 +179,7 @@ impl Relay {
             me: me.clone(),
             listed: watch::Sender::new(None),
             audit: std::sync::OnceLock::new(),
-            direct: std::sync::OnceLock::new(),
         })
-    }
-
-    /// Lets the threads that read a server write their lines for the app
-    /// themselves (see `direct`), taking turns with the writer task.
-    pub fn write_directly(&self, direct: direct::Direct) {
-        let _ = self.direct.set(direct);
-    }
-
-    /// Sends a line to the app: written at once from a server's reader
-    /// thread, queued for the writer task from the event loop.
-    async fn to_app(&self, line: Vec<u8>) {
-        if direct::writes_directly()
-            && let Some(direct) = self.direct.get()
-        {
-            direct.queue_line(line).await;
-            return;
-        }
-        let _ = self.app_out.send(line).await;
-    }
-
-    /// Writes what a server's reader thread keeps for the app (see
-    /// `direct`); nothing to do on the event loop.
-    async fn flush_to_app(&self) {
-        if direct::writes_directly()
-            && let Some(direct) = self.direct.get()
-        {
-            direct.flush().await;
-        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -353,7 +318,7 @@ impl Relay {
     /// once if it arrived already, or as soon as it does.
     pub fn attach(
         self: &Arc<Self>,
-        stdout: DrainOnDrop,
+        stdout: impl AsyncRead + Unpin + Send + 'static,
         wire: &Wire,
         era: Era,
         roots: watch::Receiver<SharedRoots>,
@@ -380,60 +345,16 @@ impl Relay {
         let (ended_tx, ended) = watch::channel(false);
         let relay = Arc::clone(self);
         let frames = wire.frames.clone();
-        let reader = if self.direct.get().is_none() {
-            tokio::spawn(async move {
-                relay.read_server(stdout, life, &frames).await;
-                let _ = ended_tx.send(true);
-            })
-        } else {
-            match stdout.into_blocking() {
-                // A thread of its own (see `direct`); the task only says
-                // when it ended. Aborting the task leaves the thread to read
-                // on to the pipe's end, keeping nothing once the life is
-                // detached: the drain `DrainOnDrop` would have done.
-                Ok(stdout) => self.read_on_a_thread(stdout, life, frames, ended_tx),
-                Err(e) => {
-                    self.note(&format!("the server's output cannot be read: {e}"));
-                    let _ = ended_tx.send(true);
-                    tokio::spawn(async {})
-                }
-            }
-        };
+        let reader = tokio::spawn(async move {
+            relay.read_server(stdout, life, &frames).await;
+            let _ = ended_tx.send(true);
+        });
         Attached {
             life,
             initialized,
             ended,
             reader,
         }
-    }
-
-    /// Reads a life's output on a thread of its own (see `direct`),
-    /// returning a task that ends when the thread does.
-    fn read_on_a_thread(
-        self: &Arc<Self>,
-        stdout: std::fs::File,
-        life: u64,
-        frames: mpsc::Sender<Frame>,
-        ended: watch::Sender<bool>,
-    ) -> JoinHandle<()> {
-        let (done_tx, done) = oneshot::channel::<()>();
-        let runtime = tokio::runtime::Handle::current();
-        let relay = Arc::clone(self);
-        let spawned = std::thread::Builder::new()
-            .name("server-output".into())
-            .spawn(move || {
-                direct::mark_reader_thread();
-                runtime.block_on(relay.read_server(direct::BlockingRead(stdout), life, &frames));
-                let _ = ended.send(true);
-                let _ = done_tx.send(());
-            });
-        if let Err(e) = spawned {
-            // The life cannot be read: it ends as a server that stopped.
-            self.note(&format!("the server's output cannot be read: {e}"));
-        }
-        tokio::spawn(async move {
-            let _ = done.await;
-        })
     }
 
     /// The life `life` answered `initialize`: what a restarted server must
@@ -465,11 +386,7 @@ impl Relay {
     pub async fn detach(&self, life: u64, why: &str) {
         let outs = {
             let mut state = self.lock();
-            // Once is enough: the session detaches a life it stops, and the
-            // life's reader, reading on to the pipe's end, would detach it
-            // again when the server exits, failing requests that already
-            // wait for the next life with the wrong reason.
-            if state.life != life || state.attached.is_none() {
+            if state.life != life {
                 return;
             }
             state.attached = None;
@@ -496,7 +413,7 @@ impl Relay {
             state.router.refuse_initialize(-32603, why)
         };
         if let Some(Some(line)) = refused {
-            self.to_app(line).await;
+            let _ = self.app_out.send(line).await;
         }
     }
 
@@ -507,7 +424,7 @@ impl Relay {
         let line = self.lock().router.refuse_initialize(-32603, why);
         match line {
             Some(Some(line)) => {
-                self.to_app(line).await;
+                let _ = self.app_out.send(line).await;
                 true
             }
             Some(None) => true,
@@ -525,20 +442,17 @@ impl Relay {
         loop {
             let outs = match lines.next().await {
                 Ok(Some(Line::Whole)) => {
-                    let routed = {
+                    let (outs, hold) = {
                         let mut state = self.lock();
-                        // A life detached or replaced is read to its end
-                        // (its reader may be a thread that cannot be
-                        // stopped), and what it says is no one's now.
-                        if state.life != life || state.attached.is_none() {
-                            None
-                        } else {
-                            Some(self.route_server_line(&mut state, lines.line()))
+                        // A modern server's rounds are answered from the
+                        // list as it is now.
+                        if state.router.uses_roots()
+                            && let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone())
+                        {
+                            state.router.set_roots(now);
                         }
-                    };
-                    let Some((outs, hold)) = routed else {
-                        self.flush_to_app().await;
-                        continue;
+                        let outs = state.router.from_server(lines.line(), Instant::now());
+                        (outs, state.router.take_hold())
                     };
                     match hold {
                         Some(what) => self.hold_released(outs, what, frames),
@@ -551,28 +465,9 @@ impl Relay {
                 Ok(None) | Err(_) => break,
             };
             self.perform(outs, Some((life, frames))).await;
-            // What was read is used up: the lines for the app go out
-            // before the next read waits.
-            if !lines.buffered() {
-                self.flush_to_app().await;
-            }
         }
         self.detach(life, "the server stopped before answering")
             .await;
-        self.flush_to_app().await;
-    }
-
-    /// What the router makes of one line of the current life's output,
-    /// and the app request it releases from the first-request hold.
-    fn route_server_line(&self, state: &mut State, line: &[u8]) -> (Vec<Out>, Option<String>) {
-        // A modern server's rounds are answered from the list as it is now.
-        if state.router.uses_roots()
-            && let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone())
-        {
-            state.router.set_roots(now);
-        }
-        let outs = state.router.from_server(line, Instant::now());
-        (outs, state.router.take_hold())
     }
 
     /// A modern app that opened with a request rather than
@@ -625,11 +520,11 @@ impl Relay {
                     }
                 }
                 Out::App(line) => {
-                    self.to_app(line).await;
+                    let _ = self.app_out.send(line).await;
                 }
                 Out::AppInitialized => {
                     if let Some(refused) = self.app_initialized() {
-                        self.to_app(refused).await;
+                        let _ = self.app_out.send(refused).await;
                     }
                 }
                 Out::ServerInitialized(result) => {
@@ -756,7 +651,7 @@ impl Relay {
                     // the calls they end.
                     match out {
                         Out::App(line) => {
-                            self.to_app(line).await;
+                            let _ = self.app_out.send(line).await;
                         }
                         Out::Call(call) => self.record_call(call),
                         _ => {}

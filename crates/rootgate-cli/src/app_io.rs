@@ -16,18 +16,12 @@
 //! terminal) goes through tokio's standard streams, which use a thread of
 //! their own for each read and write.
 //!
-//! For a pipe or a socket the output's descriptor is also handed to the
-//! bridge as it is (the third value of [`app_io`]): the thread that reads
-//! the server's answers writes them to it directly, taking turns with the
-//! writer here (see the bridge's `relay::direct`).
-//!
 //! What is not here: what the lines say (the bridge's relay reads them).
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -44,29 +38,21 @@ type Output = Box<dyn AsyncWrite + Unpin + Send>;
 /// constructors only refuse what is not a FIFO, hence `_unchecked` after
 /// our own check. tokio's `UnixStream` would register the socket for both
 /// directions, which is what this module avoids.
-///
-/// The third part is the output's descriptor when it is a pipe or a
-/// socket, for the bridge's server reader threads to write to as well (see
-/// `rootgate_bridge::relay::direct`).
-pub fn app_io() -> (Input, Output, Option<Arc<File>>) {
+pub fn app_io() -> (Input, Output) {
     let input: Input = match streamable(io::stdin().as_fd())
         .and_then(|fd| pipe::Receiver::from_owned_fd_unchecked(fd.into()).ok())
     {
         Some(reader) => Box::new(reader),
         None => Box::new(tokio::io::stdin()),
     };
-    let (output, direct): (Output, _) = match streamable(io::stdout().as_fd()) {
-        Some(fd) => {
-            let file = Arc::new(fd);
-            let writer = Writer {
-                file: Arc::clone(&file),
-                waiting: None,
-            };
-            (Box::new(writer), Some(file))
-        }
-        None => (Box::new(tokio::io::stdout()), None),
+    let output: Output = match streamable(io::stdout().as_fd()) {
+        Some(fd) => Box::new(Writer {
+            file: fd,
+            waiting: None,
+        }),
+        None => Box::new(tokio::io::stdout()),
     };
-    (input, output, direct)
+    (input, output)
 }
 
 /// A non-blocking copy of `fd` if it is a pipe or a socket; `None` for
@@ -97,7 +83,7 @@ fn set_nonblocking(file: &File) -> io::Result<()> {
 /// write that would block until the relay's next flush (see the module's
 /// note).
 struct Writer {
-    file: Arc<File>,
+    file: File,
     /// A copy of the descriptor registered for writability after a write
     /// would block; dropped (which takes it off the reactor) at the next
     /// flush, when the relay has nothing more queued for the app.
@@ -119,7 +105,7 @@ impl AsyncWrite for Writer {
             if let Some(waiting) = self.waiting.as_mut() {
                 return Pin::new(waiting).poll_write(cx, buf);
             }
-            match (&*self.file).write(buf) {
+            match (&self.file).write(buf) {
                 Ok(written) => return Poll::Ready(Ok(written)),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     // Registered after the write failed: the registration
@@ -165,7 +151,7 @@ mod tests {
         let (ours, mut theirs) = UnixStream::pair().expect("a socket pair");
         let file = streamable(ours.as_fd()).expect("a socket is streamable");
         let mut writer = Writer {
-            file: Arc::new(file),
+            file,
             waiting: None,
         };
         let data: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();

@@ -117,10 +117,8 @@ fn connect(args: &[OsString]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // One thread for the event loop: a bridge carries one connection, and
-    // a second worker would only add wake-ups between them. The server's
-    // answers are read and written on a thread of their own beside it (see
-    // the bridge's `relay::direct`), which the loop never waits for.
+    // One thread: a bridge carries one connection, and a second thread
+    // would only add wake-ups between them.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -137,8 +135,8 @@ fn connect(args: &[OsString]) -> ExitCode {
         session: SessionConfig::default(),
     };
     let outcome = runtime.block_on(async {
-        let (input, output, direct) = app_io::app_io();
-        bridge::connect(options, input, output, direct).await
+        let (input, output) = app_io::app_io();
+        bridge::connect(options, input, output).await
     });
     // The stdin reader may still be blocked in a read of the app's input;
     // the runtime must not wait for it.

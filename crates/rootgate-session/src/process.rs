@@ -90,25 +90,6 @@ impl tokio::io::AsyncRead for DrainOnDrop {
     }
 }
 
-impl DrainOnDrop {
-    /// The pipe as a blocking file, off the reactor, for a thread of its
-    /// own that reads it (the bridge's relay does: a blocking read wakes
-    /// when the server writes, without the event loop's turn in between).
-    /// The drain is then that thread's to do: it reads on to the end of
-    /// the pipe whether or not it keeps what it reads.
-    pub fn into_blocking(mut self) -> io::Result<std::fs::File> {
-        use nix::fcntl::{FcntlArg, OFlag, fcntl};
-        let Some(stdout) = self.0.take() else {
-            return Err(io::Error::other("the server's output was taken already"));
-        };
-        let fd = stdout.into_owned_fd()?;
-        let flags = fcntl(&fd, FcntlArg::F_GETFL).map_err(io::Error::from)?;
-        let flags = OFlag::from_bits_truncate(flags) & !OFlag::O_NONBLOCK;
-        fcntl(&fd, FcntlArg::F_SETFL(flags)).map_err(io::Error::from)?;
-        Ok(std::fs::File::from(fd))
-    }
-}
-
 impl Drop for DrainOnDrop {
     fn drop(&mut self) {
         if let (Some(mut stdout), Ok(runtime)) =

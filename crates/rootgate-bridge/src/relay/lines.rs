@@ -21,20 +21,16 @@ pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// Writes the lines for the app to `out` until the relay is gone, or until
 /// `done`: then what is already queued is written and the writer ends.
-/// Each line is written holding `turn`, which a server's reader thread
-/// also takes to write to the app (see `direct`), so lines never mix.
 pub async fn write_app(
     mut lines: mpsc::Receiver<Vec<u8>>,
     out: impl AsyncWrite + Unpin,
     done: CancellationToken,
-    turn: std::sync::Arc<tokio::sync::Mutex<()>>,
 ) {
     let mut out = tokio::io::BufWriter::with_capacity(64 * 1024, out);
     loop {
         let line = tokio::select! {
             line = lines.recv() => line,
             _ = done.cancelled() => {
-                let _turn = turn.lock().await;
                 while let Ok(line) = lines.try_recv() {
                     if out.write_all(&line).await.is_err() {
                         return;
@@ -44,9 +40,6 @@ pub async fn write_app(
             }
         };
         let Some(line) = line else { break };
-        // Held until the line is in the buffer or written whole: what the
-        // buffer passed on to `out` is whole lines by then.
-        let _turn = turn.lock().await;
         if out.write_all(&line).await.is_err() {
             return;
         }
@@ -56,7 +49,6 @@ pub async fn write_app(
             return;
         }
     }
-    let _turn = turn.lock().await;
     let _ = out.flush().await;
 }
 
@@ -107,12 +99,6 @@ impl<R: AsyncRead + Unpin> Lines<R> {
     /// The line the last [`Lines::next`] read whole.
     pub fn line(&self) -> &[u8] {
         &self.line
-    }
-
-    /// Whether more of the stream is read already, so that the next line
-    /// may come without waiting.
-    pub fn buffered(&self) -> bool {
-        !self.reader.buffer().is_empty()
     }
 
     /// Reads the next line: whole (see [`Lines::line`]), too long (its
