@@ -73,6 +73,21 @@ fn write_calls(sup: &Supervisor) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// Waits for `n` calls of write_file in the connections' timelines: the
+/// app has its answer before the window has the call's record, since they
+/// travel apart.
+async fn write_calls_recorded(sup: &Supervisor, n: usize) -> Vec<(String, Option<String>)> {
+    eventually("the calls in the timeline", || async {
+        let calls = write_calls(sup);
+        if calls.len() == n {
+            Ok(calls)
+        } else {
+            Err(format!("{calls:?}"))
+        }
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_asked_call_waits_for_the_window_and_runs_once_allowed_then_a_deny_refuses() {
     let (_desktop, s) = asking_setup().await;
@@ -139,15 +154,7 @@ async fn an_asked_call_waits_for_the_window_and_runs_once_allowed_then_a_deny_re
             .is_err()
     );
 
-    let calls = eventually("both calls in the timeline", || async {
-        let calls = write_calls(&s.sup);
-        if calls.len() == 2 {
-            Ok(calls)
-        } else {
-            Err(format!("{calls:?}"))
-        }
-    })
-    .await;
+    let calls = write_calls_recorded(&s.sup, 2).await;
     assert_eq!(calls[0].0, "ok");
     assert!(
         calls[0]
@@ -199,17 +206,7 @@ async fn always_on_the_notification_runs_the_call_and_keeps_the_apps_rule() {
     .await;
     assert_eq!(std::fs::read_to_string(&target).expect("written"), "two");
     assert!(s.sup.tool_questions().is_empty());
-    // The app has its answer before the window has the call's record: they
-    // travel apart.
-    let calls = eventually("both calls in the timeline", || async {
-        let calls = write_calls(&s.sup);
-        if calls.len() == 2 {
-            Ok(calls)
-        } else {
-            Err(format!("{calls:?}"))
-        }
-    })
-    .await;
+    let calls = write_calls_recorded(&s.sup, 2).await;
     assert!(
         calls[0]
             .1
