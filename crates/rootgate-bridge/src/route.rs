@@ -33,6 +33,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 mod app;
+mod envelope;
 mod lines;
 mod modern;
 mod modern_app;
@@ -40,28 +41,12 @@ mod server;
 mod tools;
 pub use tools::{MAX_ASKED, MAX_ASKED_BYTES, REFUSED};
 
+use envelope::{Message, Raw};
 use lines::*;
 
 /// The most app requests that may wait for the server at once; more are
 /// refused until some are answered, so a flood costs a bounded table.
 pub const MAX_IN_FLIGHT: usize = 10_000;
-
-/// A JSON-RPC message with its parts kept raw.
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(default, borrow)]
-    jsonrpc: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    method: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    params: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    error: Option<&'a RawValue>,
-}
 
 /// What the app declared it can do, as far as the bridge needs to know.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -387,7 +372,7 @@ impl Router {
         // Parsed from the checked text: serde then does not check the
         // strings and the raw payload for UTF-8 a second time (a megabyte
         // result was checked twice).
-        let message: Message = match serde_json::from_str(text) {
+        let message: Message = match envelope::parse(text) {
             Ok(m) => m,
             Err(e) => {
                 return vec![Out::App(error_line(
@@ -433,7 +418,7 @@ impl Router {
                 "the server wrote a line that is not UTF-8; dropped".into(),
             )];
         };
-        let message: Message = match serde_json::from_str(text) {
+        let message: Message = match envelope::parse(text) {
             Ok(m) => m,
             Err(e) => {
                 return vec![Out::Note(format!(

@@ -8,8 +8,8 @@ impl Router {
     pub(super) fn app_request(
         &mut self,
         method: &str,
-        id: &RawValue,
-        params: Option<&RawValue>,
+        id: Raw<'_>,
+        params: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
         let id_text = id.get();
@@ -22,9 +22,9 @@ impl Router {
             // Held until the server is open: how it is translated depends on
             // the server's era, which is not known yet.
             self.deferred = Some((
-                id.to_owned(),
+                id.to_owned_raw(),
                 method.to_owned(),
-                params.map(|p| p.to_owned()),
+                params.map(|p| p.to_owned_raw()),
             ));
             return vec![opened];
         }
@@ -85,7 +85,7 @@ impl Router {
         &mut self,
         method: &str,
         id_text: &str,
-        params: Option<&RawValue>,
+        params: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
         if self.app_modern
@@ -104,7 +104,7 @@ impl Router {
         &mut self,
         method: &str,
         id_text: &str,
-        params: Option<&RawValue>,
+        params: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
         self.remember_for_replay(method, params);
@@ -135,14 +135,14 @@ impl Router {
     }
 
     /// Keeps what a restarted server must be told again.
-    pub(super) fn remember_for_replay(&mut self, method: &str, params: Option<&RawValue>) {
+    pub(super) fn remember_for_replay(&mut self, method: &str, params: Option<Raw<'_>>) {
         let uri = || {
             params
                 .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
                 .and_then(|v| v.get("uri").and_then(Value::as_str).map(str::to_owned))
         };
         match method {
-            "logging/setLevel" => self.log_level = params.map(|p| p.to_owned()),
+            "logging/setLevel" => self.log_level = params.map(|p| p.to_owned_raw()),
             "resources/subscribe" => {
                 if let Some(uri) = uri() {
                     self.subscriptions.insert(uri);
@@ -160,7 +160,7 @@ impl Router {
     pub(super) fn app_notification(
         &mut self,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<Raw<'_>>,
         line: &[u8],
         now: Instant,
     ) -> Vec<Out> {
@@ -240,9 +240,9 @@ impl Router {
 
     pub(super) fn app_response(
         &mut self,
-        id: &RawValue,
-        result: Option<&RawValue>,
-        error: Option<&RawValue>,
+        id: Raw<'_>,
+        result: Option<Raw<'_>>,
+        error: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
         let Some(ours) = id.get().parse::<u64>().ok() else {

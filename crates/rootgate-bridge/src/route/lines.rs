@@ -52,26 +52,21 @@ pub(super) fn depends_on_folders(method: &str) -> bool {
 }
 
 /// The tool, prompt or resource a request names, for the timeline.
-pub(super) fn target_of(method: &str, params: Option<&RawValue>) -> Option<String> {
+pub(super) fn target_of(method: &str, params: Option<Raw<'_>>) -> Option<String> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
         _ => return None,
     };
-    // Only the one field is read; the arguments are skipped, not built.
-    #[derive(Deserialize)]
-    struct Named<'a> {
-        #[serde(default, borrow)]
-        name: Option<Cow<'a, str>>,
-        #[serde(default, borrow)]
-        uri: Option<Cow<'a, str>>,
-    }
-    let named: Named = serde_json::from_str(params?.get()).ok()?;
-    let found = if key == "name" { named.name } else { named.uri };
-    found.map(Cow::into_owned)
+    // Only the one field is read; the arguments are passed over by the
+    // envelope's scanner (see `envelope`), so a tool call carrying a
+    // file's contents is not skipped by serde twice, once here and once
+    // for the tool's rules.
+    let [found] = envelope::fields(params?, [key])?;
+    serde_json::from_str(found?.get()).ok()
 }
 
-pub(super) fn outcome(error: Option<&RawValue>) -> String {
+pub(super) fn outcome(error: Option<Raw<'_>>) -> String {
     let Some(error) = error else {
         return "ok".into();
     };
@@ -82,8 +77,8 @@ pub(super) fn outcome(error: Option<&RawValue>) -> String {
 }
 
 pub(super) fn initialize_outcome(
-    result: Option<&RawValue>,
-    error: Option<&RawValue>,
+    result: Option<Raw<'_>>,
+    error: Option<Raw<'_>>,
 ) -> Result<Value, String> {
     match (result, error) {
         (Some(result), None) => serde_json::from_str(result.get()).map_err(|e| e.to_string()),
@@ -94,13 +89,13 @@ pub(super) fn initialize_outcome(
 
 /// The params of a `notifications/cancelled` and the request id it names,
 /// as JSON text.
-pub(super) fn cancelled_request(params: Option<&RawValue>) -> Option<(Map<String, Value>, String)> {
+pub(super) fn cancelled_request(params: Option<Raw<'_>>) -> Option<(Map<String, Value>, String)> {
     let params: Map<String, Value> = serde_json::from_str(params?.get()).ok()?;
     let request = params.get("requestId")?.to_string();
     Some((params, request))
 }
 
-pub(super) fn request_line(id: &str, method: &str, params: Option<&RawValue>) -> Vec<u8> {
+pub(super) fn request_line(id: &str, method: &str, params: Option<Raw<'_>>) -> Vec<u8> {
     let method = Value::String(method.to_owned()).to_string();
     let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method}"#);
     // Sized at once: growing it would copy a large `params` again.
@@ -124,11 +119,7 @@ pub(super) fn notification_line(method: &str, params: &Value) -> Vec<u8> {
     line
 }
 
-pub(super) fn response_line(
-    id: &str,
-    result: Option<&RawValue>,
-    error: Option<&RawValue>,
-) -> Vec<u8> {
+pub(super) fn response_line(id: &str, result: Option<Raw<'_>>, error: Option<Raw<'_>>) -> Vec<u8> {
     let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"#);
     // Sized at once: growing it would copy a megabyte result again (and
     // map twice its size) for the closing brace.

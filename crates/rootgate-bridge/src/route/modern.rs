@@ -68,8 +68,8 @@ impl Router {
     pub(super) fn hold_refused_opening(
         &mut self,
         ours: u64,
-        result: Option<&RawValue>,
-        error: Option<&RawValue>,
+        result: Option<Raw<'_>>,
+        error: Option<Raw<'_>>,
     ) -> Option<Vec<Out>> {
         if !self.era_guessed
             || !matches!(
@@ -146,7 +146,7 @@ impl Router {
 
     /// The app's params with the modern `_meta` merged in (its own `_meta`
     /// keys, such as a progress token, are kept).
-    pub(super) fn modern_params(&self, params: Option<&RawValue>) -> Map<String, Value> {
+    pub(super) fn modern_params(&self, params: Option<Raw<'_>>) -> Map<String, Value> {
         let mut params = params
             .and_then(|p| serde_json::from_str::<Map<String, Value>>(p.get()).ok())
             .unwrap_or_default();
@@ -166,7 +166,11 @@ impl Router {
     pub(super) fn discover_line(&self, id: u64) -> Vec<u8> {
         let params = json!({ "_meta": self.request_meta() }).to_string();
         let raw = RawValue::from_string(params).ok();
-        request_line(&id.to_string(), "server/discover", raw.as_deref())
+        request_line(
+            &id.to_string(),
+            "server/discover",
+            raw.as_deref().map(Raw::from),
+        )
     }
 
     /// An app request to a modern server: `logging/setLevel` is kept by the
@@ -177,11 +181,11 @@ impl Router {
         &mut self,
         method: &str,
         id_text: &str,
-        params: Option<&RawValue>,
+        params: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
         if method == "logging/setLevel" {
-            self.log_level = params.map(|p| p.to_owned());
+            self.log_level = params.map(|p| p.to_owned_raw());
             return vec![Out::App(result_line(id_text, "{}"))];
         }
         self.remember_for_replay(method, params);
@@ -194,7 +198,7 @@ impl Router {
         let pending = Pending {
             app_id: id_text.into(),
             method: method.to_owned(),
-            target: target_of(method, raw.as_deref()),
+            target: target_of(method, raw.as_deref().map(Raw::from)),
             started: now,
             retry: retry.map(Box::new),
             consent: self.next_consent.take().map(String::into_boxed_str),
@@ -205,7 +209,7 @@ impl Router {
         vec![Out::Server(request_line(
             &ours.to_string(),
             method,
-            raw.as_deref(),
+            raw.as_deref().map(Raw::from),
         ))]
     }
 
@@ -263,9 +267,14 @@ impl Router {
     pub(super) fn input_round(
         &mut self,
         pending: Pending,
-        result: Option<&RawValue>,
+        result: Option<Raw<'_>>,
         now: Instant,
     ) -> Result<Vec<Out>, Pending> {
+        // Only a request that may be retried can start a round: an answer
+        // from a legacy server (no retry) is not looked into at all.
+        if pending.retry.is_none() {
+            return Err(pending);
+        }
         let (Some(parsed), Some(mut retry)) = (asks_for_input(result), pending.retry.clone())
         else {
             return Err(pending);
@@ -363,7 +372,7 @@ impl Router {
                 let params = request
                     .get("params")
                     .and_then(|p| RawValue::from_string(p.to_string()).ok());
-                request_line(&ours.to_string(), method, params.as_deref())
+                request_line(&ours.to_string(), method, params.as_deref().map(Raw::from))
             };
             self.to_app.insert(
                 ours,
@@ -389,8 +398,8 @@ impl Router {
         &mut self,
         round_id: u64,
         key: String,
-        result: Option<&RawValue>,
-        error: Option<&RawValue>,
+        result: Option<Raw<'_>>,
+        error: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
         let Some(mut round) = self.rounds.remove(&round_id) else {
@@ -443,7 +452,11 @@ impl Router {
         pending.retry = Some(Box::new(round.retry));
         let ours = self.send_for_app(pending);
         let raw = RawValue::from_string(Value::Object(params).to_string()).ok();
-        Out::Server(request_line(&ours.to_string(), &method, raw.as_deref()))
+        Out::Server(request_line(
+            &ours.to_string(),
+            &method,
+            raw.as_deref().map(Raw::from),
+        ))
     }
 
     /// Ends an app call with an error of the bridge's.
@@ -464,16 +477,13 @@ fn method_of(request: &Value) -> &str {
 
 /// A result asking for input (an `InputRequiredResult`), parsed; `None`
 /// for any other result, which is only scanned, never decoded.
-fn asks_for_input(result: Option<&RawValue>) -> Option<Value> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Kind<'a> {
-        #[serde(default, borrow)]
-        result_type: Option<Cow<'a, str>>,
-    }
+fn asks_for_input(result: Option<Raw<'_>>) -> Option<Value> {
+    // Only `resultType` is read, so a large result is not decoded to learn
+    // that it is complete.
     let result = result?;
-    let kind = serde_json::from_str::<Kind>(result.get()).ok()?;
-    if kind.result_type.as_deref() != Some("input_required") {
+    let [kind] = envelope::fields(result, ["resultType"])?;
+    let kind = serde_json::from_str::<Cow<str>>(kind?.get()).ok()?;
+    if kind != "input_required" {
         return None;
     }
     Some(serde_json::from_str(result.get()).unwrap_or(Value::Null))

@@ -30,7 +30,7 @@ const ENVELOPE: &str = "io.modelcontextprotocol/";
 impl Router {
     /// A modern app's `server/discover`, before anything else: it stands
     /// for `initialize`.
-    pub(super) fn app_discover(&mut self, id_text: &str, params: Option<&RawValue>) -> Vec<Out> {
+    pub(super) fn app_discover(&mut self, id_text: &str, params: Option<Raw<'_>>) -> Vec<Out> {
         match self.open_modern(Some(id_text.into()), params) {
             Ok(()) => vec![Out::AppInitialized],
             Err(refusal) => vec![Out::App(refusal)],
@@ -40,7 +40,7 @@ impl Router {
     /// Whether a first request opens a modern connection: the era needs no
     /// `server/discover`, only the envelope on every request. If it does,
     /// the server is opened for it, and the request follows.
-    pub(super) fn implicit_modern_open(&mut self, params: Option<&RawValue>) -> Option<Out> {
+    pub(super) fn implicit_modern_open(&mut self, params: Option<Raw<'_>>) -> Option<Out> {
         #[derive(Deserialize)]
         struct Envelope<'a> {
             #[serde(default, borrow, rename = "_meta")]
@@ -62,7 +62,7 @@ impl Router {
     fn open_modern(
         &mut self,
         app_id: Option<Box<str>>,
-        params: Option<&RawValue>,
+        params: Option<Raw<'_>>,
     ) -> Result<(), Vec<u8>> {
         let params: Map<String, Value> = params
             .and_then(|p| serde_json::from_str(p.get()).ok())
@@ -113,7 +113,7 @@ impl Router {
         &mut self,
         method: &str,
         id_text: &str,
-        params: Option<&RawValue>,
+        params: Option<Raw<'_>>,
         now: Instant,
     ) -> Option<Vec<Out>> {
         if method == "server/discover" {
@@ -127,7 +127,7 @@ impl Router {
         }
         // A legacy server: the envelope is not its vocabulary.
         let params = params.map(strip_envelope);
-        Some(self.legacy_request(method, id_text, params.as_deref(), now))
+        Some(self.legacy_request(method, id_text, params.as_deref().map(Raw::from), now))
     }
 
     /// What a modern app gets for the server's first answer: a modern
@@ -137,8 +137,8 @@ impl Router {
     pub(super) fn first_answer_for_modern_app(
         &mut self,
         app_id: Option<&str>,
-        result: Option<&RawValue>,
-        error: Option<&RawValue>,
+        result: Option<Raw<'_>>,
+        error: Option<Raw<'_>>,
     ) -> Vec<Out> {
         let parsed = initialize_outcome(result, error);
         let Ok(answer) = parsed else {
@@ -199,7 +199,12 @@ impl Router {
         if let Some(why) = failed {
             return vec![Out::App(error_line(id.get(), -32603, &why))];
         }
-        self.app_request(&method, &id, params.as_deref(), now)
+        self.app_request(
+            &method,
+            Raw::from(&*id),
+            params.as_deref().map(Raw::from),
+            now,
+        )
     }
 
     /// Input a modern server asks of a modern app: it gets the round as an
@@ -230,9 +235,9 @@ impl Router {
 
 /// `params` without the reserved envelope keys in its `_meta` (and without
 /// a `_meta` left empty by that).
-fn strip_envelope(params: &RawValue) -> Box<RawValue> {
+fn strip_envelope(params: Raw<'_>) -> Box<RawValue> {
     let Ok(mut map) = serde_json::from_str::<Map<String, Value>>(params.get()) else {
-        return params.to_owned();
+        return params.to_owned_raw();
     };
     if let Some(Value::Object(meta)) = map.get_mut("_meta") {
         meta.retain(|k, _| !k.starts_with(ENVELOPE));
@@ -240,7 +245,7 @@ fn strip_envelope(params: &RawValue) -> Box<RawValue> {
             map.remove("_meta");
         }
     }
-    RawValue::from_string(Value::Object(map).to_string()).unwrap_or_else(|_| params.to_owned())
+    RawValue::from_string(Value::Object(map).to_string()).unwrap_or_else(|_| params.to_owned_raw())
 }
 
 /// A legacy server's result as the modern era writes it: with
@@ -248,23 +253,15 @@ fn strip_envelope(params: &RawValue) -> Box<RawValue> {
 /// (lists, reads) `ttlMs: 0` and `cacheScope: "private"`: a legacy server's
 /// lists change whenever it says so, so nothing may be kept. The result is
 /// not re-encoded: missing fields are put in front of the others.
-pub(super) fn typed_result(result: &RawValue, method: &str) -> Box<RawValue> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Fields<'a> {
-        #[serde(default, borrow)]
-        result_type: Option<&'a RawValue>,
-        #[serde(default, borrow)]
-        ttl_ms: Option<&'a RawValue>,
-        #[serde(default, borrow)]
-        cache_scope: Option<&'a RawValue>,
-    }
+pub(super) fn typed_result(result: Raw<'_>, method: &str) -> Box<RawValue> {
     let text = result.get();
     let Some(body) = text.trim_start().strip_prefix('{') else {
-        return result.to_owned();
+        return result.to_owned_raw();
     };
-    let Ok(fields) = serde_json::from_str::<Fields>(text) else {
-        return result.to_owned();
+    let Some([result_type, ttl_ms, cache_scope]) =
+        envelope::fields(result, ["resultType", "ttlMs", "cacheScope"])
+    else {
+        return result.to_owned_raw();
     };
     let cacheable = matches!(
         method,
@@ -275,17 +272,17 @@ pub(super) fn typed_result(result: &RawValue, method: &str) -> Box<RawValue> {
             | "resources/read"
     );
     let mut missing = Vec::new();
-    if fields.result_type.is_none() {
+    if result_type.is_none() {
         missing.push(r#""resultType":"complete""#);
     }
-    if cacheable && fields.ttl_ms.is_none() {
+    if cacheable && ttl_ms.is_none() {
         missing.push(r#""ttlMs":0"#);
     }
-    if cacheable && fields.cache_scope.is_none() {
+    if cacheable && cache_scope.is_none() {
         missing.push(r#""cacheScope":"private""#);
     }
     if missing.is_empty() {
-        return result.to_owned();
+        return result.to_owned_raw();
     }
     let body = body.trim_start();
     let joined = if body.starts_with('}') {
@@ -293,7 +290,7 @@ pub(super) fn typed_result(result: &RawValue, method: &str) -> Box<RawValue> {
     } else {
         format!("{{{},{body}", missing.join(","))
     };
-    RawValue::from_string(joined).unwrap_or_else(|_| result.to_owned())
+    RawValue::from_string(joined).unwrap_or_else(|_| result.to_owned_raw())
 }
 
 #[cfg(test)]
@@ -458,27 +455,29 @@ mod tests {
         let raw = |s: &str| RawValue::from_string(s.to_owned()).unwrap();
         let call = "tools/call";
         assert_eq!(
-            typed_result(&raw("{}"), call).get(),
+            typed_result(Raw::from(&*raw("{}")), call).get(),
             r#"{"resultType":"complete"}"#
         );
         assert_eq!(
-            typed_result(&raw(r#"{"content":[1]}"#), call).get(),
+            typed_result(Raw::from(&*raw(r#"{"content":[1]}"#)), call).get(),
             r#"{"resultType":"complete","content":[1]}"#
         );
         let typed = r#"{"resultType":"input_required","requestState":"x"}"#;
-        assert_eq!(typed_result(&raw(typed), call).get(), typed);
-        assert_eq!(typed_result(&raw("[1]"), call).get(), "[1]");
+        assert_eq!(typed_result(Raw::from(&*raw(typed)), call).get(), typed);
+        assert_eq!(typed_result(Raw::from(&*raw("[1]")), call).get(), "[1]");
         // Lists and reads are cacheable in the revision: never cached here.
-        let listed: Value =
-            serde_json::from_str(typed_result(&raw(r#"{"tools":[]}"#), "tools/list").get())
-                .unwrap();
+        let listed: Value = serde_json::from_str(
+            typed_result(Raw::from(&*raw(r#"{"tools":[]}"#)), "tools/list").get(),
+        )
+        .unwrap();
         assert_eq!(
             listed,
             json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "tools": []})
         );
         let kept = r#"{"ttlMs":5,"cacheScope":"public","contents":[]}"#;
         let read: Value =
-            serde_json::from_str(typed_result(&raw(kept), "resources/read").get()).unwrap();
+            serde_json::from_str(typed_result(Raw::from(&*raw(kept)), "resources/read").get())
+                .unwrap();
         assert_eq!(read["ttlMs"], 5);
         assert_eq!(read["cacheScope"], "public");
     }

@@ -32,7 +32,11 @@ impl Router {
         let ours = self.opening(app_id);
         let params = Value::Object(params).to_string();
         let raw = RawValue::from_string(params).ok()?;
-        Some(request_line(&ours.to_string(), "initialize", Some(&raw)))
+        Some(request_line(
+            &ours.to_string(),
+            "initialize",
+            Some(Raw::from(&*raw)),
+        ))
     }
 
     /// For a modern server, the `server/discover` that stands for the
@@ -70,19 +74,19 @@ impl Router {
         if !self.modern() {
             lines.push(notification_line("notifications/initialized", &Value::Null));
             if let Some(level) = self.log_level.clone() {
-                lines.push(self.own_request("logging/setLevel", Some(&level)));
+                lines.push(self.own_request("logging/setLevel", Some(Raw::from(&*level))));
             }
         }
         for uri in self.subscriptions.clone() {
             let params = json!({"uri": uri}).to_string();
             if let Ok(raw) = RawValue::from_string(params) {
-                lines.push(self.own_request("resources/subscribe", Some(&raw)));
+                lines.push(self.own_request("resources/subscribe", Some(Raw::from(&*raw))));
             }
         }
         lines
     }
 
-    pub(super) fn own_request(&mut self, method: &str, params: Option<&RawValue>) -> Vec<u8> {
+    pub(super) fn own_request(&mut self, method: &str, params: Option<Raw<'_>>) -> Vec<u8> {
         let ours = self.next_server_id;
         self.next_server_id += 1;
         self.to_server.insert(ours, ToServer::Own);
@@ -92,8 +96,8 @@ impl Router {
     pub(super) fn server_request(
         &mut self,
         method: &str,
-        id: &RawValue,
-        params: Option<&RawValue>,
+        id: Raw<'_>,
+        params: Option<Raw<'_>>,
     ) -> Vec<Out> {
         let id_text = id.get();
         let declared = match method {
@@ -137,7 +141,7 @@ impl Router {
     pub(super) fn server_notification(
         &mut self,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<Raw<'_>>,
         line: &[u8],
     ) -> Vec<Out> {
         if method != "notifications/cancelled" {
@@ -163,9 +167,9 @@ impl Router {
 
     pub(super) fn server_response(
         &mut self,
-        id: &RawValue,
-        result: Option<&RawValue>,
-        error: Option<&RawValue>,
+        id: Raw<'_>,
+        result: Option<Raw<'_>>,
+        error: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
         let Some(ours) = id.get().parse::<u64>().ok() else {
@@ -192,11 +196,11 @@ impl Router {
                     }
                     _ => None,
                 };
-                let result = typed.as_deref().or(result);
+                let result = typed.as_deref().map(Raw::from).or(result);
                 // The tools hidden from the app are not in its list; what
                 // the list showed is kept, to notice a changed tool.
                 let (kept, seen) = self.listed_tools(&pending.method, result);
-                let result = kept.as_deref().or(result);
+                let result = kept.as_deref().map(Raw::from).or(result);
                 let line = response_line(&pending.app_id, result, error);
                 let mut pending = pending;
                 pending.bytes_out = line.len() as u64;

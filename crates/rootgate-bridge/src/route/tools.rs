@@ -111,8 +111,8 @@ impl Router {
     pub(super) fn judge_call(
         &mut self,
         method: &str,
-        id: &RawValue,
-        params: Option<&RawValue>,
+        id: Raw<'_>,
+        params: Option<Raw<'_>>,
         now: Instant,
     ) -> Option<Vec<Out>> {
         if method != "tools/call" || (self.rules.allows_all() && self.unseen_changes.is_empty()) {
@@ -164,9 +164,9 @@ impl Router {
                 self.asked.insert(
                     id_text.into(),
                     Parked {
-                        id: id.to_owned(),
+                        id: id.to_owned_raw(),
                         method: method.to_owned(),
-                        params: params.map(|p| p.to_owned()),
+                        params: params.map(|p| p.to_owned_raw()),
                         tool,
                         since: now,
                     },
@@ -207,7 +207,12 @@ impl Router {
                 ));
                 let id_text = parked.id.get().to_owned();
                 self.in_bytes = parked.size() as u64;
-                out.extend(self.forward(&parked.method, &id_text, parked.params.as_deref(), now));
+                out.extend(self.forward(
+                    &parked.method,
+                    &id_text,
+                    parked.params.as_deref().map(Raw::from),
+                    now,
+                ));
             }
             AskAnswer::Deny => {
                 let why = format!(
@@ -279,7 +284,7 @@ impl Router {
     pub(super) fn listed_tools(
         &mut self,
         method: &str,
-        result: Option<&RawValue>,
+        result: Option<Raw<'_>>,
     ) -> (Option<Box<RawValue>>, Option<Out>) {
         if method != "tools/list" {
             return (None, None);
@@ -391,7 +396,7 @@ const SHOWN_AT_MOST: usize = 8 * 1024;
 /// A call's arguments as the person is shown them: indented JSON, a value
 /// under a secret-looking name (or that looks like a key itself) masked, a
 /// long string folded, a deep or long structure cut short.
-pub(super) fn shown_arguments(params: Option<&RawValue>) -> String {
+pub(super) fn shown_arguments(params: Option<Raw<'_>>) -> String {
     let arguments = params
         .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
         .and_then(|p| p.get("arguments").cloned())
@@ -570,7 +575,7 @@ mod tests {
             r#"{"tools":[{"name":"a","annotations":{"readOnlyHint":true}}]}"#.into(),
         )
         .unwrap();
-        let (kept, seen) = router.listed_tools("tools/list", Some(&raw));
+        let (kept, seen) = router.listed_tools("tools/list", Some(Raw::from(&*raw)));
         assert!(kept.is_none());
         let Some(Out::ToolsSeen(seen)) = seen else {
             panic!("the list was not seen: {seen:?}");
