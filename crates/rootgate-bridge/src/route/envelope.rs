@@ -36,8 +36,7 @@ impl<'a> Raw<'a> {
     pub(super) fn to_owned_raw(self) -> Box<RawValue> {
         // Checked JSON, so the conversion cannot fail; `null` stands in if
         // it ever did, rather than a panic in the bridge.
-        RawValue::from_string(self.0.to_owned())
-            .unwrap_or_else(|_| RawValue::from_string("null".into()).unwrap_or_default())
+        RawValue::from_string(self.0.to_owned()).unwrap_or_default()
     }
 }
 
