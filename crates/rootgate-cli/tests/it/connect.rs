@@ -101,6 +101,38 @@ async fn the_filesystem_server_sees_exactly_the_folders_shared_with_it() {
     let _ = app.child.wait().await;
 }
 
+/// A file of two megabytes full of what JSON must escape (quotes,
+/// backslashes, line breaks, tabs, control characters, the line separators
+/// JavaScript treats apart) and of text of two, three and four bytes a
+/// character reaches each SDK's client exactly as it is on disk: the real
+/// server's own escaping, read by the bridge's envelope scanner and passed
+/// on untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_file_full_of_escapes_reaches_the_app_exactly() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (a, a_path) = rg.folder("shared");
+    rg.share(&files.id, &a);
+    let piece = "\"quoted\" back\\slash\ttab\nline\r\n\u{1}\u{1f}\u{7f} é 日本 🙂 \u{2028}\u{2029} {\"result\":1}\n";
+    let text = piece.repeat((2 << 20) / piece.len() + 1);
+    let big = a_path.join("big.txt");
+    std::fs::write(&big, &text).expect("write the file");
+    for sdk in [Sdk::TypeScript, Sdk::Python] {
+        let mut app = App::start(&rg, sdk, &[], &rg.connect_command("files")).await;
+        assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+        let answer = app
+            .request(json!({"op": "callTool", "name": "read_text_file",
+                            "arguments": {"path": big.display().to_string()}}))
+            .await;
+        let got = tool_text(&answer["ok"]);
+        assert_eq!(got.len(), text.len(), "{sdk:?}: {}", answer["error"]);
+        assert!(got == text, "{sdk:?}: the text changed on the way");
+        app.send(json!({"op": "close"})).await;
+        let _ = app.child.wait().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn configured_in_claude_desktops_config_file_as_a_person_would() {
     let rg = Rootgate::new();
