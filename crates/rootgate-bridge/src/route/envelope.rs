@@ -104,15 +104,15 @@ fn scan(text: &str) -> Option<Message<'_>> {
     let mut seen = 0u8;
     each_field(text, |key, value| {
         let field = match key {
-            b"jsonrpc" => 0,
-            b"id" => 1,
-            b"method" => 2,
-            b"params" => 3,
-            b"result" => 4,
-            b"error" => 5,
+            r#""jsonrpc""# => 0,
+            r#""id""# => 1,
+            r#""method""# => 2,
+            r#""params""# => 3,
+            r#""result""# => 4,
+            r#""error""# => 5,
             // A key with an escape may spell one of these: serde decodes
             // it. Any other key is skipped, as serde does.
-            key if key.contains(&b'\\') => return None,
+            key if key.contains('\\') => return None,
             _ => return Some(()),
         };
         // A field twice is an error of serde's own words.
@@ -137,16 +137,21 @@ fn scan(text: &str) -> Option<Message<'_>> {
 /// The text of the top-level fields of a JSON object that the router
 /// reads a few of (a result's `resultType`, say), without reading the rest,
 /// as serde reads them into a struct of `Option`s: absent or `null` is
-/// `None`. `None` for all when `object` is not an object or names one of
-/// them twice.
+/// `None`, and a key written with escapes is decoded first. `None` for all
+/// when `object` is not an object or names one of them twice.
 pub(super) fn fields<'a, const N: usize>(
     object: Raw<'a>,
     names: [&str; N],
 ) -> Option<[Option<Raw<'a>>; N]> {
     let mut found = [None; N];
     let mut seen = [false; N];
-    each_field(object.0, |key, value| {
-        if let Some(at) = names.iter().position(|n| n.as_bytes() == key) {
+    each_field(object.0, |quoted, value| {
+        let key = if quoted.contains('\\') {
+            Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
+        } else {
+            Cow::Borrowed(quoted.get(1..quoted.len() - 1)?)
+        };
+        if let Some(at) = names.iter().position(|n| *n == key) {
             if std::mem::replace(&mut seen[at], true) {
                 return None;
             }
@@ -157,10 +162,10 @@ pub(super) fn fields<'a, const N: usize>(
     Some(found)
 }
 
-/// Calls `f` with each key (as written, escapes and all) and value text of
-/// the JSON object that is the whole of `text`; `None` when `text` is not
-/// one or `f` says to stop.
-fn each_field<'a>(text: &'a str, mut f: impl FnMut(&[u8], &'a str) -> Option<()>) -> Option<()> {
+/// Calls `f` with each key (as written: quoted, escapes and all) and value
+/// text of the JSON object that is the whole of `text`; `None` when `text`
+/// is not one or `f` says to stop.
+fn each_field<'a>(text: &'a str, mut f: impl FnMut(&str, &'a str) -> Option<()>) -> Option<()> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
@@ -171,20 +176,12 @@ fn each_field<'a>(text: &'a str, mut f: impl FnMut(&[u8], &'a str) -> Option<()>
         i += 1;
     } else {
         loop {
-            if b.get(i) != Some(&b'"') {
-                return None;
-            }
-            let key_end = string_end(b, i + 1)?;
-            let key = &b[i + 1..key_end - 1];
-            i = skip_ws(b, key_end);
-            if b.get(i) != Some(&b':') {
-                return None;
-            }
-            let start = skip_ws(b, i + 1);
+            let (quoted_end, colon_end) = key_span(b, i)?;
+            let start = skip_ws(b, colon_end);
             let end = value_end(b, start)?;
-            // Both ends sit next to ASCII bytes, so this is a char boundary;
-            // `get` keeps it from ever being a panic.
-            f(key, text.get(start..end)?)?;
+            // Every end here sits next to an ASCII byte, so it is a char
+            // boundary; `get` keeps it from ever being a panic.
+            f(text.get(i..quoted_end)?, text.get(start..end)?)?;
             i = skip_ws(b, end);
             match b.get(i) {
                 Some(b',') => i = skip_ws(b, i + 1),
@@ -274,11 +271,18 @@ fn value_end(b: &[u8], mut i: usize) -> Option<usize> {
 
 /// Past an object's key and its colon, from the key's opening quote.
 fn key_end(b: &[u8], i: usize) -> Option<usize> {
+    key_span(b, i).map(|(_, colon_end)| colon_end)
+}
+
+/// Past an object's key (its closing quote) and past its colon, from the
+/// key's opening quote.
+fn key_span(b: &[u8], i: usize) -> Option<(usize, usize)> {
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    let i = skip_ws(b, string_end(b, i + 1)?);
-    (b.get(i) == Some(&b':')).then_some(i + 1)
+    let quoted_end = string_end(b, i + 1)?;
+    let colon = skip_ws(b, quoted_end);
+    (b.get(colon) == Some(&b':')).then_some((quoted_end, colon + 1))
 }
 
 /// Past a string's closing quote, from just after its opening one. The
@@ -453,6 +457,12 @@ mod tests {
         assert_eq!(fields(Raw("[1]"), ["resultType"]), None);
         assert_eq!(fields(Raw(r#"{"a":1,"a":2}"#), ["a"]), None);
         assert_eq!(fields(Raw(r#"{"a":1,"a":2}"#), ["b"]), Some([None]));
+        // A key written with escapes is the key it spells, as for serde.
+        let escaped = Raw(r#"{"result\u0054ype":"input_required"}"#);
+        assert_eq!(
+            fields(escaped, ["resultType"]),
+            Some([Some(Raw(r#""input_required""#))])
+        );
     }
 
     #[test]
