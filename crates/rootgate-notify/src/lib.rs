@@ -6,7 +6,11 @@
 //! A [`Desktop`] is one connection to the session bus, kept for as long as
 //! Rootgate runs: the daemon sends `ActionInvoked` and `NotificationClosed`
 //! to the connection that asked, so the connection that shows a question
-//! is the one that hears its answer. [`Desktop::replies`] hands those on.
+//! is the one that hears its answer. [`Desktop::replies`] hands those on,
+//! but only those that count: any program on the session bus can emit a
+//! signal of that name, so a signal counts only when it comes from the
+//! notification server that showed that notification, with a key made for
+//! it alone, once (see [`shown`]); any other is dropped and logged.
 //! A daemon that cannot show actions counts as no daemon at all: a
 //! question nobody can answer from the notification is not asked there.
 //!
@@ -18,14 +22,18 @@
 //! supervisor's `questions`), and the tray item itself (the desktop shell).
 //! It knows nothing of folders, servers or apps.
 
+mod shown;
 pub mod tray_host;
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use tokio::sync::broadcast;
 use zbus::zvariant::Value;
+
+use crate::shown::{Shown, Signal};
 
 const NAME: &str = "org.freedesktop.Notifications";
 const PATH: &str = "/org/freedesktop/Notifications";
@@ -43,10 +51,16 @@ pub enum DesktopError {
     Refused(#[source] zbus::Error),
     #[error("the notification server did not answer within {} s", .0.as_secs())]
     Silent(Duration),
+    #[error("the system's random source failed, so a notification's buttons cannot be made safe")]
+    NoRandom,
+    #[error("the notification server that showed the notification is not known")]
+    NoOwner,
 }
 
 /// A notification to show: a one-line summary, a body, and buttons, each a
-/// key (what [`Reply::Action`] says) and the label shown.
+/// key (what [`Reply::Action`] says) and the label shown. The key is ours:
+/// the daemon is sent another, made for this notification alone, so no
+/// other program can name the button (see [`shown`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notification {
     pub summary: String,
@@ -59,13 +73,15 @@ pub struct Notification {
 /// What the daemon said about a notification.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reply {
-    /// The person pressed the button with this key.
+    /// The person pressed the button with this key (the key of
+    /// [`Notification::actions`]), and the notification server that showed
+    /// the notification said so.
     Action { id: u32, key: String },
     /// The notification went away (expired, dismissed, or closed by us),
     /// with the specification's reason code.
     Closed { id: u32, reason: u32 },
-    /// The notification server left the bus (it ended, or was replaced):
-    /// nothing it showed can be answered any more.
+    /// The notification server left the bus or its name (it ended, or
+    /// another took its place): nothing it showed can be answered any more.
     Gone,
 }
 
@@ -74,6 +90,17 @@ pub struct Desktop {
     conn: zbus::Connection,
     replies: broadcast::Sender<Reply>,
     server: String,
+    /// The notifications shown and who showed them, shared with the task
+    /// that reads the daemon's signals.
+    shown: Arc<Mutex<Shown>>,
+}
+
+fn lock(shown: &Mutex<Shown>) -> MutexGuard<'_, Shown> {
+    // A panic elsewhere while the record was held leaves it whole: each
+    // change to it is one insert or removal.
+    shown
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Desktop {
@@ -96,6 +123,20 @@ impl Desktop {
     }
 
     async fn on(conn: zbus::Connection) -> Result<Desktop, DesktopError> {
+        // Subscribed first, so that an owner that changes while we ask who
+        // owns the name is heard.
+        let (signals, owners) = subscribe(&conn).await?;
+        let shown = Arc::new(Mutex::new(Shown::default()));
+        let bus = zbus::fdo::DBusProxy::new(&conn)
+            .await
+            .map_err(DesktopError::Bus)?;
+        let name = zbus::names::BusName::try_from(NAME)
+            .map_err(|e| DesktopError::Bus(zbus::Error::Names(e)))?;
+        let owner = bus
+            .get_name_owner(name)
+            .await
+            .map_err(|e| DesktopError::NoDaemon(e.into()))?;
+        lock(&shown).owned_by(Some(owner.to_string()));
         let info = conn
             .call_method(Some(NAME), PATH, Some(NAME), "GetServerInformation", &())
             .await
@@ -111,39 +152,26 @@ impl Desktop {
         if !caps.iter().any(|c| c == "actions") {
             return Err(DesktopError::NoActions(server));
         }
-        // The daemon's signals: sent to us alone (dunst, GNOME) or to all
-        // (older daemons); the match rule lets the bus deliver the latter.
-        let rule = zbus::MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .interface(NAME)
-            .map_err(DesktopError::Bus)?
-            .build();
-        let stream = zbus::MessageStream::for_match_rule(rule, &conn, None)
-            .await
-            .map_err(DesktopError::Bus)?;
-        // The bus says when the daemon's name loses its owner: a daemon
-        // that ends without closing what it showed leaves questions nobody
-        // can answer (`Reply::Gone`).
-        let owner = zbus::MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .sender("org.freedesktop.DBus")
-            .and_then(|b| b.interface("org.freedesktop.DBus"))
-            .and_then(|b| b.member("NameOwnerChanged"))
-            .and_then(|b| b.arg(0, NAME))
-            .map_err(DesktopError::Bus)?
-            .build();
-        let owners = zbus::MessageStream::for_match_rule(owner, &conn, None)
-            .await
-            .map_err(DesktopError::Bus)?;
         let (replies, _) = broadcast::channel(256);
         let tx = replies.clone();
-        let mut both = futures_util::stream::select(stream, owners);
+        let judge = Arc::clone(&shown);
+        let mut both = futures_util::stream::select(signals, owners);
         tokio::spawn(async move {
             while let Some(message) = both.next().await {
                 let Ok(message) = message else { continue };
-                if let Some(reply) = reply_of(&message) {
+                let Some(signal) = signal_of(&message) else {
+                    continue;
+                };
+                let sender = message.header().sender().map(|s| s.to_string());
+                match lock(&judge).judge(sender.as_deref(), signal) {
                     // Nobody listening is fine: nothing is waiting.
-                    let _ = tx.send(reply);
+                    Ok(Some(reply)) => {
+                        let _ = tx.send(reply);
+                    }
+                    Ok(None) => {}
+                    Err(refused) => {
+                        tracing::warn!(%refused, "a notification signal was not taken");
+                    }
                 }
             }
         });
@@ -151,6 +179,7 @@ impl Desktop {
             conn,
             replies,
             server,
+            shown,
         })
     }
 
@@ -166,11 +195,16 @@ impl Desktop {
 
     /// Shows `notification`; its id, for [`Reply`] and [`Desktop::close`].
     pub async fn notify(&self, notification: &Notification) -> Result<u32, DesktopError> {
-        let actions: Vec<&str> = notification
-            .actions
-            .iter()
-            .flat_map(|(key, label)| [key.as_str(), label.as_str()])
-            .collect();
+        // Each button's key as sent: its name and random bits, for this
+        // notification alone.
+        let mut keys = HashMap::new();
+        let mut actions: Vec<String> = Vec::new();
+        for (name, label) in &notification.actions {
+            let key = shown::action_key(name).ok_or(DesktopError::NoRandom)?;
+            actions.push(key.clone());
+            actions.push(label.clone());
+            keys.insert(key, name.clone());
+        }
         let mut hints: HashMap<&str, Value<'_>> = HashMap::new();
         // Normal urgency: a question is not an alarm. The desktop entry
         // lets a desktop group it under Rootgate and show its icon.
@@ -199,7 +233,18 @@ impl Desktop {
             )
             .await
             .map_err(DesktopError::Refused)?;
-        reply.body().deserialize().map_err(DesktopError::Refused)
+        let id: u32 = reply.body().deserialize().map_err(DesktopError::Refused)?;
+        // The reply comes from the name's owner, as the bus wrote it: the
+        // one server whose signals about this notification count.
+        let mut shown = lock(&self.shown);
+        let server = reply
+            .header()
+            .sender()
+            .map(|s| s.to_string())
+            .or_else(|| shown.owner().map(str::to_owned))
+            .ok_or(DesktopError::NoOwner)?;
+        shown.showed(id, server, keys);
+        Ok(id)
     }
 
     /// Takes the notification `id` off the screen (it was answered
@@ -212,12 +257,47 @@ impl Desktop {
     }
 }
 
-fn reply_of(message: &zbus::Message) -> Option<Reply> {
+/// The match rules for the daemon's signals and for its name changing
+/// hands, each a stream.
+async fn subscribe(
+    conn: &zbus::Connection,
+) -> Result<(zbus::MessageStream, zbus::MessageStream), DesktopError> {
+    // The daemon's signals: sent to us alone (dunst, GNOME) or to all
+    // (older daemons); the match rule lets the bus deliver the latter.
+    // Anyone may send a signal that matches: `Shown::judge` sorts them.
+    let rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface(NAME)
+        .map_err(DesktopError::Bus)?
+        .build();
+    let signals = zbus::MessageStream::for_match_rule(rule, conn, None)
+        .await
+        .map_err(DesktopError::Bus)?;
+    // The bus says when the daemon's name changes hands: a daemon that
+    // ends, or is replaced, leaves questions nobody can answer
+    // (`Reply::Gone`), and the next owner's signals are not its.
+    let owner = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender("org.freedesktop.DBus")
+        .and_then(|b| b.interface("org.freedesktop.DBus"))
+        .and_then(|b| b.member("NameOwnerChanged"))
+        .and_then(|b| b.arg(0, NAME))
+        .map_err(DesktopError::Bus)?
+        .build();
+    let owners = zbus::MessageStream::for_match_rule(owner, conn, None)
+        .await
+        .map_err(DesktopError::Bus)?;
+    Ok((signals, owners))
+}
+
+/// The signal `message` is, if it is one of those listened to; who sent it
+/// is judged apart.
+fn signal_of(message: &zbus::Message) -> Option<Signal> {
     let header = message.header();
     let interface = header.interface().map(|i| i.as_str());
     if interface == Some("org.freedesktop.DBus") {
-        let (name, _old, new): (String, String, String) = message.body().deserialize().ok()?;
-        return (name == NAME && new.is_empty()).then_some(Reply::Gone);
+        let (name, old, new): (String, String, String) = message.body().deserialize().ok()?;
+        return (name == NAME).then_some(Signal::Owner { old, new });
     }
     if interface != Some(NAME) {
         return None;
@@ -225,11 +305,11 @@ fn reply_of(message: &zbus::Message) -> Option<Reply> {
     match header.member()?.as_str() {
         "ActionInvoked" => {
             let (id, key): (u32, String) = message.body().deserialize().ok()?;
-            Some(Reply::Action { id, key })
+            Some(Signal::Action { id, key })
         }
         "NotificationClosed" => {
             let (id, reason): (u32, u32) = message.body().deserialize().ok()?;
-            Some(Reply::Closed { id, reason })
+            Some(Signal::Closed { id, reason })
         }
         _ => None,
     }
