@@ -10,8 +10,12 @@
 //! to one Rootgate (one settings file), as the window's socket does, so a
 //! second settings folder (or a test's) keeps its own.
 //!
-//! No arguments are kept: the timeline keeps none either. What is not
-//! here: when a bridge writes (its `audit`), the window's views.
+//! No arguments are kept: the timeline keeps none either. Nor is anything
+//! a server or an app wrote that could carry them: an error is kept as its
+//! code, with no server's message ([`kept_outcome`]), and a resource as its
+//! scheme, host and path, with no query, fragment or user and password
+//! ([`kept_target`]). What is not here: when a bridge writes (its `audit`),
+//! the window's views.
 
 use std::fs;
 use std::io::{self, BufRead, Write};
@@ -41,7 +45,8 @@ pub struct CallRecord {
     #[serde(default)]
     pub target: Option<String>,
     pub duration_ms: u64,
-    /// "ok", "error CODE: message", "refused: why", "cancelled".
+    /// "ok", "error CODE" (the server's message is not kept), "refused:
+    /// why" (Rootgate's own words), "cancelled".
     pub outcome: String,
     /// Who let a tool call through when the rules looked at it.
     #[serde(default)]
@@ -65,6 +70,53 @@ impl CallRecord {
         } else {
             "error"
         }
+    }
+}
+
+/// What the record keeps of a call's outcome: Rootgate's own words
+/// ("ok", "cancelled", "refused: why"), and of an error only its code. An
+/// error's message is most often the server's, which may quote the call's
+/// arguments or a secret it was given; the window's timeline, which is not
+/// written down, still shows it.
+pub fn kept_outcome(outcome: &str) -> std::borrow::Cow<'_, str> {
+    match outcome.strip_prefix("error ") {
+        Some(rest) => {
+            let code = rest.split(':').next().unwrap_or_default().trim();
+            if code.parse::<i64>().is_ok() {
+                format!("error {code}").into()
+            } else {
+                "error".into()
+            }
+        }
+        None => outcome.into(),
+    }
+}
+
+/// What the record keeps of a call's target: a tool's or a prompt's name
+/// as it is; a resource's URI (`resources/…` methods) without its query
+/// and fragment, and without a user or password before its host, which is
+/// where a URI carries tokens.
+pub fn kept_target<'a>(method: &str, target: &'a str) -> std::borrow::Cow<'a, str> {
+    if !method.starts_with("resources/") {
+        return target.into();
+    }
+    let end = target.find(['?', '#']).unwrap_or(target.len());
+    let uri = &target[..end];
+    let Some(at) = uri.find("://") else {
+        return uri.into();
+    };
+    let authority_start = at + 3;
+    let authority_end = uri[authority_start..]
+        .find('/')
+        .map_or(uri.len(), |i| authority_start + i);
+    match uri[authority_start..authority_end].rfind('@') {
+        Some(user) => format!(
+            "{}{}",
+            &uri[..authority_start],
+            &uri[authority_start + user + 1..]
+        )
+        .into(),
+        None => uri.into(),
     }
 }
 
@@ -401,5 +453,39 @@ mod tests {
         let text = csv(&[record(now, "=HYPERLINK(\"x\")", "t", "ok")]);
         assert!(text.contains("\"'=HYPERLINK(\"\"x\"\")\""), "{text}");
         assert!(text.starts_with("at (UTC),app,"));
+    }
+
+    #[test]
+    fn an_error_is_kept_as_its_code_and_rootgates_words_as_they_are() {
+        assert_eq!(
+            kept_outcome("error -32602: no such file /secret/MARKER"),
+            "error -32602"
+        );
+        assert_eq!(kept_outcome("error 0: "), "error 0");
+        assert_eq!(kept_outcome("error garbage MARKER"), "error");
+        for own in [
+            "ok",
+            "cancelled",
+            "refused: the tool “write_file” is not offered",
+        ] {
+            assert_eq!(kept_outcome(own), own);
+        }
+    }
+
+    #[test]
+    fn a_resource_is_kept_without_its_query_fragment_or_user() {
+        let read = "resources/read";
+        assert_eq!(kept_target(read, "file:///x?token=MARKER"), "file:///x");
+        assert_eq!(kept_target(read, "file:///x#MARKER"), "file:///x");
+        assert_eq!(
+            kept_target(read, "https://me:MARKER@api.example.com/a/b?k=MARKER"),
+            "https://api.example.com/a/b"
+        );
+        assert_eq!(kept_target(read, "note://inbox"), "note://inbox");
+        assert_eq!(
+            kept_target("tools/call", "what?is#this"),
+            "what?is#this",
+            "a tool's name is kept as it is"
+        );
     }
 }

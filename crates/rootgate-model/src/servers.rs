@@ -19,7 +19,10 @@ use crate::names::{self, NameError};
 use crate::tools::ToolRules;
 
 mod secret_words;
-pub use secret_words::{SecretPlace, looks_secret, name_secrets_in};
+pub use secret_words::{
+    ArgSecret, MASKED, SecretPlace, arg_secret_values, arg_secrets, fill_arg_secrets,
+    lift_arg_secrets, looks_secret, mask_args, name_secrets_in,
+};
 
 /// How a server learns that a folder was withdrawn.
 #[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -208,7 +211,7 @@ impl ServerDraft {
     /// Validates the draft against the names already taken (excluding the
     /// server being edited, if any) and returns a spec with the given id.
     pub fn validate<'a>(
-        self,
+        mut self,
         id: ServerId,
         taken_names: impl IntoIterator<Item = &'a str>,
     ) -> Result<ServerSpec, SpecError> {
@@ -238,6 +241,12 @@ impl ServerDraft {
             if value.contains('\0') {
                 return Err(SpecError::BadEnvValue(key.clone()));
             }
+        }
+        // A secret written in an argument becomes a secret variable of its
+        // own, kept where every secret is (see `secret_words`).
+        let lifted = lift_arg_secrets(&mut self.args, &mut self.env);
+        if let Some(names) = &mut self.secret_env {
+            names.extend(lifted);
         }
         let secrets = self
             .secret_names(None)
@@ -427,7 +436,9 @@ impl ServerSpec {
             })
             .collect();
         parts.push(shell_quote(&self.command));
-        parts.extend(self.args.iter().map(|a| shell_quote(a)));
+        // A secret still written in an argument (a file from before they
+        // were lifted) is never shown.
+        parts.extend(mask_args(&self.args).iter().map(|a| shell_quote(a)));
         parts.join(" ")
     }
 
@@ -437,7 +448,9 @@ impl ServerSpec {
     pub fn masked_command_line(&self) -> String {
         let mut parts: Vec<String> = self.env.keys().map(|k| format!("{k}=…")).collect();
         parts.push(shell_quote(&self.command));
-        parts.extend(self.args.iter().map(|a| shell_quote(a)));
+        // A secret still written in an argument (a file from before they
+        // were lifted) is never shown.
+        parts.extend(mask_args(&self.args).iter().map(|a| shell_quote(a)));
         parts.join(" ")
     }
 }
