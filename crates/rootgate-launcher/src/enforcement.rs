@@ -1,27 +1,27 @@
-//! Enforced roots on Linux: the Landlock ruleset a server runs under when
-//! the person turns "enforce roots" on for it.
+//! Enforced roots on Linux: what a held server may touch, and the second
+//! lock that keeps it to that inside its sandbox.
 //!
 //! Roots are advice: a server is told which folders it may use and trusted
-//! to keep to them. With enforcement, the kernel keeps it to them. The
-//! server may read and write inside the folders granted to it, may read
-//! (and execute) only what it needs to run (the system's programs and
-//! libraries, its own executable, interpreter and package folder, a few
-//! configuration files), and nothing else: not the person's home, not other
-//! folders, not other servers' folders.
+//! to keep to them. With enforcement, the server is *held*: it runs in a
+//! bubblewrap sandbox (see `sandbox`) that shows it only the system's
+//! programs and libraries, its own command's files and its granted folders,
+//! and inside that sandbox under a Landlock ruleset: read and write inside
+//! the granted folders, read (and execute) only what it needs to run,
+//! nothing else; no signals and no abstract Unix sockets outside itself.
 //!
-//! This module decides that ruleset ([`policy_for`]), tells whether the
-//! running kernel can enforce it ([`support`]), and applies it to the
-//! calling process ([`restrict_self`], used only by the launcher, just
-//! before it starts the server). It does not start processes, and it does
-//! not restrict the network (roots are about folders).
-
+//! This module decides that policy ([`policy_for`], which also refuses in
+//! words a working folder or folder argument that would widen it), tells
+//! whether the running kernel can hold a server ([`support`]), and applies
+//! the Landlock ruleset to the calling process ([`restrict_self`], used only
+//! by the launcher, just before the server's program starts). It does not
+//! start processes or build the sandbox's command line (`sandbox` does).
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus, path_beneath_rules,
+    RulesetStatus, Scope, path_beneath_rules,
 };
 use serde::Serialize;
 
@@ -30,7 +30,8 @@ use rootgate_model::servers::ServerSpec;
 
 /// The newest Landlock ABI whose rights Rootgate asks for; on an older
 /// kernel the crate's best-effort mode drops the rights the kernel does not
-/// know, and the launcher says so.
+/// know, and the launcher says so. ABI 6 brings the scopes: no signals to,
+/// and no abstract Unix sockets of, processes outside the server's own.
 const ABI_WANTED: ABI = ABI::V6;
 
 /// What a server may touch under enforcement.
@@ -40,9 +41,20 @@ pub struct Policy {
     pub read_write: Vec<PathBuf>,
     /// What the server needs to run: read and execute only.
     pub read_only: Vec<PathBuf>,
+    /// Whether the person allowed this server the network. Without it a
+    /// held server gets a network namespace of its own, with nothing in it.
+    pub network: bool,
+    /// The bubblewrap program that holds the server, or `None` where
+    /// bubblewrap cannot make its namespaces: then the server runs under
+    /// Landlock with its scopes and a seccomp filter only, and is not
+    /// called held (see [`Support::Partial`]).
+    pub sandbox: Option<PathBuf>,
+    /// The folder the server starts in, inside the sandbox: its working
+    /// folder once [`policy_for`] accepted it.
+    pub cwd: Option<PathBuf>,
 }
 
-/// Whether this machine can enforce roots.
+/// Whether this machine can hold a server to its roots.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "state",
@@ -50,37 +62,59 @@ pub struct Policy {
     rename_all_fields = "camelCase"
 )]
 pub enum Support {
-    /// Landlock is available.
+    /// bubblewrap makes its namespaces and Landlock works: servers with
+    /// enforced roots are held.
     Available,
-    /// It is not; `reason` says why, in words for the person.
+    /// Landlock works but bubblewrap cannot make its namespaces: enforced
+    /// servers run under Landlock, its scopes and a seccomp filter, and are
+    /// not held. `reason` says why, `not_stopped` what that leaves open.
+    Partial { reason: String, not_stopped: String },
+    /// Landlock is not there; `reason` says why, in words for the person.
     Unavailable { reason: String },
 }
 
+/// What a server under Landlock and seccomp alone can still do, in words.
+pub const NOT_STOPPED_WITHOUT_SANDBOX: &str = "it still sees every process in /proc (their \
+     command lines, and so other servers' folders), can read the system's files that its \
+     program needs, and reaches the network; it cannot connect to Unix sockets, signal \
+     processes outside its own, or read or write outside its folders";
+
 /// Asks the kernel whether Landlock works here, by creating (and dropping)
-/// a ruleset that must be fully supported. Nothing is restricted.
+/// a ruleset that must be fully supported, and whether bubblewrap can make
+/// its namespaces. Nothing is restricted.
 pub fn support() -> Support {
     let created = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(ABI::V1))
         .and_then(|r| r.create());
-    match created {
-        Ok(_) => Support::Available,
-        Err(e) => Support::Unavailable {
+    if let Err(e) = created {
+        return Support::Unavailable {
             reason: format!(
                 "this Linux kernel does not provide Landlock ({e}); enforced roots need \
                  Linux 5.13 or later with Landlock enabled (the `lsm=` boot option)"
             ),
+        };
+    }
+    match crate::sandbox::probe() {
+        Ok(_) => Support::Available,
+        Err(reason) => Support::Partial {
+            reason,
+            not_stopped: NOT_STOPPED_WITHOUT_SANDBOX.into(),
         },
     }
 }
 
-/// Applies `policy` to the calling thread and everything it starts later.
-/// Returns a note for the server's log, or why it could not be applied.
-/// A kernel without Landlock is an error, never a silent "not enforced".
+/// Applies `policy`'s Landlock ruleset, with the scopes that keep signals
+/// and abstract Unix sockets inside the server's own processes, to the
+/// calling thread and everything it starts later. Returns a note for the
+/// server's log, or why it could not be applied. A kernel without Landlock
+/// is an error, never a silent "not enforced".
 pub fn restrict_self(policy: &Policy) -> Result<String, String> {
     let failed = |e: landlock::RulesetError| format!("could not enforce roots with Landlock: {e}");
     let status = Ruleset::default()
         .handle_access(AccessFs::from_all(ABI_WANTED))
+        .map_err(failed)?
+        .scope(Scope::AbstractUnixSocket | Scope::Signal)
         .map_err(failed)?
         .create()
         .map_err(failed)?
@@ -100,13 +134,13 @@ pub fn restrict_self(policy: &Policy) -> Result<String, String> {
     match status.ruleset {
         RulesetStatus::FullyEnforced => Ok(format!(
             "roots enforced with Landlock: read-write in {folders} folder(s), read-only in {} \
-             place(s) the server needs to run",
+             place(s) the server needs to run; no signals or abstract sockets outside it",
             policy.read_only.len()
         )),
         RulesetStatus::PartiallyEnforced => Ok(format!(
             "roots enforced with Landlock, partially: this kernel's Landlock lacks some newer \
-             rights (such as truncating files), which stay unrestricted; read-write in \
-             {folders} folder(s)"
+             rights (such as truncating files, or the scopes for signals and abstract \
+             sockets), which stay unrestricted; read-write in {folders} folder(s)"
         )),
         RulesetStatus::NotEnforced => Err(
             "enforced roots were asked for, but this kernel does not enforce Landlock; the \
@@ -156,35 +190,54 @@ const SYSTEM_READ_ONLY: &[&str] = &[
 /// Devices every program may write to.
 const DEVICES_READ_WRITE: &[&str] = &["/dev/null", "/dev/full"];
 
-/// The ruleset for `spec` with `roots` granted: the roots read-write, and
-/// read-only what it takes to run the command (see [`runtime_paths`]).
-pub fn policy_for(spec: &ServerSpec, roots: &[SharedRoot], path_env: Option<&OsStr>) -> Policy {
+/// The policy for `spec` with `roots` granted: the roots read-write, and
+/// read-only what it takes to run the command (see [`runtime_paths`]); the
+/// network as the person set it for the server, and bubblewrap where it
+/// works. Refused in words when the working folder or a folder argument
+/// would let the server read more than its folders and its own files.
+pub fn policy_for(
+    spec: &ServerSpec,
+    roots: &[SharedRoot],
+    path_env: Option<&OsStr>,
+) -> Result<Policy, String> {
     // A root's URI was made from its real path and round-trips exactly (the
     // property tests hold `uri` to that), so the path comes back from it.
-    let mut read_write: Vec<PathBuf> = roots
+    let granted: Vec<PathBuf> = roots
         .iter()
         .filter_map(|r| rootgate_model::uri::uri_to_path(&r.uri).ok())
         .collect();
+    let read_only = runtime_paths(spec, &granted, path_env)?;
+    let mut read_write = granted;
     read_write.extend(DEVICES_READ_WRITE.iter().map(PathBuf::from));
     read_write.extend(package_manager_caches(spec));
-    Policy {
+    Ok(Policy {
         read_write,
-        read_only: runtime_paths(spec, path_env),
-    }
+        read_only,
+        network: spec.allow_network,
+        sandbox: crate::sandbox::probe().ok(),
+        cwd: spec.cwd.clone(),
+    })
 }
 
-/// What running `spec` needs to read: the system places, the working
-/// folder, and for the command and every argument that names an existing
-/// file, its "home": the project holding its `node_modules`, the Python
-/// virtual environment holding it (and the installation that environment
-/// was made from), or the installation prefix above its `bin` folder;
-/// a shebang's interpreter likewise.
-pub fn runtime_paths(spec: &ServerSpec, path_env: Option<&OsStr>) -> Vec<PathBuf> {
+/// What running `spec` needs to read: the system places, and for the
+/// command and every argument that names an existing file, its "home": the
+/// project holding its `node_modules`, the Python virtual environment
+/// holding it (and the installation that environment was made from), or
+/// the installation prefix above its `bin` folder; a shebang's interpreter
+/// likewise.
+///
+/// The working folder and folder arguments are never added silently: one
+/// inside a `granted` folder or the command's own files is fine (nothing
+/// more to add), one that holds the program it runs (a project started
+/// from its own folder) is that program's files; any other is refused in
+/// words, and `/`, the home folder or a folder above it always is.
+pub fn runtime_paths(
+    spec: &ServerSpec,
+    granted: &[PathBuf],
+    path_env: Option<&OsStr>,
+) -> Result<Vec<PathBuf>, String> {
     let mut out: BTreeSet<PathBuf> = SYSTEM_READ_ONLY.iter().map(PathBuf::from).collect();
     let cwd = spec.cwd.clone();
-    if let Some(cwd) = &cwd {
-        out.insert(cwd.clone());
-    }
     let mut programs: Vec<PathBuf> = Vec::new();
     if let Some(exe) = resolve_command(&spec.command, path_env, cwd.as_deref()) {
         if let Some(interpreter) = shebang_interpreter(&exe, path_env) {
@@ -192,22 +245,67 @@ pub fn runtime_paths(spec: &ServerSpec, path_env: Option<&OsStr>) -> Vec<PathBuf
         }
         programs.push(exe);
     }
+    let mut folders: Vec<(&str, PathBuf)> = Vec::new();
+    if let Some(cwd) = &cwd {
+        folders.push(("working folder", cwd.clone()));
+    }
     for arg in &spec.args {
         let path = Path::new(arg);
         let path = match &cwd {
             Some(cwd) if path.is_relative() => cwd.join(path),
             _ => path.to_path_buf(),
         };
-        if path.is_absolute() && path.exists() {
+        if path.is_absolute() && path.is_dir() {
+            folders.push(("argument", path));
+        } else if path.is_absolute() && path.exists() {
             programs.push(path);
         }
     }
-    for program in programs {
-        for home in homes_of(&program) {
-            out.insert(home);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut own: BTreeSet<PathBuf> = BTreeSet::new();
+    for program in &programs {
+        for place in homes_of(program) {
+            if !too_wide(&place, home.as_deref()) {
+                own.insert(place);
+            }
         }
     }
-    out.into_iter().collect()
+    for (what, folder) in folders {
+        let real = folder.canonicalize().unwrap_or_else(|_| folder.clone());
+        if too_wide(&real, home.as_deref()) {
+            return Err(format!(
+                "its {what} {} is the whole disk, the home folder or a folder above it, which \
+                 a held server never reads; give it a folder of its own, or share what it \
+                 needs with it",
+                folder.display()
+            ));
+        }
+        let within = |p: &PathBuf| real.starts_with(p) || folder.starts_with(p);
+        if granted.iter().any(within) || own.iter().any(within) {
+            continue;
+        }
+        if programs
+            .iter()
+            .any(|p| p.starts_with(&folder) || p.starts_with(&real))
+        {
+            own.insert(folder);
+            continue;
+        }
+        return Err(format!(
+            "its {what} {} is outside the folders shared with it and its own program's files, \
+             and a held server reads nothing else; share that folder with it, or change its \
+             command",
+            folder.display()
+        ));
+    }
+    out.extend(own);
+    Ok(out.into_iter().collect())
+}
+
+/// Whether `place` is `/`, the home folder or a folder above it: never
+/// given to a held server as a whole.
+fn too_wide(place: &Path, home: Option<&Path>) -> bool {
+    place == Path::new("/") || home.is_some_and(|h| h.starts_with(place))
 }
 
 /// `command` as the launcher's `execvp` will find it.
@@ -349,7 +447,7 @@ mod tests {
         let script = project.join("node_modules/@scope/pkg/dist/index.js");
         std::fs::create_dir_all(script.parent().unwrap()).unwrap();
         std::fs::write(&script, "").unwrap();
-        let ro = runtime_paths(&spec("node", &[script.to_str().unwrap()]), None);
+        let ro = runtime_paths(&spec("node", &[script.to_str().unwrap()]), &[], None).unwrap();
         assert!(ro.contains(&project), "{ro:?}");
         assert!(!ro.contains(&dir.path().to_path_buf()), "{ro:?}");
     }
@@ -368,7 +466,12 @@ mod tests {
         )
         .unwrap();
         std::os::unix::fs::symlink(base.join("bin/python3"), venv.join("bin/python")).unwrap();
-        let ro = runtime_paths(&spec(venv.join("bin/python").to_str().unwrap(), &[]), None);
+        let ro = runtime_paths(
+            &spec(venv.join("bin/python").to_str().unwrap(), &[]),
+            &[],
+            None,
+        )
+        .unwrap();
         assert!(ro.contains(&venv), "{ro:?}");
         assert!(ro.contains(&base), "{ro:?}");
     }
@@ -381,10 +484,69 @@ mod tests {
         assert_eq!(home_of(Path::new("/bin/sh")), None);
     }
 
+    fn spec_in(cwd: Option<&Path>, command: &str, args: &[&str]) -> ServerSpec {
+        ServerSpec {
+            cwd: cwd.map(Path::to_path_buf),
+            ..spec(command, args)
+        }
+    }
+
+    #[test]
+    fn the_whole_disk_or_the_home_folder_is_never_read_through_cwd_or_an_argument() {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap();
+        let at_home = runtime_paths(&spec_in(Some(&home), "sh", &[]), &[], None).unwrap_err();
+        assert!(at_home.contains("working folder"), "{at_home}");
+        assert!(at_home.contains("home folder"), "{at_home}");
+        let root = runtime_paths(&spec("sh", &["/"]), &[], None).unwrap_err();
+        assert!(root.contains("argument /"), "{root}");
+        // Even when the person shared it: a folder above the home is never
+        // read through the command line.
+        let above = home.parent().unwrap().to_path_buf();
+        let shared = runtime_paths(&spec("sh", &[above.to_str().unwrap()]), &[above], None);
+        assert!(shared.is_err(), "{shared:?}");
+    }
+
+    #[test]
+    fn a_folder_outside_the_shared_ones_and_the_program_is_refused_in_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(&other).unwrap();
+        let why = runtime_paths(&spec_in(Some(&other), "sh", &[]), &[], None).unwrap_err();
+        assert!(why.contains("outside the folders shared with it"), "{why}");
+        let why = runtime_paths(&spec("sh", &[other.to_str().unwrap()]), &[], None).unwrap_err();
+        assert!(
+            why.contains(&format!("argument {}", other.display())),
+            "{why}"
+        );
+        // Shared, it is fine, and adds nothing to what is read-only.
+        let ro = runtime_paths(
+            &spec_in(Some(&other), "sh", &[]),
+            std::slice::from_ref(&other),
+            None,
+        )
+        .unwrap();
+        assert!(!ro.contains(&other), "{ro:?}");
+    }
+
+    #[test]
+    fn a_project_started_from_its_own_folder_reads_that_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(project.join("dist")).unwrap();
+        std::fs::write(project.join("dist/index.js"), "").unwrap();
+        let ro = runtime_paths(
+            &spec_in(Some(&project), "node", &["dist/index.js"]),
+            &[],
+            None,
+        )
+        .unwrap();
+        assert!(ro.contains(&project), "{ro:?}");
+    }
+
     #[test]
     fn roots_are_read_write_and_only_they_and_devices() {
         let s = spec("sh", &[]);
-        let policy = policy_for(&s, &[], None);
+        let policy = policy_for(&s, &[], None).unwrap();
         assert_eq!(
             policy.read_write,
             DEVICES_READ_WRITE

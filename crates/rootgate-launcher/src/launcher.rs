@@ -10,9 +10,18 @@
 //!   exits. It also watches Rootgate itself through a pidfd: when Rootgate
 //!   goes away, even by SIGKILL, the launcher ends the server and everything
 //!   it started within the shutdown grace.
-//! - **Enforced roots.** With enforcement asked for, the launcher restricts
-//!   itself with a Landlock ruleset before it starts the server, so the
-//!   server and all its descendants inherit it (see `enforcement`).
+//! - **Enforced roots.** With enforcement asked for, the launcher starts
+//!   the server held in a bubblewrap sandbox (see `sandbox`): bubblewrap
+//!   runs this same program again inside (`--inside`), which applies the
+//!   Landlock ruleset and its scopes (see `enforcement`) and then *becomes*
+//!   the server (`exec`), so the server and all its descendants inherit
+//!   both. The order is forced: a process under Landlock may not mount, so
+//!   the ruleset can only be made once bubblewrap's mounts are done; and
+//!   the watch on Rootgate and the subreaper stay outside, where they see
+//!   every process of the sandbox (its PID namespace ends with it).
+//!   Where bubblewrap cannot make its namespaces, the launcher applies the
+//!   ruleset, the scopes and a seccomp filter itself before it starts the
+//!   server, as before.
 //!
 //! Otherwise it is transparent: the server inherits its standard streams,
 //! environment and working directory, and the launcher exits with the
@@ -40,7 +49,7 @@ use nix::sys::signal::{Signal, kill, raise};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getpgrp, getpid, getppid};
 
-use crate::enforcement;
+use crate::{enforcement, sandbox};
 
 /// The first argument that makes a program act as the launcher.
 pub const FLAG: &str = "--rootgate-launcher";
@@ -89,8 +98,12 @@ pub struct Request {
     pub parent: u32,
     /// How long the server and its leftovers get between signals.
     pub grace: Duration,
-    /// The Landlock ruleset to apply before starting the server, if any.
+    /// The Landlock ruleset to apply before starting the server, if any,
+    /// and the sandbox to hold it in.
     pub enforce: Option<enforcement::Policy>,
+    /// This launcher runs inside the sandbox: it applies the ruleset and
+    /// becomes the server, and watches nothing (the launcher outside does).
+    pub inside: bool,
     pub command: OsString,
     pub args: Vec<OsString>,
 }
@@ -117,6 +130,20 @@ impl Request {
                 out.push("--ro".into());
                 out.push(p.clone().into_os_string());
             }
+            if policy.network {
+                out.push("--net".into());
+            }
+            if let Some(bwrap) = &policy.sandbox {
+                out.push("--bwrap".into());
+                out.push(bwrap.clone().into_os_string());
+            }
+            if let Some(cwd) = &policy.cwd {
+                out.push("--cwd".into());
+                out.push(cwd.clone().into_os_string());
+            }
+        }
+        if self.inside {
+            out.push("--inside".into());
         }
         out.push("--".into());
         out.push(self.command.clone());
@@ -131,6 +158,7 @@ impl Request {
         let mut grace = Duration::from_secs(2);
         let mut enforce: Option<enforcement::Policy> = None;
         let mut command = None;
+        let mut inside = false;
         while let Some(arg) = args.next() {
             let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
             match arg.to_str() {
@@ -151,6 +179,15 @@ impl Request {
                     .get_or_insert_with(Default::default)
                     .read_only
                     .push(value("--ro")?.into()),
+                Some("--net") => enforce.get_or_insert_with(Default::default).network = true,
+                Some("--bwrap") => {
+                    enforce.get_or_insert_with(Default::default).sandbox =
+                        Some(value("--bwrap")?.into());
+                }
+                Some("--cwd") => {
+                    enforce.get_or_insert_with(Default::default).cwd = Some(value("--cwd")?.into());
+                }
+                Some("--inside") => inside = true,
                 Some("--") => {
                     command = args.next();
                     break;
@@ -159,9 +196,16 @@ impl Request {
             }
         }
         Ok(Request {
-            parent: parent.ok_or("--parent is required")?,
+            // Inside the sandbox there is no parent to watch (the launcher
+            // outside does that); 0 stands for none.
+            parent: match (parent, inside) {
+                (Some(parent), _) => parent,
+                (None, true) => 0,
+                (None, false) => return Err("--parent is required".into()),
+            },
             grace,
             enforce,
+            inside,
             command: command.ok_or("the command to run is missing after --")?,
             args: args.collect(),
         })
@@ -198,6 +242,9 @@ fn launch(request: Request) -> ExitCode {
         eprintln!("rootgate-launcher: {what}");
         ExitCode::from(LAUNCH_FAILED)
     };
+    if request.inside {
+        return fail(become_held_server(&request));
+    }
     // Watch the parent first: if Rootgate is already gone, nobody wants the
     // server. The pidfd stays valid even if the pid is reused later.
     let parent = Pid::from_raw(request.parent as i32);
@@ -217,13 +264,19 @@ fn launch(request: Request) -> ExitCode {
     if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
         return fail(format!("cannot become the server's subreaper: {e}"));
     }
+    let mut command = Command::new(&request.command);
+    command.args(&request.args);
     if let Some(policy) = &request.enforce {
-        match enforcement::restrict_self(policy) {
-            Ok(note) => eprintln!("rootgate-launcher: {note}"),
+        let held = match &policy.sandbox {
+            Some(bwrap) => held_command(&request, policy, bwrap),
+            None => restrict_without_sandbox(policy).map(|()| command),
+        };
+        command = match held {
+            Ok(command) => command,
             Err(e) => return fail(e),
-        }
+        };
     }
-    let server = match Command::new(&request.command).args(&request.args).spawn() {
+    let server = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
             return fail(format!(
@@ -271,6 +324,77 @@ fn launch(request: Request) -> ExitCode {
         eprintln!("rootgate-launcher: Rootgate exited, so the server was ended");
     }
     exit_like(status)
+}
+
+/// The command that starts the server held: bubblewrap, running this
+/// program inside the sandbox with `--inside`.
+fn held_command(
+    request: &Request,
+    policy: &enforcement::Policy,
+    bwrap: &Path,
+) -> Result<Command, String> {
+    let me = std::env::current_exe()
+        .map_err(|e| format!("cannot find the launcher's own program to hold the server: {e}"))?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let inside = Request {
+        parent: 0,
+        grace: request.grace,
+        enforce: Some(enforcement::Policy {
+            sandbox: None,
+            ..policy.clone()
+        }),
+        inside: true,
+        command: request.command.clone(),
+        args: request.args.clone(),
+    };
+    let mut command = Command::new(bwrap);
+    command
+        .args(sandbox::bwrap_args(policy, &me, home.as_deref()))
+        .arg("--")
+        .arg(&me)
+        .args(inside.to_args());
+    eprintln!(
+        "rootgate-launcher: held in a bubblewrap sandbox: its folders, its own files and the \
+         system's programs, {}",
+        if policy.network {
+            "with the network"
+        } else {
+            "without the network"
+        }
+    );
+    Ok(command)
+}
+
+/// Inside the sandbox: applies the Landlock ruleset and its scopes, then
+/// becomes the server. Returns only if that failed, saying why.
+fn become_held_server(request: &Request) -> String {
+    use std::os::unix::process::CommandExt;
+    let Some(policy) = &request.enforce else {
+        return "a held server needs its ruleset".into();
+    };
+    match enforcement::restrict_self(policy) {
+        Ok(note) => eprintln!("rootgate-launcher: {note}"),
+        Err(e) => return e,
+    }
+    let e = Command::new(&request.command).args(&request.args).exec();
+    format!(
+        "could not start {:?}: {e}",
+        request.command.to_string_lossy()
+    )
+}
+
+/// Where bubblewrap cannot hold the server: the Landlock ruleset with its
+/// scopes, and a seccomp filter, on the launcher itself before it starts
+/// the server, which inherits both. Not called held.
+fn restrict_without_sandbox(policy: &enforcement::Policy) -> Result<(), String> {
+    let note = enforcement::restrict_self(policy)?;
+    eprintln!("rootgate-launcher: {note}");
+    eprintln!(
+        "rootgate-launcher: not held in a sandbox (bubblewrap cannot make its namespaces \
+         here): {}",
+        enforcement::NOT_STOPPED_WITHOUT_SANDBOX
+    );
+    Ok(())
 }
 
 /// Reaps children until the server itself exits, and returns how it ended.
@@ -412,7 +536,11 @@ mod tests {
             enforce: Some(enforcement::Policy {
                 read_write: vec!["/tmp/a b".into(), "/tmp/--".into()],
                 read_only: vec!["/usr".into()],
+                network: true,
+                sandbox: Some("/usr/bin/bwrap".into()),
+                cwd: Some("/tmp/a b".into()),
             }),
+            inside: false,
             command: "node".into(),
             args: vec!["--".into(), "--rw".into(), "x".into()],
         };
@@ -427,6 +555,7 @@ mod tests {
             parent: 1,
             grace: Duration::from_secs(2),
             enforce: None,
+            inside: false,
             command: "cat".into(),
             args: vec![],
         };

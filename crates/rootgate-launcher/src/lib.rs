@@ -10,9 +10,11 @@
 //! `rootgate-launcher` (`src/main.rs`), links only this crate and the model.
 //!
 //! Modules: `launcher` (the launcher's own side: arguments, the watch on
-//! the parent, the exec), `enforcement` (the Landlock ruleset), `procs`
+//! the parent, the exec), `enforcement` (what a held server may touch, and the Landlock
+//! ruleset), `sandbox` (bubblewrap's command line), `procs`
 //! (words about process exits and signals).
 
 pub mod enforcement;
 pub mod launcher;
 pub mod procs;
+pub mod sandbox;

@@ -90,6 +90,9 @@ pub struct ServerDraft {
     /// Run the server under a Landlock ruleset that holds it to its roots
     /// (Linux only; see `enforcement`).
     pub enforce_roots: bool,
+    /// Held (enforced) servers reach the network only when this is on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_network: bool,
     /// Workspace: each connection through `rootgate connect` is given only
     /// the shared folders its AI app works in (see `workspace_only` on
     /// [`ServerSpec`]).
@@ -133,6 +136,12 @@ pub struct ServerSpec {
     /// Run the server under a Landlock ruleset that holds it to its roots.
     #[serde(default)]
     pub enforce_roots: bool,
+    /// A held server (with `enforce_roots`) reaches the network only when
+    /// the person allowed it; off unless said, also for settings files
+    /// written before it existed. Servers that are not held always reach
+    /// it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_network: bool,
     /// Workspace: "only the project the app is working in". Each AI app's
     /// connection through `rootgate connect` is given only the folders
     /// shared with this server that its app works in (its roots, or the
@@ -274,6 +283,7 @@ impl ServerDraft {
             enabled: self.enabled,
             withdrawal: self.withdrawal,
             enforce_roots: self.enforce_roots,
+            allow_network: self.allow_network,
             workspace_only: self.workspace_only,
             approved_command: None,
             ignores_list_changed: false,
@@ -341,6 +351,7 @@ impl ServerSpec {
             enabled: self.enabled,
             withdrawal: self.withdrawal,
             enforce_roots: self.enforce_roots,
+            allow_network: self.allow_network,
             workspace_only: self.workspace_only,
             era: self.era,
             secret_env: Some(self.secrets.keys().cloned().collect()),
@@ -486,6 +497,7 @@ impl fmt::Debug for ServerDraft {
             .field("enabled", &self.enabled)
             .field("withdrawal", &self.withdrawal)
             .field("enforce_roots", &self.enforce_roots)
+            .field("allow_network", &self.allow_network)
             .field("workspace_only", &self.workspace_only)
             .field("era", &self.era)
             .field("secret_env", &self.secret_env)
@@ -507,6 +519,7 @@ impl fmt::Debug for ServerSpec {
             .field("enabled", &self.enabled)
             .field("withdrawal", &self.withdrawal)
             .field("enforce_roots", &self.enforce_roots)
+            .field("allow_network", &self.allow_network)
             .field("workspace_only", &self.workspace_only)
             .field("approved_command", &self.approved_command)
             .field("ignores_list_changed", &self.ignores_list_changed)

@@ -274,11 +274,13 @@ impl Actor {
                 .get("PATH")
                 .map(std::ffi::OsString::from)
                 .or_else(|| std::env::var_os("PATH"));
-            launch.enforce = Some(enforcement::policy_for(
-                spec,
-                roots.roots(),
-                path_env.as_deref(),
-            ));
+            let policy = enforcement::policy_for(spec, roots.roots(), path_env.as_deref())
+                .map_err(|why| {
+                    Unlaunched::Failed(format!(
+                        "this server is held to its folders, but {why}. Nothing was started."
+                    ))
+                })?;
+            launch.enforce = Some(policy);
         }
         let spawned =
             process::spawn(spec, &launch).map_err(|e| Unlaunched::Failed(e.to_string()))?;

@@ -147,6 +147,7 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
                 args: spec.args.iter().map(Into::into).collect(),
             };
             let mut cmd = Command::new(program);
+                inside: false,
             cmd.args(request.to_args());
             cmd
         }
