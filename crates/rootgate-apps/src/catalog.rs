@@ -25,7 +25,7 @@ use super::locate::{self, Places};
 use super::route::{ImportRecord, Ledger, LedgerData, RouteError};
 use super::{AppKind, ConfigFile, Format, ParsedConfig, Scope, Transport, parse};
 use rootgate_model::ids::{ServerId, now_ms};
-use rootgate_model::servers::{ServerSpec, shell_quote};
+use rootgate_model::servers::{ServerSpec, mask_args, shell_quote};
 use rootgate_model::settings::Settings;
 use rootgate_model::store::{Store, StoreError};
 
@@ -264,7 +264,8 @@ fn entry_view(
         } => {
             let mut parts: Vec<String> = env.keys().map(|k| format!("{k}=…")).collect();
             parts.push(shell_quote(command));
-            parts.extend(args.iter().map(|a| shell_quote(a)));
+            // Secrets written in arguments are never shown (`mask_args`).
+            parts.extend(mask_args(args).iter().map(|a| shell_quote(a)));
             (
                 parts.join(" "),
                 env.keys().cloned().collect(),
@@ -286,7 +287,7 @@ fn entry_view(
         Ok(plan) => {
             let mut parts: Vec<String> = plan.draft.env.keys().map(|k| format!("{k}=…")).collect();
             parts.push(shell_quote(&plan.draft.command));
-            parts.extend(plan.draft.args.iter().map(|a| shell_quote(a)));
+            parts.extend(mask_args(&plan.draft.args).iter().map(|a| shell_quote(a)));
             (
                 plan.folders,
                 plan.needs,

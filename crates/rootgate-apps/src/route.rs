@@ -340,7 +340,8 @@ pub fn apply_undo(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
 }
 
 /// A diff of `before` and `after` for a person to read, with the
-/// environment values of either version masked. A value that is an
+/// environment values of either version masked, and the secrets written in
+/// arguments (`servers::arg_secrets`). An environment value that is an
 /// absolute path (Rootgate's own `XDG_CONFIG_HOME`, a data folder) is left
 /// readable: secrets are not written as paths, and the person should see
 /// where things point.
@@ -350,11 +351,24 @@ pub fn masked_diff(app: AppKind, file: &str, before: &str, after: &str) -> Strin
         .filter_map(|text| parse(app, file, text).ok())
         .flat_map(|parsed| parsed.entries)
         .filter_map(|entry| match entry.transport {
-            Transport::Stdio { env, .. } => Some(env.into_values()),
+            Transport::Stdio { env, args, .. } => Some(
+                env.into_values()
+                    .filter(|v| {
+                        v.chars().count() >= MASK_MIN && !v.starts_with("${") && !v.starts_with('/')
+                    })
+                    // A secret written in an argument (`--api-key sk-…`,
+                    // a Bearer token), whatever it looks like; a very short
+                    // one is left, as an environment value is, rather than
+                    // masking every place those letters appear.
+                    .chain(
+                        rootgate_model::servers::arg_secret_values(&args)
+                            .into_iter()
+                            .filter(|v| v.chars().count() >= MASK_MIN),
+                    ),
+            ),
             Transport::Remote { .. } => None,
         })
         .flatten()
-        .filter(|v| v.chars().count() >= MASK_MIN && !v.starts_with("${") && !v.starts_with('/'))
         .collect();
     // Longest first, so a secret that contains another is masked whole.
     secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
@@ -558,5 +572,31 @@ impl Ledger {
             file: self.path.display().to_string(),
             reason,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_in_arguments_are_masked_in_the_diff() {
+        let key = "sk-proj-abcdefghijklmnop1234";
+        let before = format!(
+            r#"{{"mcpServers": {{"keyed": {{"command": "srv", "args": ["--api-key", "{key}", "--header", "Authorization: Bearer tok123456", "--password", "hunter22"]}}}}}}
+"#
+        );
+        let after = "{\"mcpServers\": {\"keyed\": {\"command\": \"rootgate\", \"args\": [\"connect\", \"keyed\"]}}}\n";
+        let diff = masked_diff(
+            AppKind::ClaudeDesktop,
+            "claude_desktop_config.json",
+            &before,
+            after,
+        );
+        for secret in [key, "tok123456", "hunter22"] {
+            assert!(!diff.contains(secret), "{secret} in {diff}");
+        }
+        assert!(diff.contains("Authorization: Bearer ••••••"), "{diff}");
+        assert!(diff.contains("--api-key"), "{diff}");
     }
 }

@@ -132,6 +132,10 @@ pub struct Launch {
 /// launcher and fails without it rather than starting unrestricted.
 pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> {
     let env = server_env(spec, &launch.secrets);
+    // A secret lifted out of an argument (`${ARG_API_KEY}`) is given back
+    // to the process only, here.
+    let args =
+        rootgate_model::servers::fill_arg_secrets(&spec.args, |n| spec.secrets.contains_key(n), &env);
     let launcher = launcher::program();
     let mut cmd = match launcher {
         Some(program) => {
@@ -143,11 +147,11 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
                 parent: std::process::id(),
                 grace: launch.grace,
                 enforce: launch.enforce.clone(),
+                inside: false,
                 command: spec.command.clone().into(),
-                args: spec.args.iter().map(Into::into).collect(),
+                args: args.iter().map(Into::into).collect(),
             };
             let mut cmd = Command::new(program);
-                inside: false,
             cmd.args(request.to_args());
             cmd
         }
@@ -158,7 +162,7 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
         }
         None => {
             let mut cmd = Command::new(&spec.command);
-            cmd.args(&spec.args);
+            cmd.args(&args);
             cmd
         }
     };
