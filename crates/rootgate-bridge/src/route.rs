@@ -38,7 +38,11 @@ mod lines;
 mod modern;
 mod modern_app;
 mod server;
+mod strict;
+mod subscriptions;
 mod tools;
+pub use strict::MAX_DEPTH;
+pub use subscriptions::{MAX_SUBSCRIPTION_BYTES, MAX_SUBSCRIPTIONS};
 pub use tools::{MAX_ASKED, MAX_ASKED_BYTES, REFUSED};
 
 use envelope::{Message, Raw};
@@ -227,9 +231,9 @@ pub struct Router {
     server_ids: HashMap<Box<str>, u64>,
     next_app_id: u64,
     /// Replayed after a restart: the last logging level asked for, and the
-    /// resources subscribed to.
+    /// resources subscribed to (those the server accepted).
     log_level: Option<Box<RawValue>>,
-    subscriptions: BTreeSet<String>,
+    subscriptions: subscriptions::Subscriptions,
     /// The era of the server of the current life (see `modern`).
     era: rootgate_model::servers::Era,
     /// That era is a guess: a refused opening is kept for the next life
@@ -291,7 +295,7 @@ impl Router {
             server_ids: HashMap::new(),
             next_app_id: 1,
             log_level: None,
-            subscriptions: BTreeSet::new(),
+            subscriptions: subscriptions::Subscriptions::default(),
             era: rootgate_model::servers::Era::Legacy,
             era_guessed: false,
             roots: rootgate_model::consent::SharedRoots::empty(),
@@ -369,17 +373,36 @@ impl Router {
                 ))];
             }
         };
+        // One reading: a line two readers could read apart (a key twice,
+        // or nesting the server may not parse) is refused whole, before
+        // anything of it is read (see `strict`).
+        let checked = strict::check(text);
+        if let Err(refusal @ (strict::Refusal::Duplicate { .. } | strict::Refusal::TooDeep)) =
+            &checked
+        {
+            let words = refusal.words();
+            return vec![
+                Out::App(error_line(strict::answerable_id(text), -32600, &words)),
+                Out::Note(format!("the app's message was refused: {words}")),
+            ];
+        }
         // Parsed from the checked text: serde then does not check the
         // strings and the raw payload for UTF-8 a second time (a megabyte
         // result was checked twice).
-        let message: Message = match envelope::parse(text) {
-            Ok(m) => m,
-            Err(e) => {
+        let message: Message = match (envelope::parse(text), checked) {
+            (Ok(m), Ok(())) => m,
+            (Err(e), _) => {
                 return vec![Out::App(error_line(
                     "null",
                     -32700,
                     &format!("Parse error: {e}"),
                 ))];
+            }
+            // The walk and serde agree on what is JSON (the tests hold
+            // them to it); were they ever to differ, nothing unwalked
+            // passes on.
+            (Ok(_), Err(refusal)) => {
+                return vec![Out::App(error_line("null", -32700, &refusal.words()))];
             }
         };
         if message.jsonrpc.as_deref() != Some("2.0") {
@@ -815,7 +838,28 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}"#,
             now,
         );
-        router.from_app(br#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///a"}}"#, now);
+        // A subscription the server accepted is replayed; one it refused
+        // is not.
+        for (id, uri, answer) in [
+            (2, "file:///a", json!({"result": {}})),
+            (
+                4,
+                "file:///b",
+                json!({"error": {"code": -32602, "message": "no"}}),
+            ),
+        ] {
+            let sent = router.from_app(
+                json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe",
+                                              "params": {"uri": uri}})
+                .to_string()
+                .as_bytes(),
+                now,
+            );
+            let mut answer = answer;
+            answer["jsonrpc"] = json!("2.0");
+            answer["id"] = json_of(&sent[0])["id"].clone();
+            router.from_server(answer.to_string().as_bytes(), now);
+        }
         router.from_app(
             br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}"#,
             now,
@@ -828,7 +872,7 @@ mod tests {
             .collect();
         assert_eq!(
             errors.iter().map(|e| e["id"].clone()).collect::<Vec<_>>(),
-            [json!(1), json!(2), json!(3)]
+            [json!(1), json!(3)]
         );
         assert!(errors.iter().all(|e| e["error"]["message"] == "restarted"));
         assert_eq!(router.in_flight(), 0);

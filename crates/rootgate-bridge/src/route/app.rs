@@ -88,6 +88,9 @@ impl Router {
         params: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
+        if let Some(refused) = self.subscription_refused(method, id_text, params) {
+            return refused;
+        }
         if self.app_modern
             && let Some(out) = self.modern_app_request(method, id_text, params, now)
         {
@@ -110,6 +113,7 @@ impl Router {
         self.remember_for_replay(method, params);
         let ours = self.next_server_id;
         self.next_server_id += 1;
+        self.subscription_sent(ours, method, params);
         let target = target_of(method, params);
         if self.hold_armed && depends_on_folders(method) {
             self.hold = Some(match &target {
@@ -134,26 +138,46 @@ impl Router {
         vec![Out::Server(request_line(&ours.to_string(), method, params))]
     }
 
-    /// Keeps what a restarted server must be told again.
+    /// Keeps what a restarted server must be told again: the logging
+    /// level as asked (subscriptions wait for the server's answer, see
+    /// `subscription_sent`).
     pub(super) fn remember_for_replay(&mut self, method: &str, params: Option<Raw<'_>>) {
-        let uri = || {
-            params
-                .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                .and_then(|v| v.get("uri").and_then(Value::as_str).map(str::to_owned))
+        if method == "logging/setLevel" {
+            self.log_level = params.map(|p| p.to_owned_raw());
+        }
+    }
+
+    /// The app's subscribe refused before it is sent, when the bridge
+    /// keeps as many subscriptions as it may.
+    fn subscription_refused(
+        &mut self,
+        method: &str,
+        id_text: &str,
+        params: Option<Raw<'_>>,
+    ) -> Option<Vec<Out>> {
+        if method != "resources/subscribe" {
+            return None;
+        }
+        let why = self
+            .subscriptions
+            .room_for(&subscribed_uri(params)?)
+            .err()?;
+        Some(vec![
+            Out::App(error_line(id_text, -32000, &why)),
+            Out::Note(format!("the app's resources/subscribe was refused: {why}")),
+        ])
+    }
+
+    /// A subscribe or unsubscribe sent under the bridge's id `ours`, to
+    /// be kept or forgotten once the server accepts it.
+    pub(super) fn subscription_sent(&mut self, ours: u64, method: &str, params: Option<Raw<'_>>) {
+        let subscribe = match method {
+            "resources/subscribe" => true,
+            "resources/unsubscribe" => false,
+            _ => return,
         };
-        match method {
-            "logging/setLevel" => self.log_level = params.map(|p| p.to_owned_raw()),
-            "resources/subscribe" => {
-                if let Some(uri) = uri() {
-                    self.subscriptions.insert(uri);
-                }
-            }
-            "resources/unsubscribe" => {
-                if let Some(uri) = uri() {
-                    self.subscriptions.remove(&uri);
-                }
-            }
-            _ => {}
+        if let Some(uri) = subscribed_uri(params) {
+            self.subscriptions.sent(ours, subscribe, uri);
         }
     }
 
@@ -199,6 +223,7 @@ impl Router {
                         "a cancellation of request {request}, which is not in flight, was dropped"
                     ))];
                 };
+                self.subscriptions.forget(ours);
                 let mut out = Vec::new();
                 // In flight at the server, or waiting in a round for the
                 // app's own answers.

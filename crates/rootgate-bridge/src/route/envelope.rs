@@ -165,7 +165,10 @@ pub(super) fn fields<'a, const N: usize>(
 /// Calls `f` with each key (as written: quoted, escapes and all) and value
 /// text of the JSON object that is the whole of `text`; `None` when `text`
 /// is not one or `f` says to stop.
-fn each_field<'a>(text: &'a str, mut f: impl FnMut(&str, &'a str) -> Option<()>) -> Option<()> {
+pub(super) fn each_field<'a>(
+    text: &'a str,
+    mut f: impl FnMut(&str, &'a str) -> Option<()>,
+) -> Option<()> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
@@ -209,7 +212,7 @@ fn plain_string(raw: Option<Raw<'_>>) -> Option<Option<Cow<'_, str>>> {
     Some(Some(Cow::Borrowed(inner)))
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
         i += 1;
     }
@@ -288,7 +291,7 @@ fn key_span(b: &[u8], i: usize) -> Option<(usize, usize)> {
 /// Past a string's closing quote, from just after its opening one. The
 /// escapes are checked as serde checks them (a known letter, or `u` and
 /// four hex digits), and no byte may be a control character.
-fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+pub(super) fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
     loop {
         let rest = b.get(i..)?;
         let n = memchr::memchr2(b'"', b'\\', rest)?;
@@ -320,12 +323,12 @@ fn has_control(bytes: &[u8]) -> bool {
         .any(|block| block.iter().fold(false, |any, &c| any | (c < 0x20)))
 }
 
-fn literal_end(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
+pub(super) fn literal_end(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     (b.get(i..i + word.len())? == word).then_some(i + word.len())
 }
 
 /// Past a number as JSON writes it: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-fn number_end(b: &[u8], mut i: usize) -> Option<usize> {
+pub(super) fn number_end(b: &[u8], mut i: usize) -> Option<usize> {
     let digits = |b: &[u8], mut i: usize| {
         let start = i;
         while b.get(i).is_some_and(u8::is_ascii_digit) {

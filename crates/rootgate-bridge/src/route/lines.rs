@@ -66,6 +66,13 @@ pub(super) fn target_of(method: &str, params: Option<Raw<'_>>) -> Option<String>
     serde_json::from_str(found?.get()).ok()
 }
 
+/// The `uri` of a `resources/subscribe` or `unsubscribe`, exactly as the
+/// server reads it (kept to subscribe a restarted server again).
+pub(super) fn subscribed_uri(params: Option<Raw<'_>>) -> Option<String> {
+    let [uri] = envelope::fields(params?, ["uri"])?;
+    serde_json::from_str(uri?.get()).ok()
+}
+
 pub(super) fn outcome(error: Option<Raw<'_>>) -> String {
     let Some(error) = error else {
         return "ok".into();

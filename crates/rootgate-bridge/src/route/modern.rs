@@ -206,6 +206,7 @@ impl Router {
             bytes_out: 0,
         };
         let ours = self.send_for_app(pending);
+        self.subscription_sent(ours, method, raw.as_deref().map(Raw::from));
         vec![Out::Server(request_line(
             &ours.to_string(),
             method,

@@ -77,7 +77,7 @@ impl Router {
                 lines.push(self.own_request("logging/setLevel", Some(Raw::from(&*level))));
             }
         }
-        for uri in self.subscriptions.clone() {
+        for uri in self.subscriptions.kept() {
             let params = json!({"uri": uri}).to_string();
             if let Ok(raw) = RawValue::from_string(params) {
                 lines.push(self.own_request("resources/subscribe", Some(Raw::from(&*raw))));
@@ -181,6 +181,9 @@ impl Router {
         if let Some(held) = self.hold_refused_opening(ours, result, error) {
             return held;
         }
+        // A subscription is kept once the server accepted it.
+        self.subscriptions
+            .answered(ours, error.is_none() && result.is_some());
         match self.to_server.remove(&ours) {
             Some(ToServer::App(pending)) => {
                 let pending = match self.input_round(pending, result, now) {
@@ -258,6 +261,7 @@ impl Router {
     /// app are forgotten.
     pub fn server_gone(&mut self, why: &str, now: Instant) -> Vec<Out> {
         let mut out = Vec::new();
+        self.subscriptions.server_gone();
         let mut waiting: Vec<(u64, ToServer)> = self.to_server.drain().collect();
         waiting.sort_by_key(|(ours, _)| *ours);
         for (_, pending) in waiting {

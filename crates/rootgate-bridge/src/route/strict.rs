@@ -1,0 +1,480 @@
+//! One reading of an app's line: before the router reads anything of it,
+//! the whole line is walked once to be sure that every reader reads it the
+//! same way. A key written twice in any object (after its escapes are
+//! decoded, so `"na\u006de"` is `"name"`), or nesting deeper than
+//! [`MAX_DEPTH`], makes the line one that two readers can read apart: the
+//! bridge's rules would look at one `name` while the server runs the other
+//! (`JSON.parse` and Python's `json.loads` keep the last of two, other
+//! readers the first, serde refuses), or the server cannot parse it at all
+//! and so cannot answer it. Such a line is refused with a JSON-RPC error
+//! and never passed on.
+//!
+//! Only the app's lines are walked this way. A server's lines, the bridge's
+//! hot path (megabyte results), are read by the envelope's scanner alone; a
+//! server line whose envelope names a field twice is already left to serde
+//! there, which refuses it, so it is dropped rather than read two ways.
+//!
+//! What is not here: what the line means (the router) and serde's words
+//! for a line that is not JSON (the envelope's, asked when this walk says
+//! [`Refusal::NotJson`]).
+
+use std::cmp::Ordering;
+
+use super::envelope::{each_field, literal_end, number_end, skip_ws, string_end};
+
+/// The deepest nesting of objects and arrays an app's message may have,
+/// the message's own object counted as the first level.
+///
+/// Half of the smallest hard limit among the readers servers are built
+/// on: serde_json (Rust servers, rmcp) refuses the 128th level; Python's
+/// `json.loads` recurses once per level against a limit of 1,000 frames,
+/// shared with the server's own stack (asyncio, anyio, and validators that
+/// recurse per level too); Node's `JSON.parse` has no fixed limit, but the
+/// SDKs' schema validation recurses; Go's encoding/json stops at 10,000.
+/// The rest leaves room for the levels the bridge or an SDK wraps around a
+/// payload (a modern call's retry nests the app's answers two levels
+/// down), and no tool's arguments seen in practice come near it.
+pub const MAX_DEPTH: usize = 64;
+
+/// Why a line cannot be read one way.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Refusal {
+    /// The line is not JSON; serde says why (see the envelope).
+    NotJson,
+    /// An object names `key` twice; `at` is where the object sits
+    /// (`params.arguments`), empty for the message's own object.
+    Duplicate { key: String, at: String },
+    /// Objects and arrays nest deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
+impl Refusal {
+    /// The error's message, in words.
+    pub(super) fn words(&self) -> String {
+        match self {
+            Refusal::NotJson => "Parse error: the line is not JSON".into(),
+            Refusal::Duplicate { key, at } => {
+                let key = serde_json::Value::String(key.clone());
+                let place = if at.is_empty() {
+                    "the message".to_owned()
+                } else {
+                    format!("“{at}”")
+                };
+                format!(
+                    "Invalid Request: the key {key} is written twice in {place}; readers \
+                     differ on which one counts (some take the first, some the last), so \
+                     Rootgate does not pass on a message that could be read two ways"
+                )
+            }
+            Refusal::TooDeep => format!(
+                "Invalid Request: the message nests objects and arrays more than {MAX_DEPTH} \
+                 levels deep, deeper than servers can be trusted to parse; it was not passed on"
+            ),
+        }
+    }
+}
+
+/// An object's key as written: plain text, or its UTF-16 code units when
+/// it has escapes (JSON's `\uXXXX` names code units, and an unpaired
+/// surrogate is a key `JSON.parse` and Python both accept).
+enum Key<'a> {
+    Plain(&'a str),
+    Escaped(Vec<u16>),
+}
+
+impl Key<'_> {
+    fn units(&self) -> impl Iterator<Item = u16> + '_ {
+        let (plain, escaped) = match self {
+            Key::Plain(text) => (Some(text.encode_utf16()), None),
+            Key::Escaped(units) => (None, Some(units.iter().copied())),
+        };
+        plain
+            .into_iter()
+            .flatten()
+            .chain(escaped.into_iter().flatten())
+    }
+
+    fn order(&self, other: &Key<'_>) -> Ordering {
+        self.units().cmp(other.units())
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Key::Plain(text) => (*text).to_owned(),
+            Key::Escaped(units) => String::from_utf16_lossy(units),
+        }
+    }
+}
+
+/// The key of a string checked by `string_end`: `quoted` is its text with
+/// the quotes.
+fn key_of(quoted: &str) -> Key<'_> {
+    let inner = &quoted[1..quoted.len() - 1];
+    if !inner.contains('\\') {
+        return Key::Plain(inner);
+    }
+    let mut units = Vec::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0u16; 2];
+            units.extend_from_slice(c.encode_utf16(&mut buf));
+            continue;
+        }
+        let unit = match chars.next() {
+            Some('b') => 0x08,
+            Some('f') => 0x0c,
+            Some('n') => 0x0a,
+            Some('r') => 0x0d,
+            Some('t') => 0x09,
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                u16::from_str_radix(&hex, 16).unwrap_or(0xfffd)
+            }
+            // `"`, `\` and `/` stand for themselves (checked before).
+            Some(other) => other as u16,
+            None => break,
+        };
+        units.push(unit);
+    }
+    Key::Escaped(units)
+}
+
+/// An object or array still open, and for an object where its keys start
+/// in the shared list of keys.
+struct Open {
+    object: bool,
+    first_key: usize,
+    /// The key the container is the value of, in the shared list (none
+    /// for the message's own object and for an array's items).
+    under: Option<usize>,
+}
+
+/// Walks `text` whole: `Ok` when it is one JSON value with no key twice in
+/// any object and no deeper than [`MAX_DEPTH`].
+pub(super) fn check(text: &str) -> Result<(), Refusal> {
+    let b = text.as_bytes();
+    let mut open: Vec<Open> = Vec::new();
+    let mut keys: Vec<Key<'_>> = Vec::new();
+    let mut i = 0;
+    loop {
+        i = skip_ws(b, i);
+        match *b.get(i).ok_or(Refusal::NotJson)? {
+            b'"' => i = string_end(b, i + 1).ok_or(Refusal::NotJson)?,
+            c @ (b'{' | b'[') => {
+                // Counted before looking inside: an empty container is a
+                // level to every parser too.
+                if open.len() >= MAX_DEPTH {
+                    return Err(Refusal::TooDeep);
+                }
+                let object = c == b'{';
+                let under = match open.last() {
+                    Some(parent) if parent.object => keys.len().checked_sub(1),
+                    _ => None,
+                };
+                i = skip_ws(b, i + 1);
+                let close = if object { b'}' } else { b']' };
+                if b.get(i) == Some(&close) {
+                    i += 1;
+                } else {
+                    open.push(Open {
+                        object,
+                        first_key: keys.len(),
+                        under,
+                    });
+                    if object {
+                        i = member_key(text, i, &mut keys)?;
+                    }
+                    continue;
+                }
+            }
+            b't' => i = literal_end(b, i, b"true").ok_or(Refusal::NotJson)?,
+            b'f' => i = literal_end(b, i, b"false").ok_or(Refusal::NotJson)?,
+            b'n' => i = literal_end(b, i, b"null").ok_or(Refusal::NotJson)?,
+            b'-' | b'0'..=b'9' => i = number_end(b, i).ok_or(Refusal::NotJson)?,
+            _ => return Err(Refusal::NotJson),
+        }
+        // After a value: the containers it closes, then the next value.
+        loop {
+            let Some(last) = open.last() else {
+                return if skip_ws(b, i) == b.len() {
+                    Ok(())
+                } else {
+                    Err(Refusal::NotJson)
+                };
+            };
+            i = skip_ws(b, i);
+            match (*b.get(i).ok_or(Refusal::NotJson)?, last.object) {
+                (b',', true) => {
+                    i = member_key(text, skip_ws(b, i + 1), &mut keys)?;
+                    break;
+                }
+                (b',', false) => {
+                    i += 1;
+                    break;
+                }
+                (b'}', true) => {
+                    let first = last.first_key;
+                    if let Some(key) = twice(&mut keys[first..]) {
+                        return Err(Refusal::Duplicate {
+                            key,
+                            at: place(&open, &keys),
+                        });
+                    }
+                    keys.truncate(first);
+                    open.pop();
+                    i += 1;
+                }
+                (b']', false) => {
+                    open.pop();
+                    i += 1;
+                }
+                _ => return Err(Refusal::NotJson),
+            }
+        }
+    }
+}
+
+/// Reads an object's key at `i` (its opening quote) into `keys`; past its
+/// colon.
+fn member_key<'a>(text: &'a str, i: usize, keys: &mut Vec<Key<'a>>) -> Result<usize, Refusal> {
+    let b = text.as_bytes();
+    if b.get(i) != Some(&b'"') {
+        return Err(Refusal::NotJson);
+    }
+    let end = string_end(b, i + 1).ok_or(Refusal::NotJson)?;
+    // The quotes are ASCII, so both ends are char boundaries.
+    keys.push(key_of(text.get(i..end).ok_or(Refusal::NotJson)?));
+    let colon = skip_ws(b, end);
+    if b.get(colon) != Some(&b':') {
+        return Err(Refusal::NotJson);
+    }
+    Ok(colon + 1)
+}
+
+/// A key one object names twice, if any. Sorted in place: the object's
+/// keys are dropped right after.
+fn twice(keys: &mut [Key<'_>]) -> Option<String> {
+    if keys.len() < 2 {
+        return None;
+    }
+    keys.sort_unstable_by(Key::order);
+    keys.windows(2)
+        .find(|pair| pair[0].order(&pair[1]) == Ordering::Equal)
+        .map(|pair| pair[0].text())
+}
+
+/// Where the innermost open object sits, as keys from the message's own
+/// object down (`params.arguments`, `[]` for an array's item).
+fn place(open: &[Open], keys: &[Key<'_>]) -> String {
+    let mut at = String::new();
+    for container in open.iter().skip(1) {
+        match container.under.and_then(|k| keys.get(k)) {
+            Some(key) => {
+                if !at.is_empty() {
+                    at.push('.');
+                }
+                at.push_str(&key.text());
+            }
+            None => at.push_str("[]"),
+        }
+    }
+    at
+}
+
+/// The id to answer a refused line with, as JSON text: the request's own
+/// when the line is a request whose id can be read one way (its object
+/// names `method` and names `id` exactly once, and the id is a string or a
+/// number), else `null`. A line without a `method` may be an answer to one
+/// of the bridge's requests, whose id is no request of the app's: telling
+/// the app about that id would answer the wrong request.
+pub(super) fn answerable_id(text: &str) -> &str {
+    let mut id = None;
+    let (mut ids, mut methods) = (0, 0);
+    let read = each_field(text, |quoted, value| {
+        let key = key_of(quoted);
+        if key.order(&Key::Plain("id")) == Ordering::Equal {
+            ids += 1;
+            id = Some(value);
+        } else if key.order(&Key::Plain("method")) == Ordering::Equal {
+            methods += 1;
+        }
+        Some(())
+    });
+    match id {
+        Some(id)
+            if read.is_some()
+                && ids == 1
+                && methods > 0
+                && id.starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) =>
+        {
+            id
+        }
+        _ => "null",
+    }
+}
+
+/// The checks the fuzz target `one_reading` runs, shared here for the
+/// differential proptest.
+#[cfg(test)]
+#[path = "../../../../fuzz/checks/one_reading.rs"]
+mod one_reading_check;
+
+#[cfg(test)]
+#[path = "strict_differential.rs"]
+mod differential;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duplicate(text: &str) -> Option<(String, String)> {
+        match check(text) {
+            Err(Refusal::Duplicate { key, at }) => Some((key, at)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_key_written_twice_anywhere_is_found_with_where_it_is() {
+        let d = |key: &str, at: &str| Some((key.to_owned(), at.to_owned()));
+        assert_eq!(
+            duplicate(r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#),
+            d("method", "")
+        );
+        assert_eq!(
+            duplicate(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","name":"write_file"}}"#
+            ),
+            d("name", "params")
+        );
+        assert_eq!(
+            duplicate(
+                r#"{"id":1,"params":{"arguments":{"path":"/a","x":[{"q":1,"q":2}],"path":"/b"}}}"#
+            ),
+            d("q", "params.arguments.x[]")
+        );
+        // Spelled with escapes, it is the same key to every reader.
+        assert_eq!(
+            duplicate(r#"{"params":{"name":"a","na\u006de":"b"}}"#),
+            d("name", "params")
+        );
+        assert_eq!(duplicate(r#"{"i\u0064":1,"id":2}"#), d("id", ""));
+        assert_eq!(
+            duplicate(r#"{"\ud83d\ude00":1,"😀":2}"#),
+            d("😀", ""),
+            "a surrogate pair is the character it encodes"
+        );
+        assert_eq!(duplicate(r#"{"\/":1,"/":2}"#), d("/", ""));
+        // An unpaired surrogate is a key of its own, in either case.
+        assert!(duplicate(r#"{"\ud800":1,"\uD800":2}"#).is_some());
+        assert!(duplicate(r#"{"\ud800":1,"\udc00":2}"#).is_none());
+    }
+
+    #[test]
+    fn the_same_key_in_different_objects_is_no_duplicate() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"name":"y","id":2}}}"#,
+            r#"{"a":[{"k":1},{"k":2}],"b":{"k":{"k":{"k":3}}}}"#,
+            r#"{"name":1,"Name":2,"name ":3,"nam":4}"#,
+            "{}",
+            "[]",
+            "1",
+        ] {
+            assert_eq!(check(text), Ok(()), "{text}");
+        }
+    }
+
+    #[test]
+    fn nesting_is_counted_from_the_message_and_refused_past_the_limit() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(check(&nested(MAX_DEPTH)), Ok(()));
+        assert_eq!(check(&nested(MAX_DEPTH + 1)), Err(Refusal::TooDeep));
+        let message = |depth: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{}}}"#,
+                nested(depth)
+            )
+        };
+        assert_eq!(check(&message(MAX_DEPTH - 1)), Ok(()));
+        assert_eq!(check(&message(MAX_DEPTH)), Err(Refusal::TooDeep));
+        // Far deeper than any stack: refused at the limit, without recursion.
+        assert_eq!(check(&message(1_000_000)), Err(Refusal::TooDeep));
+        let objects = format!(
+            "{}1{}",
+            r#"{"a":"#.repeat(MAX_DEPTH + 1),
+            "}".repeat(MAX_DEPTH + 1)
+        );
+        assert_eq!(check(&objects), Err(Refusal::TooDeep));
+    }
+
+    #[test]
+    fn what_is_not_json_is_not_json_here_either() {
+        for text in [
+            "",
+            " ",
+            "{",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1]"#,
+            r#"[1 2]"#,
+            r#"{"a":tru}"#,
+            r#"{"a":01}"#,
+            r#"{"a":"\x"}"#,
+            "{\"a\":\"\t\"}",
+            r#"{"a":1} x"#,
+            r#"{1:2}"#,
+        ] {
+            assert_eq!(check(text), Err(Refusal::NotJson), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_id_is_answered_only_when_it_reads_one_way_on_a_request() {
+        let cases = [
+            (r#"{"jsonrpc":"2.0","id":7,"method":"a","method":"b"}"#, "7"),
+            (
+                r#"{"jsonrpc":"2.0","id":"x\"y","method":"a","params":{"n":1,"n":2}}"#,
+                r#""x\"y""#,
+            ),
+            (r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"a"}"#, "null"),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"i\u0064":2,"method":"a"}"#,
+                "null",
+            ),
+            // An answer to the bridge's request: its id is not the app's.
+            (
+                r#"{"jsonrpc":"2.0","id":3,"result":{},"result":{}}"#,
+                "null",
+            ),
+            (r#"{"jsonrpc":"2.0","id":[1],"method":"a"}"#, "null"),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"a"}"#, "null"),
+            (
+                r#"{"jsonrpc":"2.0","method":"a","id":-4.5,"params":[[[]]]}"#,
+                "-4.5",
+            ),
+            ("not json", "null"),
+        ];
+        for (text, id) in cases {
+            assert_eq!(answerable_id(text), id, "{text}");
+        }
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"m","params":{}{}}}"#,
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        assert_eq!(answerable_id(&deep), "5");
+    }
+
+    #[test]
+    fn the_words_name_the_key_and_the_place() {
+        let words = check(r#"{"params":{"name":"a","name":"b"}}"#)
+            .expect_err("refused")
+            .words();
+        assert!(
+            words.contains(r#"the key "name" is written twice in “params”"#),
+            "{words}"
+        );
+        assert!(Refusal::TooDeep.words().contains("more than 64 levels"));
+    }
+}
