@@ -12,13 +12,14 @@
 //! waits for the socket and reports everything it kept when the window
 //! opens; a window that goes away costs the bridge nothing.
 //!
-//! This module holds the report format ([`Report`]), where the socket is
-//! ([`socket_path`]), and the window's listener and registry
-//! ([`Connections`]). The bridge's side is `bridge::link`.
+//! This module holds the report format ([`Report`]) and the window's
+//! listener and registry ([`Connections`]). Where the socket is and the
+//! checks of its folder and peers are `window_socket` (re-exported here);
+//! the bridge's side is `bridge::link`.
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -30,6 +31,8 @@ use tokio::sync::broadcast;
 use rootgate_model::ids::{ConnectionId, ServerId, now_ms};
 use rootgate_model::timeline::Entry;
 use rootgate_session::Status;
+
+pub use crate::window_socket::{private_dir, same_user, socket_path};
 
 /// How many timeline entries the window keeps per connection.
 pub const ENTRIES_KEPT: usize = 2_000;
@@ -827,70 +830,6 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
     }
 }
 
-/// Whether the peer of `stream` runs as this process's user.
-pub fn same_user(stream: &UnixStream) -> bool {
-    stream
-        .peer_cred()
-        .is_ok_and(|cred| cred.uid() == nix::unistd::getuid().as_raw())
-}
-
-/// Creates `dir` with mode 0700 if it is missing, and refuses one that
-/// another user owns or others may enter.
-pub fn private_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    match std::fs::DirBuilder::new()
-        .recursive(false)
-        .mode(0o700)
-        .create(dir)
-    {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)?;
-        }
-        Err(e) => return Err(e),
-    }
-    let meta = std::fs::metadata(dir)?;
-    if meta.uid() != nix::unistd::getuid().as_raw() || meta.mode() & 0o077 != 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "{} must belong to this user and be closed to others (mode 0700)",
-                dir.display()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Where the window of the settings file `settings` listens for bridges:
-/// `$XDG_RUNTIME_DIR/rootgate/window-HASH.sock`, HASH naming the settings
-/// file, so that windows of different settings (a test's, a person's) never
-/// meet. Without `XDG_RUNTIME_DIR`, `/tmp/rootgate-UID` stands in.
-pub fn socket_path(settings: &Path) -> PathBuf {
-    let uid = nix::unistd::getuid().as_raw();
-    // AI apps start servers with a reduced environment (the official SDKs
-    // pass HOME, PATH, USER and a few more, not XDG_RUNTIME_DIR), so a
-    // bridge must find the window's socket without it: systemd's
-    // `/run/user/UID` is what XDG_RUNTIME_DIR is in a desktop session.
-    let standard = PathBuf::from(format!("/run/user/{uid}"));
-    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(run) => PathBuf::from(run).join("rootgate"),
-        None if standard.is_dir() => standard.join("rootgate"),
-        None => PathBuf::from(format!("/tmp/rootgate-{uid}")),
-    };
-    // FNV-1a: a stable name, not a secret.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in settings.as_os_str().as_encoded_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    dir.join(format!("window-{hash:016x}.sock"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -924,37 +863,6 @@ mod tests {
             ),
             (4, 2, 36, 30)
         );
-    }
-
-    #[test]
-    fn each_settings_file_has_its_own_socket() {
-        let a = socket_path(Path::new("/home/a/.config/rootgate/settings.json"));
-        let b = socket_path(Path::new("/tmp/test/config/rootgate/settings.json"));
-        assert_ne!(a, b);
-        assert_eq!(
-            a,
-            socket_path(Path::new("/home/a/.config/rootgate/settings.json"))
-        );
-        assert!(
-            a.file_name()
-                .unwrap()
-                .to_str()
-                .unwrap()
-                .starts_with("window-")
-        );
-    }
-
-    #[test]
-    fn a_folder_open_to_others_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let open = dir.path().join("open");
-        std::fs::create_dir(&open).unwrap();
-        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert!(private_dir(&open).is_err());
-        let made = dir.path().join("made/here");
-        private_dir(&made).unwrap();
-        use std::os::unix::fs::MetadataExt;
-        assert_eq!(std::fs::metadata(&made).unwrap().mode() & 0o777, 0o700);
     }
 
     #[test]

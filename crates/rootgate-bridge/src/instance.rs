@@ -10,7 +10,8 @@
 //! left behind is only a file (the owner replaces it when it listens). A
 //! start that finds the lock held sends an [`OpenRequest`] (its folders,
 //! possibly none) over the window's private socket (`connections`, the one
-//! `rootgate import` and the bridges use, uid-checked), prints the answer
+//! `rootgate import` and the bridges use; its folder and the listener's uid
+//! are checked before a byte is sent: `window_socket`), prints the answer
 //! and exits; the owner opens a consent prompt per folder and raises its
 //! window. An owner still starting (the lock taken, the socket not yet
 //! bound) is waited for, watching the socket's folder, for at most the
@@ -24,7 +25,6 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use nix::fcntl::{Flock, FlockArg};
 
 use crate::connections::{OpenAnswer, OpenRequest, Report, socket_path};
+use crate::window_socket::{Unreached, connect_window, refusal_words};
 
 /// How long a second start waits for the owner's window to answer by
 /// default: long enough for a cold WebKit window on a busy machine to bind
@@ -82,6 +83,8 @@ pub enum InstanceError {
         waited: Duration,
         folders: Vec<PathBuf>,
     },
+    #[error("{}{}", refusal_words(.why), folders_words(.folders))]
+    NotOurs { why: String, folders: Vec<PathBuf> },
     #[error("the Rootgate window on {socket} {what}{}", folders_words(.folders))]
     Refused {
         socket: PathBuf,
@@ -281,6 +284,12 @@ fn hand_over(
         match send(&socket, request) {
             Ok(answer) => return Ok(Handed::Answer(answer)),
             Err(Send::NotYet) => {}
+            Err(Send::NotOurs(why)) => {
+                return Err(InstanceError::NotOurs {
+                    why,
+                    folders: request.folders.clone(),
+                });
+            }
             Err(Send::Failed(what)) => {
                 return Err(InstanceError::Refused {
                     socket,
@@ -323,29 +332,20 @@ enum Send {
     NotYet,
     /// Someone listens but did not take the request, in words.
     Failed(String),
+    /// What is there is not the person's own window (see
+    /// `window_socket`): nothing was sent.
+    NotOurs(String),
 }
 
-/// Sends `request` as the first and only line and reads the one answer.
+/// Sends `request` as the first and only line and reads the one answer,
+/// to the person's own window only (`window_socket::connect_window`).
 fn send(socket: &Path, request: &OpenRequest) -> Result<OpenAnswer, Send> {
-    let stream = match UnixStream::connect(socket) {
+    let stream = match connect_window(socket) {
         Ok(stream) => stream,
-        Err(e)
-            if matches!(
-                e.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
-            ) =>
-        {
-            return Err(Send::NotYet);
-        }
-        Err(e) => return Err(Send::Failed(format!("could not be reached: {e}"))),
+        Err(Unreached::Absent) => return Err(Send::NotYet),
+        Err(Unreached::NotOurs(why)) => return Err(Send::NotOurs(why)),
+        Err(e @ Unreached::Failed(_)) => return Err(Send::Failed(e.to_string())),
     };
-    // The owner's window runs as this user, or it is not ours to trust
-    // with folders.
-    let ours = nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials)
-        .is_ok_and(|cred| cred.uid() == nix::unistd::getuid().as_raw());
-    if !ours {
-        return Err(Send::Failed("belongs to another user".into()));
-    }
     let report = Report::Open {
         request: request.clone(),
     };

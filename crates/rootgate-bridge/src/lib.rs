@@ -6,8 +6,9 @@
 //! Modules: `relay` (the tasks that carry lines), `route` (the pure
 //! decisions about each line), `link` (the bridge's reports to the
 //! window), `app_side` (the relay as a session's app side), `connections`
-//! (the window's list of bridges, over a local socket), `instance` (the
-//! one window per settings file).
+//! (the window's list of bridges, over a local socket), `window_socket`
+//! (where that socket is, and that both its ends are the person's),
+//! `instance` (the one window per settings file).
 //!
 //! The bridge: `rootgate connect NAME`, which an AI app runs in place of a
 //! server, so that the server it reaches is Rootgate's and sees exactly the
@@ -28,6 +29,7 @@
 mod app_side;
 pub mod connections;
 pub mod instance;
+pub mod window_socket;
 pub(crate) mod link;
 pub mod relay;
 pub mod route;

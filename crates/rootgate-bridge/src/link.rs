@@ -24,6 +24,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 
 use super::relay::{Relay, Seen};
 use crate::connections::{AppIdentity, Report, ToBridge, private_dir, same_user};
+use crate::window_socket::check_private;
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::Timeline;
 use rootgate_model::watch::{Watch, Watches};
@@ -73,7 +74,10 @@ impl Link {
         retry: Option<std::time::Duration>,
     ) {
         loop {
-            if let Ok(stream) = UnixStream::connect(&self.socket).await
+            // The folder is looked at again before each connection: the
+            // reports name the app's folders, for the person's window only.
+            if self.private_folder()
+                && let Ok(stream) = UnixStream::connect(&self.socket).await
                 && same_user(&stream)
             {
                 // Ends when the window goes away; while it runs, the
@@ -108,6 +112,13 @@ impl Link {
             }
             while wake.try_recv().is_ok() {}
         }
+    }
+
+    /// Whether the socket's folder is still the user's own and closed.
+    fn private_folder(&self) -> bool {
+        self.socket
+            .parent()
+            .is_some_and(|dir| matches!(check_private(dir), Ok(Some(()))))
     }
 
     async fn report(&mut self, stream: OwnedWriteHalf) -> std::io::Result<()> {

@@ -18,6 +18,7 @@ use rootgate_core::apps::import::ImportError;
 use rootgate_core::apps::locate::Places;
 use rootgate_core::apps::route::{self, Ledger, Plan};
 use rootgate_core::apps::{AppKind, ConfigFile, Transport};
+use rootgate_core::bridge::window_socket::{Unreached, connect_window, refusal_words};
 use rootgate_core::connections::{ImportAnswer, ImportRequest, Report, socket_path};
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
@@ -191,9 +192,16 @@ pub fn import(args: &[String]) -> ExitCode {
         Ok(both) => both,
         Err(e) => return fail(e),
     };
+    // The values given with --set (typed ones too) go to the window only
+    // when it is the person's own: see `window_socket`.
     let window = socket_path(settings.path());
-    if std::os::unix::net::UnixStream::connect(&window).is_ok() {
-        return import_through_window(&window, app, &o, &places);
+    match connect_window(&window) {
+        Ok(_) => return import_through_window(&window, app, &o, &places),
+        Err(Unreached::Absent) => {}
+        Err(Unreached::NotOurs(why)) => return fail(refusal_words(&why)),
+        Err(e @ Unreached::Failed(_)) => {
+            return fail(format!("the Rootgate window's socket {}: {e}", window.display()));
+        }
     }
     let store = match Store::open(settings.clone()) {
         Ok((store, _)) => store,
@@ -328,8 +336,10 @@ fn import_through_window(window: &Path, app: AppKind, o: &Opts, places: &Places)
         if !file.path.exists() {
             continue;
         }
-        let Ok(mut stream) = std::os::unix::net::UnixStream::connect(window) else {
-            return fail("lost the Rootgate window while importing");
+        let mut stream = match connect_window(window) {
+            Ok(stream) => stream,
+            Err(Unreached::NotOurs(why)) => return fail(refusal_words(&why)),
+            Err(_) => return fail("lost the Rootgate window while importing"),
         };
         let request = Report::Import {
             request: ImportRequest {

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use rootgate_core::bridge::window_socket::{Unreached, connect_window, refusal_words};
 use rootgate_core::connections::socket_path;
 use rootgate_core::sources::bundle::{BundleError, Bundles};
 use rootgate_core::sources::installable::Installable;
@@ -219,11 +220,15 @@ pub fn add(args: &[String]) -> ExitCode {
         Ok(settings) => settings,
         Err(e) => return fail(e),
     };
-    if std::os::unix::net::UnixStream::connect(socket_path(settings.path())).is_ok() {
-        return fail(
-            "the Rootgate window is open, and it holds the settings: add it from its Servers \
-             view, Add from the registry",
-        );
+    match connect_window(&socket_path(settings.path())) {
+        Ok(_) => {
+            return fail(
+                "the Rootgate window is open, and it holds the settings: add it from its Servers \
+                 view, Add from the registry",
+            );
+        }
+        Err(Unreached::NotOurs(why)) => return fail(refusal_words(&why)),
+        Err(_) => {}
     }
     let client = match client(&o) {
         Ok(client) => client,

@@ -7,6 +7,9 @@
 //! record is its own: every bridge appends to the day's file, each batch in
 //! one write.
 //!
+//! A line keeps what `calls::kept_outcome` and `calls::kept_target` keep:
+//! no server's error message, no resource's query.
+//!
 //! What is not here: what a record holds and where the files are (the
 //! model's `calls`), searching them (the window).
 
@@ -83,11 +86,15 @@ fn write_line(out: &mut Vec<u8>, at_ms: u64, same: &[u8], call: &Call) {
     out.extend_from_slice(b"\"method\":");
     string(out, &call.method);
     out.extend_from_slice(b",\"target\":");
-    optional(out, call.target.as_deref());
+    let target = call
+        .target
+        .as_deref()
+        .map(|t| calls::kept_target(&call.method, t));
+    optional(out, target.as_deref());
     out.extend_from_slice(b",\"durationMs\":");
     number(out, call.duration.as_millis() as u64);
     out.extend_from_slice(b",\"outcome\":");
-    string(out, &call.outcome);
+    string(out, &calls::kept_outcome(&call.outcome));
     out.extend_from_slice(b",\"consent\":");
     optional(out, call.consent.as_deref());
     out.extend_from_slice(b",\"bytesIn\":");
@@ -234,5 +241,25 @@ mod tests {
             (None, None)
         );
         assert_eq!(lines[1].app, "");
+    }
+
+    #[test]
+    fn a_line_keeps_no_servers_message_and_no_query() {
+        let call = Call {
+            method: "resources/read".into(),
+            target: Some("file:///x?token=MARKER#MARKER".into()),
+            duration: Duration::from_millis(1),
+            outcome: "error -32002: not found: MARKER".into(),
+            consent: None,
+            bytes_in: 1,
+            bytes_out: 1,
+        };
+        let mut out = Vec::new();
+        write_line(&mut out, 1, &same_part("a", "1", "s", "files"), &call);
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains("MARKER"), "{text}");
+        let record: CallRecord = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(record.target.as_deref(), Some("file:///x"));
+        assert_eq!(record.outcome, "error -32002");
     }
 }
