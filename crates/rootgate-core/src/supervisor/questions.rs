@@ -94,7 +94,10 @@ impl Asking {
 }
 
 impl Supervisor {
-    /// Asks through `desktop` from now on, and takes its answers. Called
+    /// Asks through `desktop` from now on, and takes its answers: only
+    /// those the notification server that showed a question sent, for a
+    /// button made for that question (`rootgate_notify` drops every other
+    /// signal, whoever on the bus sends it). Called
     /// once, by the shell (or a test) that found a notification server;
     /// without one, questions wait in the window and bridges do not hold.
     pub fn ask_through(&self, desktop: Arc<Desktop>) {
@@ -116,7 +119,10 @@ impl Supervisor {
                 match reply {
                     Reply::Action { id, key } => supervisor.on_action(id, &key),
                     Reply::Closed { id, reason } => supervisor.on_closed(id, reason),
-                    Reply::Gone => supervisor.on_desktop_gone(),
+                    Reply::Gone => {
+                        supervisor.on_desktop_gone();
+                        supervisor.tool_notifications_gone();
+                    }
                 }
             }
         });

@@ -50,7 +50,10 @@ struct Open {
     notification: Option<u32>,
 }
 
-/// The notification actions of a tool question.
+/// The notification actions of a tool question, as `rootgate_notify`
+/// hands them back. The daemon never sees these words alone: each
+/// notification's buttons are sent with keys made for it, and only the
+/// server that showed it is heard (see `rootgate_notify::Reply::Action`).
 const ONCE: &str = "tool-once";
 const ALWAYS: &str = "tool-always";
 const DENY: &str = "tool-deny";
@@ -289,6 +292,16 @@ impl Supervisor {
                 }
             }
         });
+    }
+
+    /// The notification server went away or was replaced: what it showed
+    /// cannot be answered, and its ids mean nothing to the next server,
+    /// which numbers its own from 1 again. The calls still wait, in the
+    /// window.
+    pub(super) fn tool_notifications_gone(&self) {
+        for open in lock(&self.tool_asking.open).values_mut() {
+            open.notification = None;
+        }
     }
 
     fn close_notifications(&self, ids: Vec<u32>) {
