@@ -76,8 +76,9 @@ pub enum Support {
 /// What a server under Landlock and seccomp alone can still do, in words.
 pub const NOT_STOPPED_WITHOUT_SANDBOX: &str = "it still sees every process in /proc (their \
      command lines, and so other servers' folders), can read the system's files that its \
-     program needs, and reaches the network; it cannot connect to Unix sockets, signal \
-     processes outside its own, or read or write outside its folders";
+     program needs, can signal the launcher that started it, and reaches the network; it \
+     cannot open Unix sockets (the session bus, the keyring, agents, Rootgate's window), signal \
+     other processes, or read or write outside its folders";
 
 /// Asks the kernel whether Landlock works here, by creating (and dropping)
 /// a ruleset that must be fully supported, and whether bubblewrap can make

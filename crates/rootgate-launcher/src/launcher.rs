@@ -389,6 +389,7 @@ fn become_held_server(request: &Request) -> String {
 fn restrict_without_sandbox(policy: &enforcement::Policy) -> Result<(), String> {
     let note = enforcement::restrict_self(policy)?;
     eprintln!("rootgate-launcher: {note}");
+    crate::seccomp::refuse_unix_sockets()?;
     eprintln!(
         "rootgate-launcher: not held in a sandbox (bubblewrap cannot make its namespaces \
          here): {}",

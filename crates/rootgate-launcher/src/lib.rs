@@ -18,3 +18,4 @@ pub mod enforcement;
 pub mod launcher;
 pub mod procs;
 pub mod sandbox;
+pub mod seccomp;

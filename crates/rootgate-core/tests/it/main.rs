@@ -25,6 +25,7 @@ mod final_set;
 mod first_try;
 mod fuzz_corpus;
 mod fuzz_findings;
+mod held;
 mod instance;
 mod keyring;
 mod launcher;
