@@ -4,6 +4,9 @@
 //! own context menu (`dunstctl context`), whose "dmenu" is a script that
 //! writes the menu dunst offers to a file and picks the action the test
 //! names: dunst then sends `ActionInvoked` as it does for a person.
+//! Also the attacker's side: a signal forged by another program on the
+//! same bus (`dbus-send`, as the issue tried it), and an impostor that
+//! takes the notification server's name once dunst is gone.
 //! `scripts/setup.sh test` installs xvfb, dbus-daemon and dunst.
 
 use std::path::PathBuf;
@@ -19,6 +22,47 @@ pub struct TestDesktop {
     display: String,
     dir: tempfile::TempDir,
     _children: Vec<Child>,
+}
+
+/// A connection of the test's own that owns `org.freedesktop.Notifications`
+/// after dunst left it: a replacement daemon, as far as the bus can tell.
+pub struct Impostor {
+    conn: zbus::Connection,
+}
+
+impl Impostor {
+    /// Emits `ActionInvoked(id, key)` as the name's owner now.
+    pub async fn invoke(&self, id: u32, key: &str) {
+        self.conn
+            .emit_signal(
+                None::<&str>,
+                "/org/freedesktop/Notifications",
+                "org.freedesktop.Notifications",
+                "ActionInvoked",
+                &(id, key),
+            )
+            .await
+            .expect("emit ActionInvoked");
+    }
+
+    /// Leaves the bus, and the name with it.
+    pub async fn leave(self) {
+        let _ = self.conn.close().await;
+    }
+}
+
+/// Each button on dunst's screen, from its context menu's lines
+/// (`#Label (summary) [id,key]`): (label, notification id, action key as
+/// dunst was given it).
+pub fn actions_on_screen(menu: &[String]) -> Vec<(String, u32, String)> {
+    menu.iter()
+        .filter_map(|line| {
+            let label = line.strip_prefix('#')?.split(" (").next()?.to_owned();
+            let (_, tail) = line.rsplit_once(" [")?;
+            let (id, key) = tail.strip_suffix(']')?.split_once(',')?;
+            Some((label, id.parse().ok()?, key.to_owned()))
+        })
+        .collect()
 }
 
 async fn first_line(child: &mut Child, what: &str) -> String {
@@ -89,34 +133,76 @@ impl TestDesktop {
         let rc = dir.path().join("dunstrc");
         std::fs::write(&rc, format!("[global]\n    dmenu = {}\n", pick.display()))
             .expect("write dunstrc");
-        let mut children = vec![xvfb, bus];
-        if notifications {
-            children.push(spawn(
-                Command::new("dunst")
-                    .arg("-config")
-                    .arg(&rc)
-                    .env("DISPLAY", &display)
-                    .env("DBUS_SESSION_BUS_ADDRESS", &address),
-                "dunst",
-            ));
-        }
-        let desktop = TestDesktop {
+        let mut desktop = TestDesktop {
             address,
             display,
             dir,
-            _children: children,
+            _children: vec![xvfb, bus],
         };
-        if !notifications {
-            return desktop;
+        if notifications {
+            desktop.start_notifications().await;
         }
+        desktop
+    }
+
+    /// Starts dunst on the desktop's bus (again, after
+    /// [`TestDesktop::stop_notifications`]), once it serves notifications.
+    pub async fn start_notifications(&mut self) {
+        let dunst = spawn(
+            Command::new("dunst")
+                .arg("-config")
+                .arg(self.dir.path().join("dunstrc"))
+                .env("DISPLAY", &self.display)
+                .env("DBUS_SESSION_BUS_ADDRESS", &self.address),
+            "dunst",
+        );
+        self._children.push(dunst);
         super::app::eventually("dunst to serve notifications", || async {
-            rootgate_core::desktop::Desktop::at(&desktop.address)
+            rootgate_core::desktop::Desktop::at(&self.address)
                 .await
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         })
         .await;
-        desktop
+    }
+
+    /// Another program on the same session bus sends
+    /// `ActionInvoked(id, key)`, as the issue's attacker did:
+    /// `dbus-send --type=signal /org/freedesktop/Notifications
+    /// org.freedesktop.Notifications.ActionInvoked uint32:ID string:KEY`.
+    /// Returns once the bus has it (dbus-send has exited).
+    pub fn forge(&self, id: u32, key: &str) {
+        let status = std::process::Command::new("dbus-send")
+            .arg(format!("--bus={}", self.address))
+            .args([
+                "--type=signal",
+                "/org/freedesktop/Notifications",
+                "org.freedesktop.Notifications.ActionInvoked",
+            ])
+            .arg(format!("uint32:{id}"))
+            .arg(format!("string:{key}"))
+            .status()
+            .expect("dbus-send (run scripts/setup.sh test)");
+        assert!(status.success(), "dbus-send failed");
+    }
+
+    /// Takes `org.freedesktop.Notifications` on the bus, as a notification
+    /// server replacing dunst would: call once dunst is stopped.
+    pub async fn impostor(&self) -> Impostor {
+        let conn = zbus::connection::Builder::address(self.address.as_str())
+            .expect("bus address")
+            .build()
+            .await
+            .expect("connect to the test's bus");
+        // The bus frees the name once it sees dunst's connection end, a
+        // moment after the process did.
+        super::app::eventually("the notification server's name to be free", || async {
+            conn.request_name("org.freedesktop.Notifications")
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await;
+        Impostor { conn }
     }
 
     fn dunstctl(&self, args: &[&str]) -> std::process::Command {

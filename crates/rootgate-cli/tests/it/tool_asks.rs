@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use super::asked::{Setup, asking_setup};
 
 /// Claude Code connected to "files", write_file set to ask.
-async fn asking_app(s: &Setup) -> App {
+pub(super) async fn asking_app(s: &Setup) -> App {
     let files = s.rg.store.snapshot().servers[0].id.clone();
     s.rg.store
         .set_tool_setting(&files, None, "write_file", Some(ToolSetting::Ask))
@@ -37,13 +37,13 @@ async fn asking_app(s: &Setup) -> App {
     .await
 }
 
-fn write(path: &std::path::Path, content: &str) -> Value {
+pub(super) fn write(path: &std::path::Path, content: &str) -> Value {
     json!({"op": "callTool", "name": "write_file",
            "arguments": {"path": path.display().to_string(), "content": content}})
 }
 
 /// The questions waiting, once there are `n`.
-async fn waiting(sup: &Supervisor, n: usize) -> Vec<ToolQuestion> {
+pub(super) async fn waiting(sup: &Supervisor, n: usize) -> Vec<ToolQuestion> {
     eventually(&format!("{n} tool calls to wait"), || async {
         let q = sup.tool_questions();
         if q.len() == n {
@@ -233,7 +233,7 @@ async fn always_on_the_notification_runs_the_call_and_keeps_the_apps_rule() {
 
 /// Waits for a notification whose summary starts with `summary` and
 /// returns dunst's menu lines.
-async fn notification(desktop: &TestDesktop, summary: &str) -> Vec<String> {
+pub(super) async fn notification(desktop: &TestDesktop, summary: &str) -> Vec<String> {
     eventually("the question to show on the desktop", || async {
         let menu = desktop.menu();
         if menu.iter().any(|l| l.contains(summary)) {
