@@ -134,7 +134,9 @@ async fn a_notification_server_that_replaced_dunst_cannot_answer_what_dunst_show
     desktop.press("Deny");
     let answer = app.wait(|v| v["tag"] == tag2).await;
     assert!(
-        answer["error"].to_string().contains("(you, on the desktop)"),
+        answer["error"]
+            .to_string()
+            .contains("(you, on the desktop)"),
         "{answer}"
     );
     assert!(!second.exists());
@@ -165,4 +167,3 @@ async fn a_notification_server_that_replaced_dunst_cannot_answer_what_dunst_show
     );
     assert!(!target.exists());
 }
-
