@@ -466,6 +466,139 @@ mod tests {
         assert_eq!(answerable_id(&deep), "5");
     }
 
+    /// A router as an app meets it, with `write_file` hidden.
+    fn router() -> crate::route::Router {
+        use serde_json::{Value, json};
+        let mut router = crate::route::Router::new();
+        let now = tokio::time::Instant::now();
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "app", "version": "1"}}});
+        router.from_app(init.to_string().as_bytes(), now);
+        let sent: Value = serde_json::from_slice(&router.initialize_for_server().unwrap()).unwrap();
+        let answer = json!({"jsonrpc": "2.0", "id": sent["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}});
+        router.from_server(answer.to_string().as_bytes(), now);
+        let mut rules = rootgate_model::tools::ToolRules::default();
+        rules.set(
+            None,
+            "write_file",
+            Some(rootgate_model::tools::ToolSetting::Hidden),
+        );
+        router.set_tool_rules(rules);
+        router
+    }
+
+    /// What the router wrote to the app and to the server for `line`.
+    fn routed(
+        router: &mut crate::route::Router,
+        line: &str,
+    ) -> (Vec<serde_json::Value>, Vec<String>) {
+        use crate::route::Out;
+        let (mut app, mut server) = (Vec::new(), Vec::new());
+        for out in router.from_app(line.as_bytes(), tokio::time::Instant::now()) {
+            match out {
+                Out::App(l) => app.push(serde_json::from_slice(&l).unwrap()),
+                Out::Server(l) => server.push(String::from_utf8(l).unwrap()),
+                _ => {}
+            }
+        }
+        (app, server)
+    }
+
+    #[test]
+    fn the_router_answers_each_two_way_line_under_its_id_and_passes_none_on() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"read_text_file","arguments":{{"x":{}{}}}}}}}"#,
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        let cases = [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","name":"write_file"}}"#,
+                serde_json::json!(1),
+                "written twice",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"read_text_file","name":"write_file"}}"#,
+                serde_json::json!("two"),
+                "written twice",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","method":"tools/call","params":{"name":"write_file"}}"#,
+                serde_json::json!(3),
+                "written twice",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a"},"params":{"name":"write_file"}}"#,
+                serde_json::json!(4),
+                "written twice",
+            ),
+            (&deep, serde_json::json!(5), "levels deep"),
+            (
+                r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#,
+                serde_json::Value::Null,
+                "written twice",
+            ),
+            // An answer (no method): its id is the bridge's, not the app's.
+            (
+                r#"{"jsonrpc":"2.0","id":1,"result":{},"result":{"roots":[]}}"#,
+                serde_json::Value::Null,
+                "written twice",
+            ),
+            // A notification is passed on whole unless it reads one way.
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progress":2}}"#,
+                serde_json::Value::Null,
+                "written twice",
+            ),
+        ];
+        for (line, id, words) in cases {
+            let mut router = router();
+            let (app, server) = routed(&mut router, line);
+            assert!(server.is_empty(), "passed on: {line}");
+            assert_eq!(app.len(), 1, "{line}: {app:?}");
+            assert_eq!(app[0]["id"], id, "{line}");
+            assert_eq!(app[0]["error"]["code"], -32600, "{line}");
+            let said = app[0]["error"]["message"].as_str().unwrap();
+            assert!(said.contains(words), "{line}: {said}");
+        }
+        // The same call written once goes on.
+        let mut router = router();
+        let (app, server) = routed(
+            &mut router,
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/a"}}}"#,
+        );
+        assert!(app.is_empty(), "{app:?}");
+        assert_eq!(server.len(), 1);
+    }
+
+    #[test]
+    fn a_servers_response_with_its_id_twice_is_dropped_not_read_either_way() {
+        use crate::route::Out;
+        let now = tokio::time::Instant::now();
+        let mut router = router();
+        for id in [1, 2] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            router.from_app(line.as_bytes(), now);
+        }
+        for line in [
+            r#"{"jsonrpc":"2.0","id":2,"id":3,"result":{"tools":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"id":3,"result":{"tools":[]}}"#,
+        ] {
+            let out = router.from_server(line.as_bytes(), now);
+            assert!(
+                out.iter().all(|o| matches!(o, Out::Note(_))),
+                "{line}: {out:?}"
+            );
+        }
+        assert_eq!(
+            router.in_flight(),
+            2,
+            "neither request was taken as answered"
+        );
+    }
+
     #[test]
     fn the_words_name_the_key_and_the_place() {
         let words = check(r#"{"params":{"name":"a","name":"b"}}"#)

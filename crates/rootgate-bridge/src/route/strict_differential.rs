@@ -237,6 +237,31 @@ fn the_lines_of_the_issue_are_judged_as_the_oracles_say() {
     }
 }
 
+/// The generated lines reach every outcome often, so the property above
+/// is judged on passed lines as much as on refused ones.
+#[test]
+fn the_generated_lines_are_passed_on_and_refused_both_for_a_key_twice_and_for_depth() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (mut passed, mut twice, mut deep) = (0, 0, 0);
+    let samples = 1_000;
+    for _ in 0..samples {
+        let line = line().new_tree(&mut runner).expect("a line").current();
+        let routed = Fresh.route(&line);
+        let said = routed.to_app.join("\n");
+        passed += usize::from(!routed.to_server.is_empty());
+        twice += usize::from(said.contains("is written twice"));
+        deep += usize::from(said.contains("levels deep"));
+    }
+    for (what, n) in [
+        ("passed on", passed),
+        ("a key twice", twice),
+        ("too deep", deep),
+    ] {
+        assert!(n >= samples / 20, "only {n} of {samples} lines {what}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 4_000, ..ProptestConfig::default() })]
 
