@@ -194,7 +194,21 @@ fn mounts(policy: &Policy, launcher: &Path, home: Option<&Path>) -> Vec<Mount> {
     // Stable: at one depth, the order above (a tmpfs before a bind at the
     // same place).
     out.sort_by_key(|m| m.at().components().count());
-    out
+    // A place already shown by a bind of a folder around it is there as
+    // it is; binding it again would need a mount point inside a read-only
+    // bind (and a link, such as a venv's `python`, would be followed).
+    let mut kept: Vec<Mount> = Vec::new();
+    for m in out {
+        let covered = kept.iter().any(|k| match (k, &m) {
+            (Mount::ReadWrite(outer), Mount::ReadOnly(p) | Mount::ReadWrite(p))
+            | (Mount::ReadOnly(outer), Mount::ReadOnly(p)) => p.starts_with(outer),
+            _ => false,
+        });
+        if !covered {
+            kept.push(m);
+        }
+    }
+    kept
 }
 
 #[cfg(test)]
@@ -229,6 +243,21 @@ mod tests {
         assert!(m.contains(&Mount::ReadWrite("/home/p/docs".into())));
         assert!(!at.contains(&Path::new("/proc")));
         assert!(!at.contains(&Path::new("/dev/null")));
+    }
+
+    #[test]
+    fn a_place_inside_a_bound_folder_is_not_bound_again() {
+        let p = Policy {
+            read_only: vec!["/venv".into(), "/venv/bin/python".into()],
+            read_write: vec!["/venv/data".into()],
+            ..policy()
+        };
+        let m = mounts(&p, Path::new("/venv/bin/launcher"), None);
+        assert!(m.contains(&Mount::ReadOnly("/venv".into())));
+        assert!(!m.contains(&Mount::ReadOnly("/venv/bin/python".into())));
+        assert!(!m.contains(&Mount::ReadOnly("/venv/bin/launcher".into())));
+        // Writable inside read-only stays a bind of its own.
+        assert!(m.contains(&Mount::ReadWrite("/venv/data".into())));
     }
 
     #[test]
