@@ -18,7 +18,7 @@ use rootgate_core::questions::Answer;
 use rootgate_test_support::desktop::actions_on_screen;
 
 use super::asked::{asking_setup, claude_code_in, first_allowed, question_on_screen};
-use super::tool_asks::{asking_app, notification, waiting, write};
+use super::tool_asks::{asking_app, notification, write};
 
 /// The key dunst was given for the button `label`, off its menu.
 fn key_of(menu: &[String], label: &str) -> (u32, String) {
@@ -36,10 +36,6 @@ async fn a_share_forged_by_another_program_shares_nothing_and_the_persons_answer
     let menu = question_on_screen(&desktop).await;
     let (id, share) = key_of(&menu, "Share");
     let (_, not_now) = key_of(&menu, "Not now");
-    // Made for this notification: not the bare word another program
-    // would guess.
-    assert!(share.len() > "share-".len() + 30, "{share}");
-    assert_ne!(share, "share");
     assert!(id <= 30, "the question's id is among those tried");
 
     for n in 1..=30 {
@@ -66,6 +62,10 @@ async fn a_share_forged_by_another_program_shares_nothing_and_the_persons_answer
             .any(|f| f.root.real_path == s.project),
         "the folder was shared"
     );
+    // The key was made for this notification: not the bare word another
+    // program would guess.
+    assert_ne!(share, "share");
+    assert!(share.len() > "share-".len() + 30, "{share}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -141,9 +141,11 @@ async fn a_notification_server_that_replaced_dunst_cannot_answer_what_dunst_show
     );
     assert!(!second.exists());
 
-    // The first call still waits, unanswered, in the window. (An Always
-    // is written into the settings before the call is let go, so the rule
-    // is the first sign of a forged answer.)
+    // The first call still waits, unanswered, in the window: the answer
+    // to the second came through the same queue after every signal the
+    // impostor sent, so nothing of theirs is still on its way.
+    let still = s.sup.tool_questions();
+    assert_eq!(still.len(), 1, "the impostor answered the first call");
     let files = s.rg.store.snapshot().servers[0].clone();
     assert!(
         !files.tool_rules.apps.contains_key("claude-code"),
@@ -151,7 +153,7 @@ async fn a_notification_server_that_replaced_dunst_cannot_answer_what_dunst_show
         files.tool_rules.apps
     );
     assert!(!target.exists(), "the impostor's answer ran the call");
-    let [question] = <[_; 1]>::try_from(waiting(&s.sup, 1).await).expect("one");
+    let question = &still[0];
     s.sup
         .answer_tool_question(
             &question.connection,

@@ -43,7 +43,7 @@ pub(super) fn write(path: &std::path::Path, content: &str) -> Value {
 }
 
 /// The questions waiting, once there are `n`.
-pub(super) async fn waiting(sup: &Supervisor, n: usize) -> Vec<ToolQuestion> {
+async fn waiting(sup: &Supervisor, n: usize) -> Vec<ToolQuestion> {
     eventually(&format!("{n} tool calls to wait"), || async {
         let q = sup.tool_questions();
         if q.len() == n {
