@@ -381,10 +381,12 @@ impl Router {
             &checked
         {
             let words = refusal.words();
-            return vec![
+            let mut out = vec![
                 Out::App(error_line(strict::answerable_id(text), -32600, &words)),
                 Out::Note(format!("the app's message was refused: {words}")),
             ];
+            out.extend(strict::answered_id(text).and_then(|id| self.answer_refused(id, &words)));
+            return out;
         }
         // Parsed from the checked text: serde then does not check the
         // strings and the raw payload for UTF-8 a second time (a megabyte

@@ -263,6 +263,25 @@ impl Router {
         )))
     }
 
+    /// The app answered the bridge's request `id` (JSON text) with a line
+    /// that was refused: a server's request passed on to the app is told
+    /// it gets no answer (-32603, in words), rather than wait for one.
+    pub(super) fn answer_refused(&mut self, id: &str, words: &str) -> Option<Out> {
+        let ours = id.parse::<u64>().ok()?;
+        if !matches!(self.to_app.get(&ours), Some(ToApp::Server { .. })) {
+            return None;
+        }
+        let Some(ToApp::Server { server_id }) = self.to_app.remove(&ours) else {
+            return None;
+        };
+        self.server_ids.remove(&server_id);
+        Some(Out::Server(error_line(
+            &server_id,
+            -32603,
+            &format!("the app's answer was not passed on: {words}"),
+        )))
+    }
+
     pub(super) fn app_response(
         &mut self,
         id: Raw<'_>,

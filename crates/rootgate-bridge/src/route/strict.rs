@@ -282,13 +282,11 @@ fn place(open: &[Open], keys: &[Key<'_>]) -> String {
     at
 }
 
-/// The id to answer a refused line with, as JSON text: the request's own
-/// when the line is a request whose id can be read one way (its object
-/// names `method` and names `id` exactly once, and the id is a string or a
-/// number), else `null`. A line without a `method` may be an answer to one
-/// of the bridge's requests, whose id is no request of the app's: telling
-/// the app about that id would answer the wrong request.
-pub(super) fn answerable_id(text: &str) -> &str {
+/// The id a refused line names, as JSON text, when it can be read one way:
+/// its object names `id` exactly once, as a string or a number. The first
+/// of the pair says whether the line names a `method` (a request), the
+/// second is the id.
+fn one_id(text: &str) -> (bool, Option<&str>) {
     let mut id = None;
     let (mut ids, mut methods) = (0, 0);
     let read = each_field(text, |quoted, value| {
@@ -301,16 +299,34 @@ pub(super) fn answerable_id(text: &str) -> &str {
         }
         Some(())
     });
-    match id {
-        Some(id)
-            if read.is_some()
-                && ids == 1
-                && methods > 0
-                && id.starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) =>
-        {
-            id
-        }
+    let id = id.filter(|id| {
+        read.is_some()
+            && ids == 1
+            && id.starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+    });
+    (methods > 0, id)
+}
+
+/// The id to answer a refused line with, as JSON text: the request's own
+/// when the line is a request whose id can be read one way (its object
+/// names `method` and names `id` exactly once, and the id is a string or a
+/// number), else `null`. A line without a `method` may be an answer to one
+/// of the bridge's requests, whose id is no request of the app's: telling
+/// the app about that id would answer the wrong request.
+pub(super) fn answerable_id(text: &str) -> &str {
+    match one_id(text) {
+        (true, Some(id)) => id,
         _ => "null",
+    }
+}
+
+/// The id a refused line answers, when it is an answer (no `method`) whose
+/// id reads one way: the bridge's request it answered is then told it
+/// will get no answer, rather than wait.
+pub(super) fn answered_id(text: &str) -> Option<&str> {
+    match one_id(text) {
+        (false, id) => id,
+        (true, _) => None,
     }
 }
 
@@ -468,11 +484,16 @@ mod tests {
 
     /// A router as an app meets it, with `write_file` hidden.
     fn router() -> crate::route::Router {
+        router_for(serde_json::json!({}))
+    }
+
+    /// The same for an app that declared `capabilities`.
+    fn router_for(capabilities: serde_json::Value) -> crate::route::Router {
         use serde_json::{Value, json};
         let mut router = crate::route::Router::new();
         let now = tokio::time::Instant::now();
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
             "clientInfo": {"name": "app", "version": "1"}}});
         router.from_app(init.to_string().as_bytes(), now);
         let sent: Value = serde_json::from_slice(&router.initialize_for_server().unwrap()).unwrap();
@@ -571,6 +592,56 @@ mod tests {
         );
         assert!(app.is_empty(), "{app:?}");
         assert_eq!(server.len(), 1);
+    }
+
+    #[test]
+    fn an_apps_answer_read_two_ways_leaves_the_server_told_not_waiting() {
+        use crate::route::Out;
+        let now = tokio::time::Instant::now();
+        let mut router = router_for(serde_json::json!({"sampling": {}}));
+        let outs = router.from_server(
+            br#"{"jsonrpc":"2.0","id":"s7","method":"sampling/createMessage","params":{"maxTokens":5}}"#,
+            now,
+        );
+        let Some(Out::App(asked)) = outs.first() else {
+            panic!("{outs:?}")
+        };
+        let asked: serde_json::Value = serde_json::from_slice(asked).unwrap();
+        let answer = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"result":{{"role":"assistant"}},"result":{{"role":"user"}}}}"#,
+            asked["id"]
+        );
+        let outs = router.from_app(answer.as_bytes(), now);
+        let server: Vec<serde_json::Value> = outs
+            .iter()
+            .filter_map(|o| match o {
+                Out::Server(l) => serde_json::from_slice(l).ok(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(server.len(), 1, "{outs:?}");
+        assert_eq!(server[0]["id"], "s7");
+        assert_eq!(server[0]["error"]["code"], -32603);
+        assert!(
+            server[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("written twice")
+        );
+        // And the app, whose answer it was, is told under no id of its own.
+        let (app, _) = routed(
+            &mut router,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":{{}},"result":{{}}}}"#,
+                asked["id"]
+            ),
+        );
+        assert_eq!(app[0]["id"], serde_json::Value::Null);
+        // Answered once, it is not answered again.
+        assert!(
+            routed(&mut router, &answer).1.is_empty(),
+            "the server was told twice"
+        );
     }
 
     #[test]
