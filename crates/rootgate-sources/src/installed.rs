@@ -218,6 +218,7 @@ pub fn install(
                 enabled: old.enabled,
                 withdrawal: old.withdrawal,
                 enforce_roots: old.enforce_roots,
+                allow_network: old.allow_network,
                 workspace_only: old.workspace_only,
                 era: old.era,
                 ..draft

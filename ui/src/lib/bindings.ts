@@ -141,6 +141,10 @@ export type ServerDraft = { name: string, command: string, args: Array<string>, 
  */
 enforceRoots: boolean, 
 /**
+ * Held (enforced) servers reach the network only when this is on.
+ */
+allowNetwork?: boolean, 
+/**
  * Workspace: each connection through `rootgate connect` is given only
  * the shared folders its AI app works in (see `workspace_only` on
  * [`ServerSpec`]).
@@ -222,6 +226,13 @@ secrets: { [key in string]: SecretPlace }, cwd: string | null, enabled: boolean,
  * Run the server under a Landlock ruleset that holds it to its roots.
  */
 enforceRoots: boolean, 
+/**
+ * A held server (with `enforce_roots`) reaches the network only when
+ * the person allowed it; off unless said, also for settings files
+ * written before it existed. Servers that are not held always reach
+ * it.
+ */
+allowNetwork?: boolean, 
 /**
  * Workspace: "only the project the app is working in". Each AI app's
  * connection through `rootgate connect` is given only the folders
@@ -591,6 +602,13 @@ secrets: { [key in string]: SecretPlace }, cwd: string | null, enabled: boolean,
  */
 enforceRoots: boolean, 
 /**
+ * A held server (with `enforce_roots`) reaches the network only when
+ * the person allowed it; off unless said, also for settings files
+ * written before it existed. Servers that are not held always reach
+ * it.
+ */
+allowNetwork?: boolean, 
+/**
  * Workspace: "only the project the app is working in". Each AI app's
  * connection through `rootgate connect` is given only the folders
  * shared with this server that its app works in (its roots, or the
@@ -927,7 +945,7 @@ registry: string, servers: Array<RegistryListing>,
  */
 fromCache: number | null, };
 
-export type Support = { "state": "available" } | { "state": "unavailable", reason: string, };
+export type Support = { "state": "available" } | { "state": "partial", reason: string, notStopped: string, } | { "state": "unavailable", reason: string, };
 
 export type AppInfo = { version: string, settingsPath: string, 
 /**

@@ -123,6 +123,7 @@ export function withSecretValue(server: ServerSpec, name: string, value: string)
     enabled: server.enabled,
     withdrawal: server.withdrawal,
     enforceRoots: server.enforceRoots,
+    ...(server.allowNetwork ? { allowNetwork: true } : {}),
     ...(server.workspaceOnly ? { workspaceOnly: true } : {}),
     era: server.era,
     secretEnv: Object.keys(server.secrets),
@@ -147,6 +148,27 @@ export function pasteInto(rows: readonly EnvRow[], index: number, pasted: readon
 }
 
 /** What the form holds, as typed. */
+/**
+ * A saved server as a draft with its network setting changed; its secrets
+ * are named with empty values, which keep the values Rootgate has.
+ */
+export function withNetwork(server: ServerSpec, allowNetwork: boolean): ServerDraft {
+  return {
+    name: server.name,
+    command: server.command,
+    args: server.args,
+    env: server.env,
+    cwd: server.cwd,
+    enabled: server.enabled,
+    withdrawal: server.withdrawal,
+    enforceRoots: server.enforceRoots,
+    ...(allowNetwork ? { allowNetwork: true } : {}),
+    ...(server.workspaceOnly ? { workspaceOnly: true } : {}),
+    era: server.era,
+    secretEnv: Object.keys(server.secrets),
+  };
+}
+
 export interface ServerForm {
   name: string;
   command: string;
@@ -156,6 +178,8 @@ export interface ServerForm {
   enabled: boolean;
   withdrawal: Withdrawal;
   enforceRoots: boolean;
+  /** A held server reaches the network only when this is on. */
+  allowNetwork?: boolean;
   /** Workspace: each AI app's connection sees only the project it works in. */
   workspaceOnly?: boolean;
   era: EraChoice;
@@ -231,6 +255,7 @@ export function formToDraft(form: ServerForm): Parsed<ServerDraft> {
       enabled: form.enabled,
       withdrawal: form.withdrawal,
       enforceRoots: form.enforceRoots,
+      ...(form.enforceRoots && form.allowNetwork ? { allowNetwork: true } : {}),
       ...(form.workspaceOnly ? { workspaceOnly: true } : {}),
       era: form.era,
       secretEnv,
@@ -252,6 +277,7 @@ export function draftToForm(draft: ServerDraft | ServerSpec, missing: readonly s
     enabled: draft.enabled,
     withdrawal: draft.withdrawal,
     enforceRoots: draft.enforceRoots,
+    ...(draft.allowNetwork ? { allowNetwork: true } : {}),
     ...(draft.workspaceOnly ? { workspaceOnly: true } : {}),
     era: draft.era,
   };

@@ -88,4 +88,29 @@ describe("the approval dialog", () => {
       "Pinned to 2026.8.31: approving covers that version only.",
     );
   });
+
+  it("asks a held server's network, off unless said, and saves it before approving", async () => {
+    const { app, api } = await startApp((b) => {
+      b.api.updateServer.mockImplementation(async () => server("s", { enforceRoots: true, allowNetwork: true, approved: false }));
+      b.api.approveCommand.mockResolvedValue(server("s", { enforceRoots: true, allowNetwork: true, approved: true }));
+    });
+    app.servers.approval = server("s", { approvedCommand: null, approved: false, enforceRoots: true });
+    flushSync();
+    expect(q("approval-dialog")?.textContent).toContain("It runs held in a sandbox");
+    const check = q("approval-network-check") as HTMLInputElement;
+    expect(check.checked).toBe(false);
+    check.click();
+    flushSync();
+    q("approval-approve")!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(api.updateServer).toHaveBeenCalledWith("s", expect.objectContaining({ allowNetwork: true, enforceRoots: true }));
+  });
+
+  it("asks nothing of the network for a server that is not held", async () => {
+    const { app } = await startApp();
+    app.servers.approval = server("s", { approvedCommand: null, approved: false });
+    flushSync();
+    expect(q("approval-network")).toBeNull();
+    expect(q("approval-dialog")?.textContent).toContain("It runs with your user's permissions");
+  });
 });
