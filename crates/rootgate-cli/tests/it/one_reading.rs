@@ -71,8 +71,17 @@ fn path_text(path: &Path) -> String {
     path.display().to_string()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn messages_two_readers_could_read_apart_are_refused_in_words_and_never_reach_the_server() {
+/// The filesystem server "files" with a folder shared and `write_file`
+/// hidden, and a raw app connected to it through `rootgate connect`.
+struct Connected {
+    // Kept for the test's length: it owns the settings and the folders.
+    _rg: Rootgate,
+    app: RawApp,
+    child: tokio::process::Child,
+    shared: std::path::PathBuf,
+}
+
+async fn connected() -> Connected {
     let rg = Rootgate::new();
     let js = fs_server_js().display().to_string();
     let files = rg.server("files", "node", &[&js]);
@@ -81,7 +90,6 @@ async fn messages_two_readers_could_read_apart_are_refused_in_words_and_never_re
     rg.store
         .set_tool_setting(&files.id, None, "write_file", Some(ToolSetting::Hidden))
         .expect("hide write_file");
-
     let command = rg.connect_command("files");
     let mut child = Command::new(&command[0])
         .args(&command[1..])
@@ -100,73 +108,122 @@ async fn messages_two_readers_could_read_apart_are_refused_in_words_and_never_re
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "raw agent", "version": "0"}}});
     app.send(&init.to_string()).await;
-    assert!(
-        app.answer(json!(1), "initialize")
-            .await
-            .get("result")
-            .is_some()
-    );
+    let answer = app.answer(json!(1), "initialize").await;
+    assert!(answer.get("result").is_some(), "{answer}");
     app.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
         .await;
+    Connected {
+        _rg: rg,
+        app,
+        child,
+        shared,
+    }
+}
 
-    // The hidden tool's name after an allowed one: the server would read
-    // the last (JSON.parse keeps it) and write the file.
-    let written = shared.join("written.txt");
-    let arguments = json!({"path": path_text(&written), "content": "x"}).to_string();
+impl Connected {
+    /// The connection goes on: a plain call runs, and shows the folder.
+    async fn still_answers(mut self) {
+        self.app
+            .send(
+                &json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+                        "params": {"name": "list_allowed_directories", "arguments": {}}})
+                .to_string(),
+            )
+            .await;
+        let listed = self.app.answer(json!(99), "a plain call after").await;
+        assert!(
+            tool_text(&listed["result"]).contains(&path_text(&self.shared)),
+            "{listed}"
+        );
+        drop(self.app);
+        let _ = tokio::time::timeout(WAIT, self.child.wait()).await;
+    }
+}
+
+/// `write_file`'s arguments, for a file in the shared folder.
+fn write_arguments(file: &Path) -> String {
+    json!({"path": path_text(file), "content": "x"}).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hidden_tools_name_written_after_an_allowed_one_is_refused_and_never_runs() {
+    let mut c = connected().await;
+    // The server would read the last name (JSON.parse keeps it) and write
+    // the file; Rootgate's rules would have looked at the first.
+    let written = c.shared.join("written.txt");
+    let arguments = write_arguments(&written);
     let twice = format!(
         r#"{{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{{"name":"read_text_file","name":"write_file","arguments":{arguments}}}}}"#
     );
-    app.send(&twice).await;
-    let answer = app.answer(json!(10), "a tool's name twice").await;
+    c.app.send(&twice).await;
+    let answer = c.app.answer(json!(10), "a tool's name twice").await;
     refused_in_words(
         &answer,
         &json!(10),
         r#"the key "name" is written twice in “params”"#,
         "a tool's name twice",
     );
-
     // The same with the second name spelled with an escape.
     let escaped = format!(
         r#"{{"jsonrpc":"2.0","id":"eleven","method":"tools/call","params":{{"name":"read_text_file","na\u006de":"write_file","arguments":{arguments}}}}}"#
     );
-    app.send(&escaped).await;
-    let answer = app.answer(json!("eleven"), "a name spelled twice").await;
+    c.app.send(&escaped).await;
+    let answer = c.app.answer(json!("eleven"), "a name spelled twice").await;
     refused_in_words(
         &answer,
         &json!("eleven"),
         "written twice",
         "a name spelled twice",
     );
+    assert!(!written.exists(), "the hidden write_file ran on the server");
+    c.still_answers().await;
+}
 
-    // `method` twice: before, a parse error under id null, and the app
-    // waited forever for its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn method_written_twice_is_answered_under_its_id_and_nothing_runs() {
+    let mut c = connected().await;
+    // Before, a parse error under id null: the app waited forever.
+    let made = c.shared.join("made");
     let methods = format!(
-        r#"{{"jsonrpc":"2.0","id":12,"method":"tools/list","method":"tools/call","params":{{"name":"write_file","arguments":{arguments}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":12,"method":"tools/list","method":"tools/call","params":{{"name":"create_directory","arguments":{{"path":{}}}}}}}"#,
+        json!(path_text(&made))
     );
-    app.send(&methods).await;
-    let answer = app.answer(json!(12), "method twice").await;
+    c.app.send(&methods).await;
+    let answer = c.app.answer(json!(12), "method twice").await;
     refused_in_words(
         &answer,
         &json!(12),
         r#"the key "method" is written twice in the message"#,
         "method twice",
     );
+    assert!(!made.exists(), "the call ran on the server");
+    c.still_answers().await;
+}
 
-    // `params` twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn params_written_twice_is_answered_under_its_id_and_nothing_runs() {
+    let mut c = connected().await;
+    let made = c.shared.join("made");
     let params = format!(
-        r#"{{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{{"name":"read_text_file","arguments":{{"path":"/nowhere"}}}},"params":{{"name":"write_file","arguments":{arguments}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{{"name":"list_allowed_directories","arguments":{{}}}},"params":{{"name":"create_directory","arguments":{{"path":{}}}}}}}"#,
+        json!(path_text(&made))
     );
-    app.send(&params).await;
-    let answer = app.answer(json!(13), "params twice").await;
+    c.app.send(&params).await;
+    let answer = c.app.answer(json!(13), "params twice").await;
     refused_in_words(
         &answer,
         &json!(13),
         r#"the key "params" is written twice"#,
         "params twice",
     );
+    assert!(!made.exists(), "the call ran on the server");
+    c.still_answers().await;
+}
 
-    // An allowed tool's arguments nested 10,000 deep.
-    let made = shared.join("made");
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_nested_10_000_deep_are_answered_under_their_id_and_nothing_runs() {
+    let mut c = connected().await;
+    let made = c.shared.join("made");
     let depth = 10_000;
     let deep = format!(
         r#"{{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{{"name":"create_directory","arguments":{{"path":{},"x":{}{}}}}}}}"#,
@@ -174,26 +231,9 @@ async fn messages_two_readers_could_read_apart_are_refused_in_words_and_never_re
         "[".repeat(depth),
         "]".repeat(depth)
     );
-    app.send(&deep).await;
-    let answer = app.answer(json!(14), "nesting 10,000 deep").await;
+    c.app.send(&deep).await;
+    let answer = c.app.answer(json!(14), "nesting 10,000 deep").await;
     refused_in_words(&answer, &json!(14), "levels deep", "nesting 10,000 deep");
-
-    // The connection goes on: a plain call runs, and then the server's
-    // own files show that none of the above ran.
-    app.send(
-        &json!({"jsonrpc": "2.0", "id": 15, "method": "tools/call",
-                "params": {"name": "list_allowed_directories", "arguments": {}}})
-        .to_string(),
-    )
-    .await;
-    let listed = app.answer(json!(15), "a plain call after").await;
-    assert!(
-        tool_text(&listed["result"]).contains(&path_text(&shared)),
-        "{listed}"
-    );
-    assert!(!written.exists(), "the hidden write_file ran on the server");
     assert!(!made.exists(), "the deep call ran on the server");
-
-    drop(app);
-    let _ = tokio::time::timeout(WAIT, child.wait()).await;
+    c.still_answers().await;
 }
