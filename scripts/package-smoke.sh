@@ -16,6 +16,9 @@
 #   - under a virtual X display (when xvfb-run is installed), plain
 #     `rootgate` opens the installed desktop app found beside it, which
 #     shows its window and starts the example server through the launcher;
+#   - held servers: the package depends on bubblewrap, and `rootgate connect`
+#     starts the example server with enforced roots, held in its sandbox by
+#     /usr/bin/rootgate-launcher, told exactly the shared folder;
 #   - apt-get remove: every file is gone, the settings folder is untouched.
 #
 #   scripts/package-smoke.sh PATH/TO/Rootgate_VERSION_ARCH.deb
@@ -151,11 +154,24 @@ rg apps > "$work/apps" 2>&1 || { cat "$work/apps" >&2; die "rootgate apps failed
 ok "rootgate apps: $(head -1 "$work/apps")"
 
 # Settings as the window writes them: the example server, approved, shares
-# one folder; a second folder is kept but shared with nobody.
+# one folder; a second folder is kept but shared with nobody. A held copy of
+# the example (enforced roots) shares it too, started through a probe that
+# says, in the shared folder, whether it sees Rootgate's settings file.
 mkdir -p "$work/shared folder" "$work/not shared"
+report=$(realpath "$work/shared folder")/held-report
+cat > "$work/probe.sh" <<PROBE
+#!/bin/sh
+if [ -e "\$HOME/.config/rootgate/settings.json" ]; then
+  echo "not held: the settings file is visible" > "$report"
+else
+  echo "held: neither the settings file nor the home folder is there" > "$report"
+fi
+exec "\$1" --example-server
+PROBE
 python3 - "$home/.config/rootgate/settings.json" "$work" <<'PY'
 import json, os, sys
 path, work = sys.argv[1], sys.argv[2]
+probe = os.path.join(work, "probe.sh")
 os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
 def root(i, folder):
     real = os.path.realpath(os.path.join(work, folder))
@@ -170,8 +186,15 @@ settings = {
     "servers": [{"id": "srv-00000000000000e1", "name": "example",
                  "command": "/usr/bin/rootgate", "args": ["--example-server"],
                  "env": {}, "cwd": None, "enabled": True, "withdrawal": "notify",
-                 "approvedCommand": "/usr/bin/rootgate --example-server"}],
+                 "approvedCommand": "/usr/bin/rootgate --example-server"},
+                {"id": "srv-00000000000000e2", "name": "held",
+                 "command": "/bin/sh", "args": [probe, "/usr/bin/rootgate"],
+                 "env": {}, "cwd": None, "enabled": False, "withdrawal": "notify",
+                 "enforceRoots": True,
+                 "approvedCommand": f"/bin/sh {probe} /usr/bin/rootgate"}],
 }
+# The held copy of the example shares the same folder.
+settings["grants"].append(dict(settings["grants"][0], server="srv-00000000000000e2"))
 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 with os.fdopen(fd, "w") as f:
     json.dump(settings, f, indent=2)
@@ -182,9 +205,9 @@ python3 - "$work/servers.json" "$shared" <<'PY' || die "rootgate servers does no
 import json, sys
 rows = json.load(open(sys.argv[1]))
 assert [(r["name"], r["approved"], r["enabled"], r["folders"]) for r in rows] == \
-    [("example", True, True, [sys.argv[2]])], rows
+    [("example", True, True, [sys.argv[2]]), ("held", True, False, [sys.argv[2]])], rows
 PY
-ok "rootgate servers --json: example, approved, sharing one folder"
+ok "rootgate servers --json: example and its held copy, approved, sharing one folder"
 
 # ----- rootgate connect --------------------------------------------------------
 # One MCP client session, as an AI app has it, checked in Python: raw
@@ -267,6 +290,15 @@ t=$(now)
 result=$(isolated timeout 90 python3 "$work/connect.py" raw "$shared" /usr/bin/rootgate connect example) ||
   die "rootgate connect example, raw JSON-RPC: ${result:-see above}"
 ok "rootgate connect example, raw JSON-RPC on pipes: $result ($(since "$t"))"
+# The held copy: the package brings bubblewrap, and the installed launcher
+# holds the server in its sandbox (its log says so), which still gets
+# exactly its folder.
+dpkg-deb -f "$deb" Depends | grep -qw bubblewrap || die "the package does not depend on bubblewrap"
+t=$(now)
+result=$(isolated timeout 90 python3 "$work/connect.py" raw "$shared" /usr/bin/rootgate connect held 2> "$work/held.log") ||
+  { cat "$work/held.log" >&2; die "rootgate connect held, raw JSON-RPC: ${result:-see above}"; }
+grep -q '^held:' "$shared/held-report" || die "the enforced server was not held: $(cat "$shared/held-report" 2>&1)"
+ok "rootgate connect held (enforced roots, bubblewrap from the package's Depends): $result; $(cat "$shared/held-report") ($(since "$t"))"
 if [ -f "$repo/tests/peers/node_modules/@modelcontextprotocol/sdk/package.json" ] && command -v node >/dev/null; then
   t=$(now)
   result=$(isolated timeout 90 python3 "$work/connect.py" sdk "$shared" \

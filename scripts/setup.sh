@@ -27,7 +27,7 @@ as_root() {
 # what the tests drive (a virtual X display, WebKit's WebDriver, xdotool for
 # the real GTK folder dialog, ImageMagick for screenshots).
 APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
-  libayatana-appindicator3-dev librsvg2-dev libxdo-dev)
+  libayatana-appindicator3-dev librsvg2-dev libxdo-dev bubblewrap)
 # util-linux (unshare, setpriv) and mount: the folder-availability tests
 # unmount folders in a private mount namespace and drop root's DAC rights.
 # A real keyring for the secrets' tests (scripts/with-keyring.sh): a session
@@ -38,7 +38,7 @@ APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
 # window manager) and check the Start at login entry with
 # desktop-file-validate (desktop-file-utils).
 TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum util-linux mount
-  dbus-daemon dbus-bin gnome-keyring libsecret-tools dunst python3-xlib desktop-file-utils)
+  dbus-daemon dbus-bin gnome-keyring libsecret-tools dunst python3-xlib desktop-file-utils openssh-client)
 pkgs=("${APP_PKGS[@]}")
 [ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
 # desktop-file-validate checks the package's desktop entry; its dpkg trigger
