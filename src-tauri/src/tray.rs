@@ -8,7 +8,12 @@
 //! one-click answer: the prompt shows the folder's warnings and real path,
 //! which a menu line cannot, and a Share from the tray would skip them);
 //! Pause all sharing, a check item; and Quit, which ends the window's
-//! process (bridges go on with the folders already shared). It is made
+//! process (bridges go on with the folders already shared). The menu is
+//! exported on the session bus, where any program can press an item, and
+//! nothing says who did: so no item answers a question or gives a folder.
+//! Pause withholds; pressed while paused it does not resume (that gives
+//! every server its folders back) but opens the window, whose banner's
+//! Resume sharing is the person's. It is made
 //! anew whenever a prompt opens or closes or the settings change, so it
 //! shows what the core holds, never a copy of its own.
 //!
@@ -167,9 +172,17 @@ fn on_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
         OPEN => crate::raise(app),
         PAUSE => {
             // The core's state decides, not the check mark GTK flipped.
-            let paused = !supervisor.sharing_paused();
-            if let Err(e) = supervisor.set_sharing_paused(paused) {
-                events::notice(app, format!("Sharing could not be paused or resumed: {e}"));
+            if supervisor.sharing_paused() {
+                // Resuming is a grant: the window's, never the bus's. The
+                // check mark GTK took off goes back on.
+                refresh(app, &supervisor);
+                events::notice(
+                    app,
+                    "Sharing stays paused until you press Resume sharing here.",
+                );
+                crate::raise(app);
+            } else if let Err(e) = supervisor.set_sharing_paused(true) {
+                events::notice(app, format!("Sharing could not be paused: {e}"));
                 refresh(app, &supervisor);
             }
         }

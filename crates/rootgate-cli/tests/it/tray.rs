@@ -7,7 +7,8 @@
 //! sharing and Quit, each with an access key. Pause, pressed as a panel
 //! presses it, makes the real npm filesystem server reached by an AI app
 //! (the TypeScript SDK client through `rootgate connect`) report no folders
-//! in its own `list_allowed_directories`, and resuming brings them back.
+//! in its own `list_allowed_directories`; pressed again it shows the
+//! window, where resuming is, and does not resume itself (#39).
 //! With no notification server, an AI app's folder waits as a question in
 //! the tray's menu. Closing the window keeps the process and its bridges;
 //! Open shows it again; Quit ends it, and the bridge goes on with the
@@ -148,7 +149,7 @@ async fn pause_is(item: &TrayItem, on: bool) -> Vec<Entry> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_tray_item_registers_and_pause_tells_every_bridge_no_folders_until_resumed() {
+async fn the_tray_item_registers_and_pause_tells_every_bridge_no_folders_and_only_the_window_resumes() {
     let desktop = TestDesktop::start().await;
     let watcher = TrayWatcher::serve(&desktop.address).await;
     let rg = Rootgate::new();
@@ -191,10 +192,28 @@ async fn the_tray_item_registers_and_pause_tells_every_bridge_no_folders_until_r
     settings_paused(&rg, true).await;
     allowed_becomes(&mut app, &[]).await;
 
+    // Pressed again it does not resume: any program on the session bus can
+    // press a tray item, and resuming gives every server its folders back,
+    // so that is the window's (its banner). The press shows the window.
+    eventually("the window to show", || async {
+        match shown_windows(desktop.display(), "Rootgate") {
+            0 => Err("not shown".to_owned()),
+            _ => Ok(()),
+        }
+    })
+    .await;
+    close_until_hidden(desktop.display()).await;
     item.click("Pause all sharing").await;
-    pause_is(&item, false).await;
-    settings_paused(&rg, false).await;
-    allowed_becomes(&mut app, std::slice::from_ref(&shared)).await;
+    eventually("the window to show again", || async {
+        match shown_windows(desktop.display(), "Rootgate") {
+            0 => Err("hidden".to_owned()),
+            _ => Ok(()),
+        }
+    })
+    .await;
+    assert!(paused_in_settings(&rg), "a press in the tray resumed sharing");
+    pause_is(&item, true).await;
+    allowed_becomes(&mut app, &[]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
