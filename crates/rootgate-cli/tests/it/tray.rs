@@ -149,7 +149,7 @@ async fn pause_is(item: &TrayItem, on: bool) -> Vec<Entry> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_tray_item_registers_and_pause_tells_every_bridge_no_folders_and_only_the_window_resumes() {
+async fn the_tray_item_registers_and_pauses_every_bridge_but_only_the_window_resumes() {
     let desktop = TestDesktop::start().await;
     let watcher = TrayWatcher::serve(&desktop.address).await;
     let rg = Rootgate::new();
@@ -211,7 +211,10 @@ async fn the_tray_item_registers_and_pause_tells_every_bridge_no_folders_and_onl
         }
     })
     .await;
-    assert!(paused_in_settings(&rg), "a press in the tray resumed sharing");
+    assert!(
+        paused_in_settings(&rg),
+        "a press in the tray resumed sharing"
+    );
     pause_is(&item, true).await;
     allowed_becomes(&mut app, &[]).await;
 }
