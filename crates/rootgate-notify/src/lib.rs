@@ -157,6 +157,7 @@ impl Desktop {
         let judge = Arc::clone(&shown);
         let mut both = futures_util::stream::select(signals, owners);
         tokio::spawn(async move {
+            let mut refused_count: u64 = 0;
             while let Some(message) = both.next().await {
                 let Ok(message) = message else { continue };
                 let Some(signal) = signal_of(&message) else {
@@ -170,7 +171,17 @@ impl Desktop {
                     }
                     Ok(None) => {}
                     Err(refused) => {
-                        tracing::warn!(%refused, "a notification signal was not taken");
+                        // A program that floods the bus with forgeries must
+                        // not flood the log too: the first hundred are
+                        // said, then every thousandth, with the count.
+                        refused_count += 1;
+                        if refused_count <= 100 || refused_count % 1000 == 0 {
+                            tracing::warn!(
+                                %refused,
+                                refused = refused_count,
+                                "a notification signal was not taken"
+                            );
+                        }
                     }
                 }
             }
