@@ -435,6 +435,13 @@ impl ServerSpec {
     /// [`ServerSpec::command_line`] as it would read if the variables for
     /// which `secret` is true were its secrets.
     pub fn command_line_with_secrets(&self, secret: impl Fn(&str) -> bool) -> String {
+        // A secret still written in an argument (a file from before they
+        // were lifted) is never shown.
+        self.line_with(secret, &mask_args(&self.args))
+    }
+
+    /// The command line with `args` in place of the spec's own.
+    fn line_with(&self, secret: impl Fn(&str) -> bool, args: &[String]) -> String {
         let mut parts: Vec<String> = self
             .env
             .iter()
@@ -447,10 +454,36 @@ impl ServerSpec {
             })
             .collect();
         parts.push(shell_quote(&self.command));
-        // A secret still written in an argument (a file from before they
-        // were lifted) is never shown.
-        parts.extend(mask_args(&self.args).iter().map(|a| shell_quote(a)));
+        parts.extend(args.iter().map(|a| shell_quote(a)));
         parts.join(" ")
+    }
+
+    /// Lifts the secrets still written in its arguments (a settings file
+    /// from before they were lifted at validation: see `secret_words`) into
+    /// secret variables whose values stay in the file until the keyring
+    /// takes them, as [`ServerSpec::mark_secrets_from_before`] does for
+    /// variables. An approval of the line as it was covers the line with
+    /// the names; any other approval kept (to show what changed) has the
+    /// values written out, so that none stays in the file.
+    pub fn lift_arg_secrets_from_before(&mut self) {
+        if arg_secrets(&self.args).is_empty() {
+            return;
+        }
+        let values = arg_secret_values(&self.args);
+        let as_it_was = self.line_with(|name| self.secrets.contains_key(name), &self.args);
+        let approved = self.approved_command.as_deref() == Some(as_it_was.as_str());
+        for name in lift_arg_secrets(&mut self.args, &mut self.env) {
+            self.secrets.insert(name, SecretPlace::FileUntilKeyring);
+        }
+        self.approved_command = if approved {
+            Some(self.command_line())
+        } else {
+            self.approved_command.take().map(|line| {
+                values
+                    .iter()
+                    .fold(line, |line, value| line.replace(value.as_str(), MASKED))
+            })
+        };
     }
 
     /// The command line with environment values hidden, for places that
@@ -685,6 +718,40 @@ mod tests {
         assert_eq!(
             d.secret_names(Some(&spec)),
             BTreeSet::from(["DEBUG".into(), "NEW_KEY".into()])
+        );
+    }
+
+    #[test]
+    fn a_secret_left_in_an_argument_is_lifted_and_stays_approved() {
+        let key = "sk-proj-abcdefghijklmnop1234";
+        let mut spec = ServerDraft {
+            name: "s".into(),
+            command: "srv".into(),
+            ..Default::default()
+        }
+        .validate(ServerId::generate(), [])
+        .unwrap();
+        // As a Rootgate from before wrote it: the key in the arguments, and
+        // the approval of that line.
+        spec.args = vec!["--api-key".into(), key.into()];
+        spec.approved_command = Some(format!("srv --api-key {key}"));
+        assert_eq!(spec.command_line(), "srv --api-key '…'", "never shown");
+        spec.lift_arg_secrets_from_before();
+        assert_eq!(spec.args, ["--api-key", "${ARG_API_KEY}"]);
+        assert_eq!(spec.env["ARG_API_KEY"], key);
+        assert_eq!(spec.secrets["ARG_API_KEY"], SecretPlace::FileUntilKeyring);
+        assert!(spec.is_approved(), "{:?}", spec.approved_command);
+        assert!(!spec.approved_command.as_deref().unwrap().contains(key));
+
+        let mut other = spec.clone();
+        other.args = vec!["--token".into(), key.into()];
+        other.approved_command = Some(format!("srv --verbose --token {key}"));
+        other.lift_arg_secrets_from_before();
+        assert!(!other.is_approved());
+        assert_eq!(
+            other.approved_command.as_deref(),
+            Some("srv --verbose --token …"),
+            "an approval of another line keeps no value"
         );
     }
 }

@@ -500,6 +500,10 @@ fn upgrade(servers: &mut [ServerSpec], from: u64) {
                 .tool_rules
                 .set(None, &tool, Some(crate::tools::ToolSetting::Hidden));
         }
+        // Secrets written in arguments (`--api-key sk-…`) before they were
+        // lifted into secret variables: lifted now, whatever the version,
+        // and moved to the keyring as every value from before is.
+        server.lift_arg_secrets_from_before();
     }
     if from < 2 {
         for server in servers.iter_mut() {

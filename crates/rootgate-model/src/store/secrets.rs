@@ -528,4 +528,31 @@ mod tests {
         assert!(!std::fs::read_to_string(&path).unwrap().contains(VALUE));
         assert_eq!(store.secret_value(&id, "API_TOKEN").unwrap(), VALUE);
     }
+
+    #[test]
+    fn a_secret_left_in_an_argument_moves_to_the_keyring_and_stays_approved() {
+        let key = "sk-proj-abcdefghijklmnop1234";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let old = serde_json::json!({
+            "version": 3,
+            "servers": [{
+                "id": "srv-old", "name": "old", "command": "srv",
+                "args": ["--api-key", key],
+                "approvedCommand": format!("srv --api-key {key}"),
+            }],
+        });
+        std::fs::write(&path, serde_json::to_vec(&old).unwrap()).unwrap();
+        let keyring = Arc::new(MemoryKeyring::default());
+        let (store, _) =
+            Store::open_with_secrets(SettingsFile::at(&path), Secrets::new(keyring)).unwrap();
+        let id = ServerId::from_string("srv-old");
+        assert_eq!(store.move_secrets_from_before().unwrap(), 1);
+        let moved = store.server(&id).unwrap();
+        assert_eq!(moved.args, ["--api-key", "${ARG_API_KEY}"]);
+        assert_eq!(moved.secrets["ARG_API_KEY"], SecretPlace::Keyring);
+        assert!(moved.is_approved(), "{:?}", moved.approved_command);
+        assert!(!std::fs::read_to_string(&path).unwrap().contains(key));
+        assert_eq!(store.secret_value(&id, "ARG_API_KEY").unwrap(), key);
+    }
 }
