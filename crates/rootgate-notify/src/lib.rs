@@ -175,7 +175,7 @@ impl Desktop {
                         // not flood the log too: the first hundred are
                         // said, then every thousandth, with the count.
                         refused_count += 1;
-                        if refused_count <= 100 || refused_count % 1000 == 0 {
+                        if refused_count <= 100 || refused_count.is_multiple_of(1000) {
                             tracing::warn!(
                                 %refused,
                                 refused = refused_count,
