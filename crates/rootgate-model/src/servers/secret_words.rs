@@ -215,9 +215,14 @@ fn var_name(word: &str) -> String {
 }
 
 /// Whether a value is one to lift: not empty, not another flag, not
-/// already a variable's reference.
+/// already a variable's reference, and not a path (`--secret
+/// /etc/app/key.json` names a file the server reads, which the person
+/// should see, and which a held server is given by its path).
 fn worth_lifting(value: &str) -> bool {
-    !value.is_empty() && !value.starts_with('-') && !value.contains("${")
+    !value.is_empty()
+        && !value.starts_with('-')
+        && !value.contains("${")
+        && !["/", "./", "../", "~/"].iter().any(|p| value.starts_with(p))
 }
 
 /// The secrets written in `args`, in order, at most one per argument.
@@ -520,6 +525,11 @@ mod tests {
         assert_eq!(
             mask_args(&strings(&["--header", "X-API-Key:abc123", "-p", "8080"])),
             strings(&["--header", "X-API-Key:…", "-p", "8080"])
+        );
+        assert_eq!(
+            mask_args(&strings(&["--secret", "/etc/app/key.json", "--token=./t"])),
+            strings(&["--secret", "/etc/app/key.json", "--token=./t"]),
+            "a path is not a secret"
         );
         assert_eq!(
             mask_args(&strings(&["--token", "--verbose"])),
