@@ -10,7 +10,7 @@
 //! but only those that count: any program on the session bus can emit a
 //! signal of that name, so a signal counts only when it comes from the
 //! notification server that showed that notification, with a key made for
-//! it alone, once (see [`shown`]); any other is dropped and logged.
+//! it alone, once (see the `shown` module); any other is dropped and logged.
 //! A daemon that cannot show actions counts as no daemon at all: a
 //! question nobody can answer from the notification is not asked there.
 //!
@@ -60,7 +60,7 @@ pub enum DesktopError {
 /// A notification to show: a one-line summary, a body, and buttons, each a
 /// key (what [`Reply::Action`] says) and the label shown. The key is ours:
 /// the daemon is sent another, made for this notification alone, so no
-/// other program can name the button (see [`shown`]).
+/// other program can name the button (see the `shown` module).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notification {
     pub summary: String,
