@@ -200,7 +200,10 @@ pub fn import(args: &[String]) -> ExitCode {
         Err(Unreached::Absent) => {}
         Err(Unreached::NotOurs(why)) => return fail(refusal_words(&why)),
         Err(e @ Unreached::Failed(_)) => {
-            return fail(format!("the Rootgate window's socket {}: {e}", window.display()));
+            return fail(format!(
+                "the Rootgate window's socket {}: {e}",
+                window.display()
+            ));
         }
     }
     let store = match Store::open(settings.clone()) {

@@ -134,8 +134,11 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
     let env = server_env(spec, &launch.secrets);
     // A secret lifted out of an argument (`${ARG_API_KEY}`) is given back
     // to the process only, here.
-    let args =
-        rootgate_model::servers::fill_arg_secrets(&spec.args, |n| spec.secrets.contains_key(n), &env);
+    let args = rootgate_model::servers::fill_arg_secrets(
+        &spec.args,
+        |n| spec.secrets.contains_key(n),
+        &env,
+    );
     let launcher = launcher::program();
     let mut cmd = match launcher {
         Some(program) => {

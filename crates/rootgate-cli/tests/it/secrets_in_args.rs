@@ -92,7 +92,9 @@ async fn an_arguments_secret_is_kept_in_the_keyring_shown_masked_and_given_to_th
     for (name, value) in [("ARG_API_KEY", KEY), ("ARG_AUTHORIZATION", BEARER)] {
         assert_eq!(spec.secrets[name], SecretPlace::Keyring, "{name}");
         assert_eq!(
-            rg.store.secret_value(&spec.id, name).expect("in the keyring"),
+            rg.store
+                .secret_value(&spec.id, name)
+                .expect("in the keyring"),
             value
         );
     }
@@ -115,12 +117,19 @@ async fn an_arguments_secret_is_kept_in_the_keyring_shown_masked_and_given_to_th
     assert_eq!(app.connected["event"], "connected", "{:#?}", app.connected);
     let argv = app.call("argv", json!({})).await;
     let argv: Vec<String> = serde_json::from_str(&tool_text(&argv)).expect("argv");
-    assert_eq!(argv, the_args()[1..], "the server got its arguments as written");
+    assert_eq!(
+        argv,
+        the_args()[1..],
+        "the server got its arguments as written"
+    );
 
     let uri = format!("file:///x?token={MARKER}#{MARKER}");
     let read = app.request(json!({"op": "readResource", "uri": uri})).await;
     let error = read["error"].to_string();
-    assert!(error.contains(MARKER), "the server's error quotes it: {read}");
+    assert!(
+        error.contains(MARKER),
+        "the server's error quotes it: {read}"
+    );
     app.send(json!({"op": "close"})).await;
     let _ = app.child.wait().await;
 

@@ -205,7 +205,11 @@ fn a_socket_in_a_folder_open_to_others_gets_nothing() {
     );
     listener.nothing_before_now();
     assert_eq!(
-        std::fs::metadata(folder).expect("folder").permissions().mode() & 0o777,
+        std::fs::metadata(folder)
+            .expect("folder")
+            .permissions()
+            .mode()
+            & 0o777,
         0o755,
         "the folder is refused, not taken over"
     );
@@ -224,7 +228,11 @@ fn a_socket_in_another_users_folder_gets_nothing() {
     config_asking_for_a_token(&rg);
 
     let out = rootgate(&rg, &runtime, IMPORT, &format!("{TYPED}\n"));
-    refused(&rg, &out, &format!("belongs to another user (uid {NOBODY})"));
+    refused(
+        &rg,
+        &out,
+        &format!("belongs to another user (uid {NOBODY})"),
+    );
 
     // A second start, with a window holding the settings' lock, hands
     // its folders to nobody either.

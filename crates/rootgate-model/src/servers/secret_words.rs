@@ -222,7 +222,9 @@ fn worth_lifting(value: &str) -> bool {
     !value.is_empty()
         && !value.starts_with('-')
         && !value.contains("${")
-        && !["/", "./", "../", "~/"].iter().any(|p| value.starts_with(p))
+        && !["/", "./", "../", "~/"]
+            .iter()
+            .any(|p| value.starts_with(p))
 }
 
 /// The secrets written in `args`, in order, at most one per argument.
