@@ -172,15 +172,27 @@ impl TestDesktop {
     /// org.freedesktop.Notifications.ActionInvoked uint32:ID string:KEY`.
     /// Returns once the bus has it (dbus-send has exited).
     pub fn forge(&self, id: u32, key: &str) {
+        self.dbus_send(
+            "ActionInvoked",
+            &[format!("uint32:{id}"), format!("string:{key}")],
+        );
+    }
+
+    /// Another program sends `NotificationClosed(id, 2)`: "dismissed by
+    /// the user", as if the person had closed the notification.
+    pub fn forge_closed(&self, id: u32) {
+        self.dbus_send(
+            "NotificationClosed",
+            &[format!("uint32:{id}"), "uint32:2".into()],
+        );
+    }
+
+    fn dbus_send(&self, member: &str, args: &[String]) {
         let status = std::process::Command::new("dbus-send")
             .arg(format!("--bus={}", self.address))
-            .args([
-                "--type=signal",
-                "/org/freedesktop/Notifications",
-                "org.freedesktop.Notifications.ActionInvoked",
-            ])
-            .arg(format!("uint32:{id}"))
-            .arg(format!("string:{key}"))
+            .args(["--type=signal", "/org/freedesktop/Notifications"])
+            .arg(format!("org.freedesktop.Notifications.{member}"))
+            .args(args)
             .status()
             .expect("dbus-send (run scripts/setup.sh test)");
         assert!(status.success(), "dbus-send failed");

@@ -2,8 +2,9 @@
 //! tried them: another program on the same session bus sends
 //! `org.freedesktop.Notifications.ActionInvoked` with every id from 1 to
 //! 30, with the old keys (`share`, `tool-always`) and with the real key
-//! copied off the screen, while a question waits on a real notification
-//! daemon (dunst, on a bus and display of the test's own); and a program
+//! copied off the screen (and `NotificationClosed` for every id), while a
+//! question waits on a real notification daemon (dunst, on a bus and
+//! display of the test's own); and a program
 //! that takes the notification server's name after dunst is gone answers
 //! the question dunst showed. None of it answers; the person's own press
 //! in dunst, after all of it, does.
@@ -42,6 +43,8 @@ async fn a_share_forged_by_another_program_shares_nothing_and_the_persons_answer
         for key in ["share", share.as_str(), "not-now", not_now.as_str()] {
             desktop.forge(n, key);
         }
+        // A forged close would send the question to the window unanswered.
+        desktop.forge_closed(n);
     }
     // The person answers on dunst: Not now.
     desktop.press("Not now");
