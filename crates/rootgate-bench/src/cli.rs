@@ -51,13 +51,16 @@ pub struct Args {
     pub sizes: Vec<usize>,
     pub spawn_warmup: usize,
     pub settings_dir: Option<PathBuf>,
+    /// Start every server held (enforced roots: bubblewrap and Landlock),
+    /// to measure what the sandbox costs a start.
+    pub held: bool,
     /// The server's argv (after `--`), never empty.
     pub server: Vec<String>,
 }
 
 pub const USAGE: &str = "usage: rootgate-bench-driver <spawn|spawn-roots|propagate|rootsize> \
 [--n N] [--reps R] [--iters K] [--warmup W] [--sizes 1,100,10000] [--spawn-warmup 1] \
-[--settings-dir DIR] -- <server argv...>";
+[--settings-dir DIR] [--held] -- <server argv...>";
 
 /// Parses the arguments after the program name.
 pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Args, String> {
@@ -80,10 +83,15 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Args, String> {
         sizes: vec![1, 100, 10_000],
         spawn_warmup: 1,
         settings_dir: None,
+        held: false,
         server: server.to_vec(),
     };
     let mut it = opts.iter();
     while let Some(arg) = it.next() {
+        if arg == "--held" {
+            parsed.held = true;
+            continue;
+        }
         if !arg.starts_with("--") {
             if metric.is_some() {
                 return Err(format!("unexpected argument `{arg}`"));

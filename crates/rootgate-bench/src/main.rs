@@ -557,6 +557,7 @@ impl Bench {
                         env: env.clone(),
                         enabled: true,
                         era: BENCH_ERA,
+                        enforce_roots: self.args.held,
                         ..Default::default()
                     })
                     .map_err(|e| e.to_string())
