@@ -894,4 +894,92 @@ mod tests {
         assert!(line.contains("\"/home/a/projects\""), "{line}");
         assert_eq!(serde_json::from_str::<Report>(&line).unwrap(), report);
     }
+
+    /// A peer of another uid is dropped unread, even where the folder and
+    /// the socket let it connect (they never should): uid 65534, run with
+    /// `setpriv`, says hello and is closed on; the same hello from this
+    /// user is a connection. Making a process of another uid needs root,
+    /// which these tests run as.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_listener_drops_a_peer_of_another_uid() {
+        use std::os::unix::fs::PermissionsExt;
+        assert!(
+            nix::unistd::geteuid().is_root(),
+            "this test runs a client as uid 65534: run it as root"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("rootgate");
+        let socket = folder.join("window.sock");
+        let connections = Arc::new(Connections::default());
+        connections.listen(&socket).await.unwrap();
+        let open = |path: &Path, mode| {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap()
+        };
+        open(dir.path(), 0o711);
+        open(&folder, 0o711);
+        open(&socket, 0o666);
+        let hello = |name: &str| {
+            let mut line = serde_json::to_string(&Report::Hello {
+                connection: ConnectionId::generate(),
+                pid: 7,
+                server: ServerId::generate(),
+                server_name: name.into(),
+                started_at_ms: 1,
+            })
+            .unwrap();
+            line.push('\n');
+            line
+        };
+        // The client waits for the listener's close (which may come before
+        // its hello is even written); one that kept the connection would
+        // leave it waiting, so it gives up after a while and says so, for
+        // the failure's words only.
+        const CLIENT: &str = r#"
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.settimeout(60)
+try:
+    s.sendall(sys.argv[2].encode())
+    print("closed" if s.recv(1) == b"" else "answered")
+except (BrokenPipeError, ConnectionResetError):
+    print("closed")
+except socket.timeout:
+    print("kept")
+"#;
+        let out = tokio::process::Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "/usr/bin/python3",
+                "-c",
+                CLIENT,
+            ])
+            .arg(&socket)
+            .arg(hello("from-nobody"))
+            .output()
+            .await
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "closed",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            connections.list().is_empty(),
+            "nobody's hello was not taken"
+        );
+
+        let mut changes = connections.subscribe();
+        let mut ours = UnixStream::connect(&socket).await.unwrap();
+        tokio::io::AsyncWriteExt::write_all(&mut ours, hello("ours").as_bytes())
+            .await
+            .unwrap();
+        changes.recv().await.unwrap();
+        let listed = connections.list();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].server_name, "ours");
+    }
 }
