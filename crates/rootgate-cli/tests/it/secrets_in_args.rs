@@ -75,6 +75,11 @@ async fn an_arguments_secret_is_kept_in_the_keyring_shown_masked_and_given_to_th
     }}});
     std::fs::write(&config, serde_json::to_string_pretty(&entry).expect("json")).expect("write");
 
+    let apps = rootgate(&rg, &["apps"]);
+    let apps = text(&apps.stdout);
+    assert!(apps.contains("--api-key"), "{apps}");
+    shows_no_secret("rootgate apps", &apps);
+
     let imported = rootgate(&rg, &["import", "claude-desktop"]);
     assert!(imported.status.success(), "{}", text(&imported.stderr));
     shows_no_secret("the import", &text(&imported.stdout));
