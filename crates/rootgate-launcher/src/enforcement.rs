@@ -406,6 +406,23 @@ fn venv_base(venv: &Path) -> Option<PathBuf> {
     (base != Path::new("/")).then_some(base)
 }
 
+/// What tells a package runner to use only its cache, for a held server
+/// without the network: it cannot reach its registry, and `npx` would
+/// otherwise retry for over a minute before it runs what it has (measured:
+/// 71 s, against 0.7 s told). A package not in the cache then fails at
+/// once, in the runner's words.
+pub fn offline_env(command: &OsStr) -> &'static [(&'static str, &'static str)] {
+    let name = Path::new(command)
+        .file_name()
+        .and_then(OsStr::to_str)
+        .unwrap_or_default();
+    match name {
+        "npx" | "npm" => &[("npm_config_offline", "true")],
+        "uvx" | "uv" => &[("UV_OFFLINE", "1")],
+        _ => &[],
+    }
+}
+
 /// Package runners keep what they download in a cache they must write to:
 /// `npx` in `~/.npm`, `uvx` in `~/.cache/uv` and `~/.local/share/uv`.
 /// Enforcement grants exactly those, and only to servers started by them.
@@ -542,6 +559,16 @@ mod tests {
         )
         .unwrap();
         assert!(ro.contains(&project), "{ro:?}");
+    }
+
+    #[test]
+    fn package_runners_are_told_to_use_their_cache_and_nothing_else_is() {
+        assert_eq!(
+            offline_env(OsStr::new("/usr/bin/npx")),
+            &[("npm_config_offline", "true")]
+        );
+        assert_eq!(offline_env(OsStr::new("uvx")), &[("UV_OFFLINE", "1")]);
+        assert!(offline_env(OsStr::new("node")).is_empty());
     }
 
     #[test]

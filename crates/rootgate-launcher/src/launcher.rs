@@ -348,6 +348,9 @@ fn held_command(
         args: request.args.clone(),
     };
     let mut command = Command::new(bwrap);
+    if !policy.network {
+        command.envs(enforcement::offline_env(&request.command).iter().copied());
+    }
     command
         .args(sandbox::bwrap_args(policy, &me, home.as_deref()))
         .arg("--")
