@@ -127,16 +127,6 @@ impl Desktop {
         // owns the name is heard.
         let (signals, owners) = subscribe(&conn).await?;
         let shown = Arc::new(Mutex::new(Shown::default()));
-        let bus = zbus::fdo::DBusProxy::new(&conn)
-            .await
-            .map_err(DesktopError::Bus)?;
-        let name = zbus::names::BusName::try_from(NAME)
-            .map_err(|e| DesktopError::Bus(zbus::Error::Names(e)))?;
-        let owner = bus
-            .get_name_owner(name)
-            .await
-            .map_err(|e| DesktopError::NoDaemon(e.into()))?;
-        lock(&shown).owned_by(Some(owner.to_string()));
         let info = conn
             .call_method(Some(NAME), PATH, Some(NAME), "GetServerInformation", &())
             .await
@@ -152,6 +142,19 @@ impl Desktop {
         if !caps.iter().any(|c| c == "actions") {
             return Err(DesktopError::NoActions(server));
         }
+        // Asked after the calls above, which start a daemon the bus
+        // activates on demand (dunst, mako, xfce4-notifyd often are): before
+        // them, such a daemon's name would have no owner yet.
+        let bus = zbus::fdo::DBusProxy::new(&conn)
+            .await
+            .map_err(DesktopError::Bus)?;
+        let well_known = zbus::names::BusName::try_from(NAME)
+            .map_err(|e| DesktopError::Bus(zbus::Error::Names(e)))?;
+        let owner = bus
+            .get_name_owner(well_known)
+            .await
+            .map_err(|e| DesktopError::NoDaemon(e.into()))?;
+        lock(&shown).owned_by(Some(owner.to_string()));
         let (replies, _) = broadcast::channel(256);
         let tx = replies.clone();
         let judge = Arc::clone(&shown);
