@@ -21,7 +21,22 @@ pub struct TestDesktop {
     pub address: String,
     display: String,
     dir: tempfile::TempDir,
+    /// Xvfb and the bus.
     _children: Vec<Child>,
+    /// dunst, when the test started it (not when the bus did).
+    dunst: Option<Child>,
+}
+
+/// Whether and how a notification server serves the desktop's bus.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Notifications {
+    /// dunst runs from the start.
+    Running,
+    /// Nobody serves `org.freedesktop.Notifications`.
+    None,
+    /// The bus starts dunst on the first call to the name (D-Bus
+    /// activation, from a service file, as Debian's dunst ships one).
+    OnDemand,
 }
 
 /// A connection of the test's own that owns `org.freedesktop.Notifications`
@@ -83,18 +98,72 @@ fn spawn(cmd: &mut Command, what: &str) -> Child {
         .unwrap_or_else(|e| panic!("{what} cannot start ({e}); run scripts/setup.sh test"))
 }
 
+/// A session bus's configuration, written in `dir`, whose only service is
+/// `org.freedesktop.Notifications`, served by dunst with the config `rc`,
+/// started by the bus on the first call to that name.
+fn on_demand_bus(dir: &std::path::Path, rc: &std::path::Path) -> PathBuf {
+    let dunst = std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|p| p.join("dunst"))
+                .find(|p| p.is_file())
+        })
+        .expect("dunst on PATH (run scripts/setup.sh test)");
+    let services = dir.join("services");
+    std::fs::create_dir_all(&services).expect("mkdir services");
+    std::fs::write(
+        services.join("org.freedesktop.Notifications.service"),
+        format!(
+            "[D-BUS Service]\nName=org.freedesktop.Notifications\nExec={} -config {}\n",
+            dunst.display(),
+            rc.display()
+        ),
+    )
+    .expect("write the service file");
+    let config = dir.join("bus.conf");
+    std::fs::write(
+        &config,
+        format!(
+            "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"
+ \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir={d}</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>{s}</servicedir>
+  <policy context=\"default\">
+    <allow send_destination=\"*\" eavesdrop=\"true\"/>
+    <allow eavesdrop=\"true\"/>
+    <allow own=\"*\"/>
+  </policy>
+</busconfig>
+",
+            d = dir.display(),
+            s = services.display()
+        ),
+    )
+    .expect("write the bus's configuration");
+    config
+}
+
 impl TestDesktop {
     pub async fn start() -> TestDesktop {
-        TestDesktop::with(true).await
+        TestDesktop::with(Notifications::Running).await
     }
 
     /// The desktop without a notification server (no dunst): questions
     /// then wait in the window and the tray.
     pub async fn without_notifications() -> TestDesktop {
-        TestDesktop::with(false).await
+        TestDesktop::with(Notifications::None).await
     }
 
-    async fn with(notifications: bool) -> TestDesktop {
+    /// The desktop whose bus starts dunst on demand: nobody owns
+    /// `org.freedesktop.Notifications` until a call to it arrives.
+    pub async fn on_demand() -> TestDesktop {
+        TestDesktop::with(Notifications::OnDemand).await
+    }
+
+    async fn with(notifications: Notifications) -> TestDesktop {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut xvfb = spawn(
             Command::new("Xvfb").args([
@@ -109,16 +178,6 @@ impl TestDesktop {
             "Xvfb",
         );
         let display = format!(":{}", first_line(&mut xvfb, "Xvfb").await.trim());
-        let mut bus = spawn(
-            Command::new("dbus-daemon").args([
-                "--session",
-                "--nofork",
-                "--nopidfile",
-                "--print-address=1",
-            ]),
-            "dbus-daemon",
-        );
-        let address = first_line(&mut bus, "dbus-daemon").await.trim().to_owned();
         let pick = dir.path().join("pick.sh");
         std::fs::write(
             &pick,
@@ -133,13 +192,25 @@ impl TestDesktop {
         let rc = dir.path().join("dunstrc");
         std::fs::write(&rc, format!("[global]\n    dmenu = {}\n", pick.display()))
             .expect("write dunstrc");
+        let mut bus = Command::new("dbus-daemon");
+        bus.args(["--nofork", "--nopidfile", "--print-address=1"]);
+        if notifications == Notifications::OnDemand {
+            let config = on_demand_bus(dir.path(), &rc);
+            bus.arg(format!("--config-file={}", config.display()))
+                .env("DISPLAY", &display);
+        } else {
+            bus.arg("--session");
+        }
+        let mut bus = spawn(&mut bus, "dbus-daemon");
+        let address = first_line(&mut bus, "dbus-daemon").await.trim().to_owned();
         let mut desktop = TestDesktop {
             address,
             display,
             dir,
             _children: vec![xvfb, bus],
+            dunst: None,
         };
-        if notifications {
+        if notifications == Notifications::Running {
             desktop.start_notifications().await;
         }
         desktop
@@ -156,7 +227,7 @@ impl TestDesktop {
                 .env("DBUS_SESSION_BUS_ADDRESS", &self.address),
             "dunst",
         );
-        self._children.push(dunst);
+        self.dunst = Some(dunst);
         super::app::eventually("dunst to serve notifications", || async {
             rootgate_core::desktop::Desktop::at(&self.address)
                 .await
@@ -276,8 +347,7 @@ impl TestDesktop {
     /// Ends the notification daemon (dunst), as one that crashes or is
     /// quit: its name leaves the bus.
     pub async fn stop_notifications(&mut self) {
-        // dunst is the last started (see `start`).
-        if let Some(mut dunst) = self._children.pop() {
+        if let Some(mut dunst) = self.dunst.take() {
             let _ = dunst.kill().await;
         }
     }

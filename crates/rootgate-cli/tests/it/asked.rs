@@ -8,7 +8,8 @@
 //! folders) waits for the answer. Share: it answers with the folder. Not
 //! now: it goes on without, the answer is kept, and the next connection is
 //! not asked again. No notification server: nobody is asked and the bridge
-//! does not hold; the question waits in the window as a suggestion.
+//! does not hold; the question waits in the window as a suggestion. A
+//! notification server the bus starts on demand is found and answers.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -229,4 +230,26 @@ async fn with_no_notification_server_nobody_is_asked_and_the_bridge_does_not_hol
     let asked = s.sup.questions();
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert_eq!((asked[0].answer, asked[0].desktop), (None, false));
+}
+
+/// A notification server the bus starts on demand (D-Bus activation, how
+/// dunst, mako and xfce4-notifyd often run): nobody owns the name until
+/// Rootgate's first call, and the owner Rootgate then follows is the one
+/// whose Share counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_server_the_bus_starts_on_demand_is_found_and_its_share_counts() {
+    let desktop = TestDesktop::on_demand().await;
+    let s = setup().await;
+    let found = Desktop::at(&desktop.address)
+        .await
+        .expect("the bus starts dunst for Rootgate's first call");
+    assert!(found.server().starts_with("dunst "), "{}", found.server());
+    s.sup.ask_through(Arc::new(found));
+    let app = claude_code_in(&s.rg, &s.project);
+    question_on_screen(&desktop).await;
+    desktop.press("Share");
+
+    let app = app.await.expect("the app");
+    let allowed = first_allowed(&app.connected);
+    assert!(allowed.contains(&s.project), "{allowed:?}");
 }
