@@ -7,8 +7,10 @@
 //! 127.0.0.1. Held, every one fails; the same server not held reaches every
 //! one, so the test fails for the right reason if the sandbox lets one
 //! through. The working folder and a folder argument that would widen the
-//! hold are refused in words, and the real npm filesystem server still
-//! works held, inside its folder only.
+//! hold are refused in words, the real npm filesystem server still works
+//! held, inside its folder only, and where bubblewrap cannot hold a server
+//! the fallback (Landlock, its scopes, seccomp) refuses Unix sockets and
+//! signals, and leaves open what the window says it leaves open.
 
 use std::collections::BTreeMap;
 use std::os::linux::net::SocketAddrExt;
@@ -341,4 +343,104 @@ async fn the_npm_filesystem_server_works_held_inside_its_folder_only() {
         "{outside_read:?}"
     );
     session.shutdown().await;
+}
+
+/// Talks to the hostile server through a launcher started by hand: one
+/// `initialize`, one `escapes` call, and its report.
+fn escapes_through(mut launcher: Child) -> BTreeMap<String, (bool, String)> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut input = launcher.stdin.take().expect("its stdin");
+    let mut output = BufReader::new(launcher.stdout.take().expect("its stdout"));
+    let mut ask = |id: u32, method: &str, params: Value| -> Value {
+        let line =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(input, "{line}").expect("the server reads");
+        let mut answer = String::new();
+        output.read_line(&mut answer).expect("the server answers");
+        serde_json::from_str(&answer).unwrap_or(Value::Null)
+    };
+    ask(
+        1,
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-11-25"}),
+    );
+    let called = ask(2, "tools/call", serde_json::json!({"name": "escapes"}));
+    let text = called["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("{}");
+    let report: BTreeMap<String, Value> = serde_json::from_str(text).expect("a JSON report");
+    drop(launcher.stdin.take());
+    let _ = launcher.kill();
+    let _ = launcher.wait();
+    report
+        .into_iter()
+        .map(|(k, v)| {
+            let said = v["said"].as_str().unwrap_or_default().to_owned();
+            (k, (v["reached"].as_bool().unwrap_or(true), said))
+        })
+        .collect()
+}
+
+/// Where bubblewrap cannot make its namespaces, the launcher falls back to
+/// Landlock with its scopes and a seccomp filter. Started here as Rootgate
+/// starts it, with the policy Rootgate makes, less the sandbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_bubblewrap_unix_sockets_and_signals_are_refused_and_the_rest_is_said() {
+    require_held();
+    let h = Harness::new();
+    let t = targets(&h).await;
+    let draft = hostile_draft("fallback", &t, true, None, &[]);
+    let spec = h.store.add_server(draft).expect("add server");
+    let path = std::env::var_os("PATH");
+    let policy = enforcement::Policy {
+        sandbox: None,
+        ..enforcement::policy_for(&spec, &[], path.as_deref()).expect("a policy")
+    };
+    let request = rootgate_core::launcher::Request {
+        parent: std::process::id(),
+        grace: std::time::Duration::from_secs(1),
+        enforce: Some(policy),
+        inside: false,
+        command: spec.command.clone().into(),
+        args: spec.args.iter().map(Into::into).collect(),
+    };
+    let program = rootgate_core::launcher::program().expect("rootgate-launcher is built");
+    let launcher = {
+        use std::os::unix::process::CommandExt;
+        Command::new(program)
+            .args(request.to_args())
+            .env_clear()
+            .env("PATH", path.unwrap_or_default())
+            .envs(&t.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            // Its own group, as Rootgate starts it: the launcher ends its
+            // group's other members when the server exits.
+            .process_group(0)
+            .spawn()
+            .expect("the launcher starts")
+    };
+    let report = tokio::task::spawn_blocking(move || escapes_through(launcher))
+        .await
+        .expect("the report");
+    for refused in [
+        "session_bus",
+        "ssh_agent",
+        "window_socket",
+        "abstract_socket",
+        "signal_other_process",
+        "home_ssh_key",
+        "settings_file",
+    ] {
+        assert!(!report[refused].0, "{refused}: {:?}", report[refused]);
+    }
+    // What the fallback does not stop, as the window says: other processes
+    // in /proc and the network.
+    assert!(report["other_processes_in_proc"].0, "{report:#?}");
+    assert!(report["tcp_loopback"].0, "{report:#?}");
+    assert!(
+        enforcement::NOT_STOPPED_WITHOUT_SANDBOX.contains("/proc")
+            && enforcement::NOT_STOPPED_WITHOUT_SANDBOX.contains("network")
+    );
 }
