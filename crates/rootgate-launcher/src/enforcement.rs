@@ -378,11 +378,18 @@ fn home_of(path: &Path) -> Option<PathBuf> {
         return Some(venv.to_path_buf());
     }
     // An installation prefix (`…/bin/node` → `…`), unless that would be a
-    // person's whole home or the whole disk.
+    // person's whole home or the whole disk. `~/.local` is a prefix shared
+    // with the person's own data (`~/.local/share` holds keyrings and
+    // browsers' files): a program installed there gets its libraries only.
     let parent = path.parent()?;
     if parent.file_name() == Some(OsStr::new("bin")) {
         let prefix = parent.parent()?;
         let home = std::env::var_os("HOME").map(PathBuf::from);
+        if let Some(home) = &home
+            && prefix == home.join(".local")
+        {
+            return Some(prefix.join("lib"));
+        }
         if prefix != Path::new("/") && Some(prefix) != home.as_deref() {
             return Some(prefix.to_path_buf());
         }
@@ -500,6 +507,12 @@ mod tests {
         let fake = home.join("bin/some-server");
         assert_eq!(home_of(&fake), None);
         assert_eq!(home_of(Path::new("/bin/sh")), None);
+        // `~/.local` holds the person's data beside programs: only its
+        // libraries come with a program installed there.
+        assert_eq!(
+            home_of(&home.join(".local/bin/uvx")),
+            Some(home.join(".local/lib"))
+        );
     }
 
     fn spec_in(cwd: Option<&Path>, command: &str, args: &[&str]) -> ServerSpec {
