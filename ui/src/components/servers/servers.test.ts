@@ -387,6 +387,55 @@ describe("everyday use of servers", () => {
     }
   });
 
+  it("offers a held server the network, off unless ticked, and sends it", async () => {
+    const { app, api } = await startApp();
+    app.nav.show("servers");
+    flushSync();
+    q("add-server")?.click();
+    flushSync();
+    const set = (id: string, v: string) => {
+      const el = q(id) as HTMLInputElement;
+      el.value = v;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    set("server-name", "Online");
+    set("server-command", "online-server");
+    expect(q("server-network")).toBeNull();
+    (q("server-enforce") as HTMLInputElement).click();
+    flushSync();
+    const network = q("server-network") as HTMLInputElement;
+    expect(network.checked).toBe(false);
+    network.click();
+    flushSync();
+    (q("server-form") as HTMLFormElement).requestSubmit();
+    flushSync();
+    await vi.waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    expect(api.addServer.mock.calls[0][0]).toMatchObject({ enforceRoots: true, allowNetwork: true });
+  });
+
+  it("says in the detail whether a server is held and has the network, and where it cannot be held", async () => {
+    const { app } = await startApp((b) => {
+      b.api.listServers.mockResolvedValue([server("s1", { enforceRoots: true })]);
+      b.api.appInfo.mockResolvedValue({
+        version: "0.1.0",
+        settingsPath: "/tmp/settings.json",
+        recovery: null,
+        rootsNote: "note",
+        notices: [],
+        enforcement: { state: "partial", reason: "bubblewrap is not installed", notStopped: "it still sees every process" },
+        cliPath: null,
+        installs: [],
+      });
+    });
+    app.nav.show("servers");
+    flushSync();
+    await app.nav.openDetail("s1");
+    flushSync();
+    expect(text(q("server-enforcement"))).toContain("Not held here: bubblewrap is not installed");
+    expect(text(q("server-enforcement"))).toContain("it still sees every process");
+    expect(text(q("server-network"))).toBe("Off: it reaches no other machine");
+  });
+
   it("says a server Rootgate gave up on waits for you, with its attempts", async () => {
     const { app, handlers } = await startApp((b) => {
       b.api.listServers.mockResolvedValue([server("s1", { name: "Crashy", status: failed, gaveUp: true })]);
