@@ -198,6 +198,14 @@ impl Router {
             "initialize" => vec![Out::Note(
                 "the app sent initialize as a notification; dropped".into(),
             )],
+            // A request's method sent without an id is no request: the
+            // rules for tools are applied to requests, and a server that
+            // ran it anyway would run a hidden tool. Every notification an
+            // app sends in MCP is named `notifications/…`. (Found by the
+            // fuzz target `one_reading`.)
+            _ if !method.starts_with("notifications/") => vec![Out::Note(format!(
+                "the app sent {method} as a notification, without an id; dropped"
+            ))],
             "notifications/initialized" => {
                 // A modern server has no handshake to finish.
                 let mut out = if self.modern() {

@@ -302,6 +302,25 @@ fn an_apps_answer_read_two_ways_leaves_the_server_told_not_waiting() {
 }
 
 #[test]
+fn a_call_sent_without_an_id_never_reaches_the_server() {
+    // Found by the fuzz target: a `tools/call` as a notification was passed
+    // on unchanged, around the rules for tools.
+    let mut router = router();
+    for line in [
+        r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write_file","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","i{":"a","method":"tools/call","params":{"lame":"x","na\u006de":"write_file"}}"#,
+        r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"file:///etc/passwd"}}"#,
+    ] {
+        let (app, server) = routed(&mut router, line);
+        assert!(server.is_empty(), "passed on: {line}");
+        assert!(app.is_empty(), "a notification is not answered: {app:?}");
+    }
+    // Notifications proper still pass, whole.
+    let line = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}"#;
+    assert_eq!(routed(&mut router, line).1, [format!("{line}\n")]);
+}
+
+#[test]
 fn a_servers_response_with_its_id_twice_is_dropped_not_read_either_way() {
     use crate::route::Out;
     let now = tokio::time::Instant::now();
