@@ -193,12 +193,16 @@ fn line() -> impl Strategy<Value = String> {
         1 => (Just("extra".to_owned()), value(2)),
     ];
     // Most lines are a well-formed call, changed a little, so that the
-    // cases where a reading matters are common.
-    let call = Just(vec![
-        ("jsonrpc".to_owned(), r#""2.0""#.to_owned()),
-        ("id".to_owned(), "1".to_owned()),
-        ("method".to_owned(), r#""tools/call""#.to_owned()),
-    ]);
+    // cases where a reading matters are common; some have no id (a call
+    // sent as a notification must not pass either).
+    let call = prop::bool::weighted(0.85).prop_map(|with_id| {
+        let mut base = vec![("jsonrpc".to_owned(), r#""2.0""#.to_owned())];
+        if with_id {
+            base.push(("id".to_owned(), "1".to_owned()));
+        }
+        base.push(("method".to_owned(), r#""tools/call""#.to_owned()));
+        base
+    });
     (
         call,
         params(),
