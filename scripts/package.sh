@@ -79,8 +79,10 @@ done
 # `--features tauri/custom-protocol`, as the bundler passes it, so after an
 # end-to-end run nothing is. Both builds stay in the one target folder. A package of
 # the other profile, or an older one, is never picked up: the folder is
-# emptied first.
-cargo_args=(-p rootgate -p rootgate-cli -p rootgate-core)
+# emptied first. The launcher's binary is its own crate's since the crates
+# were split: without `-p rootgate-launcher` a clean target folder has none,
+# and the bundler stops ("packaging/stage/rootgate-launcher does not exist").
+cargo_args=(-p rootgate -p rootgate-cli -p rootgate-core -p rootgate-launcher)
 if [ "$profile" = release ]; then
   profile_flag=()
 else
