@@ -288,6 +288,9 @@ impl Supervisor {
             || before.cwd != spec.cwd
             || before.withdrawal != spec.withdrawal
             || before.enforce_roots != spec.enforce_roots
+            // A held server's network is its sandbox's: only a new one
+            // changes it.
+            || (spec.enforce_roots && before.allow_network != spec.allow_network)
             || before.era != spec.era;
         if running && process_changed {
             if spec.is_approved() {
