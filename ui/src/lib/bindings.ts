@@ -374,7 +374,8 @@ app: string, appVersion: string, server: string, serverName: string, method: str
  */
 target: string | null, durationMs: number, 
 /**
- * "ok", "error CODE: message", "refused: why", "cancelled".
+ * "ok", "error CODE" (the server's message is not kept), "refused:
+ * why" (Rootgate's own words), "cancelled".
  */
 outcome: string, 
 /**
