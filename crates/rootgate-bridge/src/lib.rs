@@ -29,10 +29,10 @@
 mod app_side;
 pub mod connections;
 pub mod instance;
-pub mod window_socket;
 pub(crate) mod link;
 pub mod relay;
 pub mod route;
+pub mod window_socket;
 
 use std::path::PathBuf;
 use std::sync::Arc;
