@@ -146,12 +146,11 @@ pub(super) fn fields<'a, const N: usize>(
     let mut found = [None; N];
     let mut seen = [false; N];
     each_field(object.0, |quoted, value| {
-        let key = if quoted.contains('\\') {
-            Cow::Owned(serde_json::from_str::<String>(quoted).ok()?)
-        } else {
-            Cow::Borrowed(quoted.get(1..quoted.len() - 1)?)
-        };
-        if let Some(at) = names.iter().position(|n| *n == key) {
+        // Decoded as `JSON.parse` decodes it: serde refuses a key that
+        // names an unpaired surrogate (`"\ude00"`), and stopping there made
+        // the fields read as absent, so a call's tool went unjudged (found
+        // by the fuzz target `one_reading`).
+        if let Some(at) = names.iter().position(|n| super::strict::key_is(quoted, n)) {
             if std::mem::replace(&mut seen[at], true) {
                 return None;
             }
@@ -465,6 +464,13 @@ mod tests {
         assert_eq!(
             fields(escaped, ["resultType"]),
             Some([Some(Raw(r#""input_required""#))])
+        );
+        // A key naming an unpaired surrogate is a key like any other: the
+        // fields after it are still read.
+        let lone = Raw(r#"{"\ude00":1,"x\ud800y":2,"resultType":"complete"}"#);
+        assert_eq!(
+            fields(lone, ["resultType"]),
+            Some([Some(Raw(r#""complete""#))])
         );
     }
 

@@ -140,6 +140,17 @@ fn key_of(quoted: &str) -> Key<'_> {
     Key::Escaped(units)
 }
 
+/// Whether an object's key as written (`quoted`: its quotes and escapes
+/// and all) is `name` once its escapes are decoded, as `JSON.parse` and
+/// Python compare keys: an escape that names an unpaired surrogate is a
+/// key like any other, never a reason to stop reading.
+pub(super) fn key_is(quoted: &str, name: &str) -> bool {
+    match key_of(quoted) {
+        Key::Plain(text) => text == name,
+        escaped => escaped.order(&Key::Plain(name)) == Ordering::Equal,
+    }
+}
+
 /// An object or array still open, and for an object where its keys start
 /// in the shared list of keys.
 struct Open {

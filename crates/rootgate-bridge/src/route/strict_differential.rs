@@ -149,27 +149,34 @@ fn object(members: Vec<(String, String, String)>) -> String {
 
 /// A call's params: `name`, `arguments`, `uri`, maybe twice.
 fn params() -> impl Strategy<Value = String> {
-    let member = prop_oneof![
+    let name = || {
         (
             spelled("name"),
-            prop::sample::select(vec![
-                r#""read_text_file""#,
-                r#""write_file""#,
-                r#""write\u005ffile""#
-            ])
+            prop_oneof![
+                4 => Just(r#""read_text_file""#),
+                1 => Just(r#""write_file""#),
+                1 => Just(r#""write\u005ffile""#),
+            ],
         )
-            .prop_map(|(k, v)| (k, v.to_owned())),
+            .prop_map(|(k, v)| (k, v.to_owned()))
+    };
+    let member = prop_oneof![
+        name(),
         (spelled("arguments"), value(3)),
         (spelled("uri"), Just(r#""file:///tmp/a""#.to_owned())),
         (Just("_meta".to_owned()), value(2)),
     ];
+    // A call names its tool (one the rules can judge), then maybe more.
     (
-        prop::collection::vec((ws(), member), 0..5),
+        (ws(), name()),
+        prop::collection::vec((ws(), member), 0..4),
         prop_oneof![8 => Just(0usize), 1 => 50usize..70, 1 => Just(1_000usize)],
     )
-        .prop_map(|(members, deep)| {
-            let mut members: Vec<(String, String, String)> =
-                members.into_iter().map(|(w, (k, v))| (w, k, v)).collect();
+        .prop_map(|(first, members, deep)| {
+            let mut members: Vec<(String, String, String)> = std::iter::once(first)
+                .chain(members)
+                .map(|(w, (k, v))| (w, k, v))
+                .collect();
             if deep > 0 {
                 members.push((String::new(), "arguments".into(), nested(deep, "1")));
             }

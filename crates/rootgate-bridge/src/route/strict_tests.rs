@@ -321,6 +321,35 @@ fn a_call_sent_without_an_id_never_reaches_the_server() {
 }
 
 #[test]
+fn a_key_naming_a_lone_surrogate_does_not_hide_the_tools_name_from_the_rules() {
+    // Found by the fuzz target: serde could not decode the first key, the
+    // tool's name read as absent, and the call went on unjudged.
+    let mut router = router();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"la\ud66d\ude00d":"x","na\u006de":"write_file"}}"#,
+        r#"{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"\ud800":1,"name":"write_file"}}"#,
+    ] {
+        let (app, server) = routed(&mut router, line);
+        assert!(server.is_empty(), "passed on: {line}");
+        assert_eq!(app[0]["error"]["code"], -32602, "{app:?}");
+        let said = app[0]["error"]["message"].as_str().unwrap();
+        assert!(said.contains("“write_file” is not offered"), "{said}");
+    }
+    // A name Rootgate cannot read at all is refused, not let through.
+    for line in [
+        r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"write_fil\ud800"}}"#,
+        r#"{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":["write_file"]}}"#,
+        r#"{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":"f","method":"tools/call"}"#,
+    ] {
+        let (app, server) = routed(&mut router, line);
+        assert!(server.is_empty(), "passed on: {line}");
+        let said = app[0]["error"]["message"].as_str().unwrap();
+        assert!(said.contains("names no tool Rootgate can read"), "{said}");
+    }
+}
+
+#[test]
 fn a_servers_response_with_its_id_twice_is_dropped_not_read_either_way() {
     use crate::route::Out;
     let now = tokio::time::Instant::now();

@@ -118,7 +118,21 @@ impl Router {
         if method != "tools/call" || (self.rules.allows_all() && self.unseen_changes.is_empty()) {
             return None;
         }
-        let tool = target_of(method, params)?;
+        // A call whose tool cannot be read is refused, never let through
+        // unjudged (the server may read a name where Rootgate read none).
+        let Some(tool) = target_of(method, params) else {
+            let why = "the call names no tool Rootgate can read: its params need a \"name\" \
+                       string"
+                .to_owned();
+            return Some(refusal(
+                id.get(),
+                HIDDEN,
+                method,
+                String::new(),
+                why,
+                self.in_bytes,
+            ));
+        };
         let claims = self.claims.get(&tool).copied().unwrap_or_default();
         let mut judged = self.rules.judge(self.app_name(), &tool, claims.read_only);
         // Changed since the settings last saw it, and the window has not
