@@ -34,25 +34,7 @@ use rootgate_model::servers::ServerSpec;
 /// and no abstract Unix sockets of, processes outside the server's own.
 const ABI_WANTED: ABI = ABI::V6;
 
-/// What a server may touch under enforcement.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Policy {
-    /// The granted folders: read, write, create, delete, execute.
-    pub read_write: Vec<PathBuf>,
-    /// What the server needs to run: read and execute only.
-    pub read_only: Vec<PathBuf>,
-    /// Whether the person allowed this server the network. Without it a
-    /// held server gets a network namespace of its own, with nothing in it.
-    pub network: bool,
-    /// The bubblewrap program that holds the server, or `None` where
-    /// bubblewrap cannot make its namespaces: then the server runs under
-    /// Landlock with its scopes and a seccomp filter only, and is not
-    /// called held (see [`Support::Partial`]).
-    pub sandbox: Option<PathBuf>,
-    /// The folder the server starts in, inside the sandbox: its working
-    /// folder once [`policy_for`] accepted it.
-    pub cwd: Option<PathBuf>,
-}
+pub use crate::policy::Policy;
 
 /// Whether this machine can hold a server to its roots.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]

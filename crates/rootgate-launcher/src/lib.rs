@@ -11,11 +11,12 @@
 //!
 //! Modules: `launcher` (the launcher's own side: arguments, the watch on
 //! the parent, the exec), `enforcement` (what a held server may touch, and the Landlock
-//! ruleset), `sandbox` (bubblewrap's command line), `procs`
+//! ruleset), `policy` (what a held server may touch, as data), `sandbox` (bubblewrap's command line), `procs`
 //! (words about process exits and signals).
 
 pub mod enforcement;
 pub mod launcher;
+pub mod policy;
 pub mod procs;
 pub mod sandbox;
 pub mod seccomp;

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use crate::enforcement::Policy;
+use crate::policy::Policy;
 
 /// Top-level system folders that are links into `/usr` on a merged-`/usr`
 /// system: recreated as the same links, so paths resolve as outside.
