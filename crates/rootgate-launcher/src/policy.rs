@@ -25,4 +25,3 @@ pub struct Policy {
     /// folder once `enforcement::policy_for` accepted it.
     pub cwd: Option<PathBuf>,
 }
-
