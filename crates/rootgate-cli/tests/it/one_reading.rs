@@ -237,3 +237,23 @@ async fn arguments_nested_10_000_deep_are_answered_under_their_id_and_nothing_ru
     assert!(!made.exists(), "the deep call ran on the server");
     c.still_answers().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_naming_a_lone_surrogate_does_not_hide_a_hidden_tools_call_from_the_rules() {
+    let mut c = connected().await;
+    // Found by the fuzz target `one_reading`: a key Rootgate could not
+    // decode (an unpaired surrogate, which JSON.parse takes) made the
+    // tool's name read as absent, and the call went on unjudged.
+    let written = c.shared.join("written.txt");
+    let arguments = write_arguments(&written);
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{{"\ud800":1,"name":"write_file","arguments":{arguments}}}}}"#
+    );
+    c.app.send(&line).await;
+    let answer = c.app.answer(json!(16), "a lone surrogate's key").await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let said = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(said.contains("“write_file” is not offered"), "{said}");
+    assert!(!written.exists(), "the hidden write_file ran on the server");
+    c.still_answers().await;
+}
