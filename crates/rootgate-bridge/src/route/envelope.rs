@@ -150,7 +150,7 @@ pub(super) fn fields<'a, const N: usize>(
         // names an unpaired surrogate (`"\ude00"`), and stopping there made
         // the fields read as absent, so a call's tool went unjudged (found
         // by the fuzz target `one_reading`).
-        if let Some(at) = names.iter().position(|n| super::strict::key_is(quoted, n)) {
+        if let Some(at) = names.iter().position(|n| super::keys::key_is(quoted, n)) {
             if std::mem::replace(&mut seen[at], true) {
                 return None;
             }
