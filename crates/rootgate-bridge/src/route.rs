@@ -34,6 +34,7 @@ use tokio::time::Instant;
 
 mod app;
 mod envelope;
+mod keys;
 mod lines;
 mod modern;
 mod modern_app;
