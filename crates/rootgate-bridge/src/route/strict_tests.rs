@@ -129,6 +129,11 @@ fn the_id_is_answered_only_when_it_reads_one_way_on_a_request() {
             r#"{"jsonrpc":"2.0","method":"a","id":-4.5,"params":[[[]]]}"#,
             "-4.5",
         ),
+        // Passed back as written, never through a float.
+        (
+            r#"{"jsonrpc":"2.0","id":23333333333333333333333333,"method":"a","method":"b"}"#,
+            "23333333333333333333333333",
+        ),
         ("not json", "null"),
     ];
     for (text, id) in cases {
