@@ -551,8 +551,8 @@ mod waiting_tests {
         assert_eq!(
             calls,
             vec![
-                format!("tools/call: error -32603: {why}"),
-                format!("tools/list: error -32603: {why}"),
+                format!("tools/call: error -32603 (Rootgate): {why}"),
+                format!("tools/list: error -32603 (Rootgate): {why}"),
             ]
         );
     }

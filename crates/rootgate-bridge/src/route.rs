@@ -176,7 +176,12 @@ impl Pending {
         let line = error_line(&self.app_id, -32603, why);
         [
             Out::App(line),
-            self.ended(now, format!("error -32603: {why}")),
+            // Rootgate's own words, in the one form the record keeps
+            // (a server's message is never written down).
+            self.ended(
+                now,
+                format!("error -32603{}{why}", rootgate_model::calls::ROOTGATE_ERROR),
+            ),
         ]
     }
 }

@@ -73,14 +73,27 @@ impl CallRecord {
     }
 }
 
+/// The words between an error's code and Rootgate's own reason, in an
+/// outcome of an error Rootgate made itself (the server stopped before it
+/// answered, say): `error -32603 (Rootgate): why`. A server's error is
+/// always written `error CODE: message`, the colon right after the code,
+/// so no server's message can take this form.
+pub const ROOTGATE_ERROR: &str = " (Rootgate): ";
+
 /// What the record keeps of a call's outcome: Rootgate's own words
-/// ("ok", "cancelled", "refused: why"), and of an error only its code. An
+/// ("ok", "cancelled", "refused: why", an error Rootgate made itself with
+/// its reason, see [`ROOTGATE_ERROR`]), and of a server's error only its code. An
 /// error's message is most often the server's, which may quote the call's
 /// arguments or a secret it was given; the window's timeline, which is not
 /// written down, still shows it.
 pub fn kept_outcome(outcome: &str) -> std::borrow::Cow<'_, str> {
     match outcome.strip_prefix("error ") {
         Some(rest) => {
+            if let Some((code, _why)) = rest.split_once(ROOTGATE_ERROR)
+                && code.parse::<i64>().is_ok()
+            {
+                return outcome.into();
+            }
             let code = rest.split(':').next().unwrap_or_default().trim();
             if code.parse::<i64>().is_ok() {
                 format!("error {code}").into()
@@ -463,6 +476,16 @@ mod tests {
         );
         assert_eq!(kept_outcome("error 0: "), "error 0");
         assert_eq!(kept_outcome("error garbage MARKER"), "error");
+        // Rootgate's own reason is kept; a server's message that tries to
+        // look like one is still cut to its code.
+        let stopped =
+            "error -32603 (Rootgate): the server was stopped by Rootgate before it answered";
+        assert_eq!(kept_outcome(stopped), stopped);
+        assert_eq!(
+            kept_outcome("error -32603: x (Rootgate): MARKER"),
+            "error -32603"
+        );
+        assert_eq!(kept_outcome("error x (Rootgate): MARKER"), "error");
         for own in [
             "ok",
             "cancelled",

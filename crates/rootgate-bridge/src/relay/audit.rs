@@ -262,4 +262,24 @@ mod tests {
         assert_eq!(record.target.as_deref(), Some("file:///x"));
         assert_eq!(record.outcome, "error -32002");
     }
+
+    #[test]
+    fn a_line_keeps_rootgates_own_words_for_an_error_it_made() {
+        let why = "the server was stopped by Rootgate before it answered";
+        let call = Call {
+            method: "tools/call".into(),
+            target: Some("write_file".into()),
+            duration: Duration::from_millis(1),
+            outcome: format!("error -32603{}{why}", calls::ROOTGATE_ERROR),
+            consent: None,
+            bytes_in: 1,
+            bytes_out: 1,
+        };
+        let mut out = Vec::new();
+        write_line(&mut out, 1, &same_part("a", "1", "s", "files"), &call);
+        let record: CallRecord =
+            serde_json::from_str(String::from_utf8(out).unwrap().trim()).unwrap();
+        assert_eq!(record.outcome, format!("error -32603 (Rootgate): {why}"));
+        assert_eq!(record.kind(), "error");
+    }
 }
