@@ -93,11 +93,17 @@ pub enum Event {
     NotPickedUp { generation: u64, waited_ms: u64 },
     /// The server was restarted so that a withdrawal takes effect.
     RestartedToWithdraw { reason: String },
-    /// The server runs under a Landlock ruleset: it may read and write
-    /// only inside `read_write`, and read only `read_only`.
+    /// The server runs with its roots enforced: it may read and write only
+    /// inside `read_write`, and read only `read_only`. `held` says whether
+    /// bubblewrap holds it in a sandbox (Landlock inside), or whether it runs
+    /// under Landlock and a filter alone because bubblewrap could not make its
+    /// namespaces here; `network` whether the person allowed it the network
+    /// (a server that is not held reaches it either way).
     Enforced {
         read_write: Vec<String>,
         read_only: Vec<String>,
+        held: bool,
+        network: bool,
     },
     /// The server was restarted so that its enforced roots match its new
     /// list.

@@ -277,7 +277,7 @@ impl Actor {
             let policy = enforcement::policy_for(spec, roots.roots(), path_env.as_deref())
                 .map_err(|why| {
                     Unlaunched::Failed(format!(
-                        "this server is held to its folders, but {why}. Nothing was started."
+                        "\"Enforce roots\" is on for this server, but {why}. Nothing was started."
                     ))
                 })?;
             launch.enforce = Some(policy);
@@ -292,6 +292,8 @@ impl Actor {
             self.record(Event::Enforced {
                 read_write: shown(&policy.read_write),
                 read_only: shown(&policy.read_only),
+                held: policy.sandbox.is_some(),
+                network: policy.network,
             });
         }
         // A large list gets a stdin pipe it fits in (see `fit_stdin_pipe`);

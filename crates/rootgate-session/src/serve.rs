@@ -355,7 +355,8 @@ fn restart_for_change(
         && !same_folders(at_start.roots(), current.roots())
     {
         return Some(Ending::Reenforce(
-            "its roots are enforced, and a new list takes effect under a new ruleset".into(),
+            "it is kept to its folders, and a new list takes effect only when it starts again"
+                .into(),
         ));
     }
     if let Some(running) = expanded {

@@ -106,8 +106,17 @@ describe("describeEvent: every timeline kind is a sentence", () => {
       "Restarted so a withdrawn folder takes effect: “Photos” was withdrawn.",
     ],
     [
-      { kind: "enforced", readWrite: ["/home/a/docs", "/dev/null", "/dev/full"], readOnly: ["/usr"] },
-      "Roots enforced by the kernel (Landlock): it may read and write only in 1 folder, and read only what it needs to run.",
+      { kind: "enforced", readWrite: ["/home/a/docs", "/dev/null", "/dev/full"], readOnly: ["/usr"], held: true, network: false },
+      "Held in a sandbox (bubblewrap, with Landlock inside): it may read and write only in 1 folder, read only what it needs to run, and has no network.",
+    ],
+    [
+      { kind: "enforced", readWrite: ["/home/a/docs", "/home/a/src"], readOnly: ["/usr"], held: true, network: true },
+      "Held in a sandbox (bubblewrap, with Landlock inside): it may read and write only in 2 folders, read only what it needs to run, and may use the network.",
+    ],
+    [
+      // Not held: the network setting is not what it reaches, so it is not said to be off.
+      { kind: "enforced", readWrite: ["/home/a/docs"], readOnly: ["/usr"], held: false, network: false },
+      "Not held in a sandbox (bubblewrap cannot make one here): Landlock and a filter keep it to 1 folder and what it needs to run, but it still reaches the network and sees other processes.",
     ],
     [
       { kind: "restartedToEnforce", reason: "its roots are enforced" },

@@ -141,8 +141,14 @@ export function describeEvent(event: Event): string {
       return `Did not ask for its folders within ${formatDelay(event.waitedMs)} of being told they changed: what was added is not picked up yet.`;
     case "restartedToWithdraw":
       return sentence(`Restarted so a withdrawn folder takes effect: ${event.reason}`);
-    case "enforced":
-      return `Roots enforced by the kernel (Landlock): it may read and write only in ${count(event.readWrite.filter((p) => !p.startsWith("/dev/")).length, "folder", "folders", "no folders")}, and read only what it needs to run.`;
+    case "enforced": {
+      const folders = count(event.readWrite.filter((p) => !p.startsWith("/dev/")).length, "folder", "folders", "no folders");
+      // Held only where bubblewrap made its sandbox; a server that is not
+      // held reaches the network whatever was set for it.
+      return event.held
+        ? `Held in a sandbox (bubblewrap, with Landlock inside): it may read and write only in ${folders}, read only what it needs to run, and ${event.network ? "may use the network" : "has no network"}.`
+        : `Not held in a sandbox (bubblewrap cannot make one here): Landlock and a filter keep it to ${folders} and what it needs to run, but it still reaches the network and sees other processes.`;
+    }
     case "restartedToEnforce":
       return sentence(`Restarted under new folder rules: ${event.reason}`);
     case "requestRefused":

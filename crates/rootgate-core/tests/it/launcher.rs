@@ -225,6 +225,7 @@ async fn an_enforced_server_reads_and_writes_exactly_its_roots() {
     let Event::Enforced {
         read_write,
         read_only,
+        ..
     } = enforced.event
     else {
         unreachable!()
