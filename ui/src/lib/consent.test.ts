@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WarningView } from "./bindings";
-import { consentBanners, consentNote, severeConfirmation } from "./consent";
+import { consentBanners, consentNote, enforcedMark, severeConfirmation } from "./consent";
 
 const home: WarningView = { kind: "homeFolder", message: "This is your entire home folder." };
 const secrets: WarningView = { kind: "holdsSecrets", names: [".env"], message: "This folder holds secrets: .env." };
@@ -41,16 +41,29 @@ describe("consentNote", () => {
     expect(consentNote([{ enforced: false }], note)).toBe(note);
     expect(consentNote([], note)).toBe(note);
   });
+  const held = { state: "available" } as const;
+  const partial = { state: "partial", reason: "bubblewrap is not installed", notStopped: "it still reaches the network" } as const;
   it("never says it does not lock the server in when every server is enforced", () => {
-    const one = consentNote([{ enforced: true }], note);
-    expect(one).toMatch(/the kernel holds this server to the folders shared with it/);
+    const one = consentNote([{ enforced: true }], note, held);
+    expect(one).toMatch(/this server is held in a sandbox \(bubblewrap, with Landlock inside\)/);
     expect(one).not.toMatch(/does not lock/);
-    expect(consentNote([{ enforced: true }, { enforced: true }], note)).toMatch(/each of these servers/);
+    expect(consentNote([{ enforced: true }, { enforced: true }], note, held)).toMatch(/each of these servers is held/);
+  });
+  it("does not call a server held where bubblewrap cannot hold it, and says what is not stopped", () => {
+    const one = consentNote([{ enforced: true }], note, partial);
+    expect(one).not.toMatch(/is held/);
+    expect(one).toMatch(/not held in a sandbox here \(bubblewrap is not installed\): it still reaches the network\./);
+    expect(enforcedMark(partial).label).toBe("kept to its folders");
+    expect(enforcedMark(partial).title).toMatch(/^Not held in a sandbox here/);
+    expect(enforcedMark(held).label).toBe("held");
   });
   it("says which is which when some are", () => {
-    const mixed = consentNote([{ enforced: true }, { enforced: false }], note);
-    expect(mixed).toMatch(/marked kernel-enforced is held/);
+    const mixed = consentNote([{ enforced: true }, { enforced: false }], note, held);
+    expect(mixed).toMatch(/A server marked “held” runs in a sandbox/);
     expect(mixed).toMatch(/The others are not locked in/);
+    expect(consentNote([{ enforced: true }, { enforced: false }], note, partial)).toMatch(
+      /marked “kept to its folders” is kept to them by Landlock and a filter, but is not held in a sandbox here/,
+    );
   });
 });
 

@@ -1,10 +1,10 @@
 // What the consent prompt says beyond the core's words: its warnings as
 // banners (one per situation, the gravest first), the note on what sharing
-// means for the servers listed (advice, or enforced by the kernel), and the
+// means for the servers listed (advice, or held to their folders), and the
 // second confirmation sharing the whole home folder or disk takes. Pure, so
 // every case is unit tested.
 
-import type { ConsentPrompt, ServerChoice, WarningView } from "./bindings";
+import type { ConsentPrompt, ServerChoice, Support, WarningView } from "./bindings";
 
 /** One banner of the consent prompt: a warning, or several of one kind grouped. */
 export interface Banner {
@@ -63,22 +63,62 @@ export function consentBanners(prompt: Pick<ConsentPrompt, "warnings" | "chosenP
 /**
  * The note on what sharing means, for the servers the prompt lists: the
  * core's note (roots are advice; it does not lock a server in) when none
- * is held to its folders by the kernel; when all are, that they are; when
- * some are, both, each for its own.
+ * has its roots enforced; when all do, how they are kept to their folders
+ * on this machine (`support`): held in a sandbox, or, where bubblewrap
+ * cannot make its namespaces, kept by Landlock and a filter and not held,
+ * with what that leaves open; when some do, both, each for its own.
  */
-export function consentNote(servers: readonly Pick<ServerChoice, "enforced">[], note: string): string {
+export function consentNote(
+  servers: readonly Pick<ServerChoice, "enforced">[],
+  note: string,
+  support?: Support,
+): string {
   const enforced = servers.filter((s) => s.enforced).length;
   if (enforced === 0) return note;
+  const mark = enforcedMark(support);
   if (enforced === servers.length) {
-    return `Sharing a folder tells a server where to work, and the kernel holds ${
-      servers.length === 1 ? "this server" : "each of these servers"
-    } to the folders shared with it (Landlock): it cannot read or change anything outside them, apart from what it needs to run.`;
+    const who = servers.length === 1 ? "this server" : "each of these servers";
+    if (support?.state === "available") {
+      return `Sharing a folder tells a server where to work, and ${who} is held in a sandbox (bubblewrap, with Landlock inside): it sees only the folders shared with it and what it needs to run, not your home folder, your session's sockets or other processes.`;
+    }
+    if (support?.state === "partial") {
+      return `Sharing a folder tells a server where to work. Landlock and a filter keep ${who} to the folders shared with it, but it is not held in a sandbox here (${support.reason}): ${support.notStopped}.`;
+    }
+    return `Sharing a folder tells a server where to work, and ${who} is kept to the folders shared with it: it cannot read or change anything outside them, apart from what it needs to run.`;
   }
-  return (
-    "Sharing a folder tells a server where to work. A server marked kernel-enforced is held to the folders " +
-    "shared with it by the kernel (Landlock). The others are not locked in: they can still read anything " +
-    "your user account can."
-  );
+  const marked =
+    support?.state === "available"
+      ? `A server marked “${mark.label}” runs in a sandbox and sees only the folders shared with it.`
+      : support?.state === "partial"
+        ? `A server marked “${mark.label}” is kept to them by Landlock and a filter, but is not held in a sandbox here: ${support.notStopped}.`
+        : `A server marked “${mark.label}” cannot read or change anything outside the folders shared with it.`;
+  return `Sharing a folder tells a server where to work. ${marked} The others are not locked in: they can still read anything your user account can.`;
+}
+
+/**
+ * The mark on a server with enforced roots in the consent prompt, and its
+ * tooltip: "held" only where bubblewrap holds it in a sandbox; where it
+ * cannot (`partial`), or before the window knows, what is true either way.
+ */
+export function enforcedMark(support?: Support): { label: string; title: string } {
+  switch (support?.state) {
+    case "available":
+      return {
+        label: "held",
+        title:
+          "Held in a sandbox (bubblewrap, with Landlock inside): it sees only the folders shared with it and what it needs to run.",
+      };
+    case "partial":
+      return {
+        label: "kept to its folders",
+        title: `Not held in a sandbox here (${support.reason}). Landlock and a filter keep it to its folders, but ${support.notStopped}.`,
+      };
+    default:
+      return {
+        label: "kept to its folders",
+        title: "Its roots are enforced: it cannot read or change files outside the folders shared with it.",
+      };
+  }
 }
 
 /**

@@ -173,13 +173,14 @@ describe("a name with a hidden character", () => {
 });
 
 describe("the consent prompt's servers", () => {
-  it("marks the kernel-enforced ones, and does not say they are not locked in", async () => {
+  it("marks the held ones, and does not say they are not locked in", async () => {
     await startApp((b) =>
       b.api.openPrompts.mockResolvedValue([prompt(40, { servers: [choice("a", { enforced: true, restarts: true, connected: [] })] })]),
     );
     expect(all("consent-enforced")).toHaveLength(1);
-    expect(all("consent-enforced")[0].textContent).toContain("kernel-enforced");
-    expect(q("consent-note")?.textContent).toMatch(/the kernel holds this server to the folders shared with it/);
+    expect(all("consent-enforced")[0].textContent?.trim()).toBe("held");
+    expect(all("consent-enforced")[0].getAttribute("title")).toMatch(/^Held in a sandbox \(bubblewrap, with Landlock inside\)/);
+    expect(q("consent-note")?.textContent).toMatch(/this server is held in a sandbox/);
     expect(q("consent-note")?.textContent).not.toMatch(/does not lock/);
   });
 

@@ -96,14 +96,40 @@ describe("the approval dialog", () => {
     });
     app.servers.approval = server("s", { approvedCommand: null, approved: false, enforceRoots: true });
     flushSync();
-    expect(q("approval-dialog")?.textContent).toContain("It runs held in a sandbox");
+    expect(q("approval-dialog")?.textContent).toContain("It runs held in a sandbox (bubblewrap, with Landlock inside)");
     const check = q("approval-network-check") as HTMLInputElement;
     expect(check.checked).toBe(false);
+    // The question's meaning is read with it, and says what off means.
+    const help = document.getElementById(check.getAttribute("aria-describedby") ?? "");
+    expect(help?.textContent).toMatch(/^\s*Off: it reaches no other machine/);
     check.click();
     flushSync();
+    expect(help?.textContent).toMatch(/^\s*On: it may reach other machines/);
     q("approval-approve")!.click();
     await new Promise((r) => setTimeout(r, 0));
     expect(api.updateServer).toHaveBeenCalledWith("s", expect.objectContaining({ allowNetwork: true, enforceRoots: true }));
+  });
+
+  it("does not ask the network where bubblewrap cannot hold the server, and says what is not stopped", async () => {
+    const { app } = await startApp((b) =>
+      b.api.appInfo.mockResolvedValue({
+        version: "0.1.0",
+        settingsPath: "/tmp/settings.json",
+        recovery: null,
+        rootsNote: "note",
+        notices: [],
+        enforcement: { state: "partial", reason: "bubblewrap is not installed", notStopped: "it still reaches the network" },
+        cliPath: null,
+        installs: [],
+      }),
+    );
+    app.servers.approval = server("s", { approvedCommand: null, approved: false, enforceRoots: true });
+    flushSync();
+    expect(q("approval-network")).toBeNull();
+    const explain = q("approval-dialog")?.textContent?.replace(/\s+/g, " ");
+    expect(explain).toContain("It is not held in a sandbox here (bubblewrap is not installed)");
+    expect(explain).toContain("it still reaches the network.");
+    expect(explain).not.toContain("runs held");
   });
 
   it("asks nothing of the network for a server that is not held", async () => {

@@ -431,9 +431,25 @@ describe("everyday use of servers", () => {
     flushSync();
     await app.nav.openDetail("s1");
     flushSync();
-    expect(text(q("server-enforcement"))).toContain("Not held here: bubblewrap is not installed");
+    expect(text(q("server-enforcement"))).toContain("Not held in a sandbox here: bubblewrap is not installed");
     expect(text(q("server-enforcement"))).toContain("it still sees every process");
-    expect(text(q("server-network"))).toBe("Off: it reaches no other machine");
+    // Not held, nothing stops its network: the detail must not say Off.
+    expect(text(q("server-detail-network"))).toBe("Set to off, but not stopped here: it is not held in a sandbox");
+  });
+
+  it("says in the detail that a held server is in a sandbox, and whether it has the network", async () => {
+    const { app } = await startApp((b) =>
+      b.api.listServers.mockResolvedValue([server("s1", { enforceRoots: true }), server("s2", { enforceRoots: true, allowNetwork: true })]),
+    );
+    app.nav.show("servers");
+    flushSync();
+    await app.nav.openDetail("s1");
+    flushSync();
+    expect(text(q("server-enforcement"))).toMatch(/^Held in a sandbox \(bubblewrap, with Landlock inside\)/);
+    expect(text(q("server-detail-network"))).toBe("Off: it reaches no other machine, nor anything listening on this one");
+    await app.nav.openDetail("s2");
+    flushSync();
+    expect(text(q("server-detail-network"))).toMatch(/^Allowed: it may reach other machines/);
   });
 
   it("says a server Rootgate gave up on waits for you, with its attempts", async () => {
