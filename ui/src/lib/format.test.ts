@@ -114,6 +114,10 @@ describe("describeEvent: every timeline kind is a sentence", () => {
       "Held in a sandbox (bubblewrap, with Landlock inside): it may read and write only in 2 folders, read only what it needs to run, and may use the network.",
     ],
     [
+      { kind: "enforced", readWrite: ["/dev/null"], readOnly: ["/usr"], held: true, network: false },
+      "Held in a sandbox (bubblewrap, with Landlock inside): it may read and write in no folder, read only what it needs to run, and has no network.",
+    ],
+    [
       // Not held: the network setting is not what it reaches, so it is not said to be off.
       { kind: "enforced", readWrite: ["/home/a/docs"], readOnly: ["/usr"], held: false, network: false },
       "Not held in a sandbox (bubblewrap cannot make one here): Landlock and a filter keep it to 1 folder and what it needs to run, but it still reaches the network and sees other processes.",

@@ -142,11 +142,13 @@ export function describeEvent(event: Event): string {
     case "restartedToWithdraw":
       return sentence(`Restarted so a withdrawn folder takes effect: ${event.reason}`);
     case "enforced": {
-      const folders = count(event.readWrite.filter((p) => !p.startsWith("/dev/")).length, "folder", "folders", "no folders");
+      const n = event.readWrite.filter((p) => !p.startsWith("/dev/")).length;
+      const folders = count(n, "folder", "folders", "no folder");
+      const writes = n === 0 ? "it may read and write in no folder" : `it may read and write only in ${folders}`;
       // Held only where bubblewrap made its sandbox; a server that is not
       // held reaches the network whatever was set for it.
       return event.held
-        ? `Held in a sandbox (bubblewrap, with Landlock inside): it may read and write only in ${folders}, read only what it needs to run, and ${event.network ? "may use the network" : "has no network"}.`
+        ? `Held in a sandbox (bubblewrap, with Landlock inside): ${writes}, read only what it needs to run, and ${event.network ? "may use the network" : "has no network"}.`
         : `Not held in a sandbox (bubblewrap cannot make one here): Landlock and a filter keep it to ${folders} and what it needs to run, but it still reaches the network and sees other processes.`;
     }
     case "restartedToEnforce":
