@@ -413,6 +413,29 @@ describe("everyday use of servers", () => {
     expect(api.addServer.mock.calls[0][0]).toMatchObject({ enforceRoots: true, allowNetwork: true });
   });
 
+  it("does not say the network is off in the form where the server cannot be held", async () => {
+    const { app } = await startApp((b) =>
+      b.api.appInfo.mockResolvedValue({
+        version: "0.1.0",
+        settingsPath: "/tmp/settings.json",
+        recovery: null,
+        rootsNote: "note",
+        notices: [],
+        enforcement: { state: "partial", reason: "bubblewrap is not installed", notStopped: "it still reaches the network" },
+        cliPath: null,
+        installs: [],
+      }),
+    );
+    app.nav.show("servers");
+    flushSync();
+    q("add-server")?.click();
+    flushSync();
+    (q("server-enforce") as HTMLInputElement).click();
+    flushSync();
+    expect(text(q("server-network-help"))).toBe("Not stopped here while it cannot be held: the setting is kept for when it can.");
+    expect(text(q("server-enforce-help"))).toContain("Not held here: bubblewrap is not installed");
+  });
+
   it("says in the detail whether a server is held and has the network, and where it cannot be held", async () => {
     const { app } = await startApp((b) => {
       b.api.listServers.mockResolvedValue([server("s1", { enforceRoots: true })]);
