@@ -17,9 +17,12 @@
 //   shows the approved command and the new one, the changed words marked,
 //   and says it keeps running the approved one; the process that runs it is
 //   still the same until Approve, then a new one runs the new command.
-// - A server run under Landlock (where the kernel has it) is marked
-//   kernel-enforced in the consent prompt, the note says which servers are
-//   held in, and ticking it while it runs says sharing restarts it.
+// - A server with Enforce roots (held in a sandbox: bubblewrap, with
+//   Landlock inside): its approval asks the network, off unless allowed,
+//   the question reached by Tab and answered by Space, its meaning read
+//   with it; the consent prompt marks it "held", the note says what that
+//   means, and ticking it while it runs says sharing restarts it; its
+//   detail says it is held and has no network, and so does the timeline.
 // - A server added through the form with API_TOKEN (Secret ticked by its
 //   name, typed masked): the approval shows `API_TOKEN=…` and says it
 //   covers the name, not the value; the row and the detail show it masked,
@@ -32,10 +35,10 @@
 //
 // Screenshots: trust-consent-hidden, trust-folder-row, trust-consent-home,
 // trust-confirm-home, trust-approval-download, trust-approval-changed,
-// trust-consent-enforced, trust-form-secret, trust-approval-secret,
+// trust-approval-network, trust-consent-enforced, trust-detail-held, trust-form-secret, trust-approval-secret,
 // trust-secret-row, trust-secret-revealed, trust-form-secret-kept; of the
 // hidden-character prompt, the folder row, the changed approval, the
-// enforced prompt and the secret's form, approval and detail also a -dark one (the window
+// held server's approval, prompt and detail, and the secret's form, approval and detail also a -dark one (the window
 // in its dark theme: the rules app.css gives a dark desktop, applied for the
 // picture).
 
@@ -46,7 +49,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
 
-import { App, cleanup, cmdline, commandLine, env, tempDir, TIMEOUT, waitUntil } from './lib/app.mjs';
+import { App, cleanup, cmdline, commandLine, env, Key, readSettings, tempDir, TIMEOUT, waitUntil } from './lib/app.mjs';
 import {
   addFolder,
   addServer,
@@ -328,7 +331,7 @@ describe('names that could mislead are written out; commands that changed or dow
     await waitServerState(app, PY.name, 'running');
     assert.equal(cmdline(before), null, 'the process that ran the old command has exited');
   });
-  step('a kernel-enforced running server is marked in the consent prompt, and ticking it says it restarts', async (t) => {
+  step('a held server is asked its network at approval (off), marked held in the consent prompt, and ticking it says it restarts', async (t) => {
     const ENF = {
       name: 'Held in',
       command: PY.command,
@@ -350,16 +353,64 @@ describe('names that could mislead are written out; commands that changed or dow
       await app.gone('server-form');
       return t.skip(`Landlock is not available here: ${await app.textOf(await app.visible('server-enforce-help')).catch(() => '')}`);
     }
+    const help = await app.text('server-enforce-help', { within: form });
+    assert.doesNotMatch(
+      help,
+      /^Not held here/,
+      `bubblewrap must hold servers on the test machine (scripts/setup.sh test installs it): ${help}`,
+    );
     if (!(await enforce.isSelected())) await enforce.click();
     await app.click('server-save');
     await app.gone('server-form');
     const enfId = await (await serverRow(app, ENF.name)).getAttribute('data-server-id');
-    await approveAndStart(app, ENF.name, commandLine(ENF.command, ENF.args));
+
+    // The approval says it runs held, and asks the network, off unless the
+    // person allows it, with what off means read with the checkbox.
+    if (!(await app.isPresent('approval-dialog'))) {
+      await app.click('server-start', { within: await serverRow(app, ENF.name) });
+    }
+    const approval = await app.visible('approval-dialog', { message: 'the approval dialog of the held server' });
+    assert.equal(await app.text('approval-command', { within: approval }), commandLine(ENF.command, ENF.args));
+    assert.match(await app.textOf(approval), /It runs held in a sandbox \(bubblewrap, with Landlock inside\)/);
+    const network = await app.visible('approval-network-check', { within: approval });
+    assert.equal(await network.isSelected(), false, 'the network is off unless the person allows it');
+    const described = await network.getAttribute('aria-describedby');
+    assert.equal(
+      await app.text('approval-network-help', { within: approval }),
+      'Off: it reaches no other machine, nor anything listening on this one. A server that calls an online service needs it.',
+    );
+    assert.equal(
+      await app.driver.executeScript((id) => document.getElementById(id)?.getAttribute('data-testid'), described),
+      'approval-network-help',
+      'the checkbox is described by the words saying what off means',
+    );
+    // Reached from the keyboard: Tab from where the dialog puts the focus
+    // (Cancel) comes round to the question, and Space answers it.
+    let reached = false;
+    for (let i = 0; i < 20 && !reached; i++) {
+      await app.driver.actions().sendKeys(Key.TAB).perform();
+      reached = await app.driver.executeScript(
+        () => document.activeElement?.getAttribute('data-testid') === 'approval-network-check',
+      );
+    }
+    assert.ok(reached, 'Tab reaches the network question');
+    await app.driver.actions().sendKeys(Key.SPACE).perform();
+    await waitUntil(() => network.isSelected(), { message: 'Space to allow the network' });
+    assert.match(await app.text('approval-network-help', { within: approval }), /^On: it may reach other machines/);
+    await app.driver.actions().sendKeys(Key.SPACE).perform();
+    await waitUntil(async () => !(await network.isSelected()), { message: 'Space to turn the network off again' });
+    await app.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', network);
+    await shots(app, 'trust-approval-network');
+    await app.click('approval-approve', { within: approval });
+    await app.gone('approval-dialog');
+    await waitServerState(app, ENF.name, 'running');
     await waitUntil(() => app.isPresent('folder-checklist'), { timeout: 3_000 }).catch(() => {});
     if (await app.isPresent('folder-checklist')) {
       await app.click('checklist-cancel');
       await app.gone('folder-checklist');
     }
+    const saved = readSettings().servers.find((s) => s.id === enfId);
+    assert.notEqual(saved?.allowNetwork, true, 'the settings keep the network off');
 
     const other = path.join(base, 'notes');
     fs.mkdirSync(other);
@@ -368,19 +419,40 @@ describe('names that could mislead are written out; commands that changed or dow
     const choices = await app.all('consent-choice', dialog);
     const marked = {};
     for (const c of choices) marked[await c.getAttribute('data-server-id')] = (await app.all('consent-enforced', c)).length > 0;
-    assert.equal(marked[enfId], true, 'the enforced server is marked kernel-enforced');
+    assert.equal(marked[enfId], true, 'the held server is marked');
     assert.deepEqual(
       Object.entries(marked).filter(([, on]) => on).map(([k]) => k),
       [enfId],
-      'no other server is marked kernel-enforced',
+      'no other server is marked held',
     );
     assert.equal(marked[id], false);
-    assert.match(await app.text('consent-note'), /marked kernel-enforced is held to the folders/);
+    const [mark] = await app.all('consent-enforced', dialog);
+    assert.equal(await app.textOf(mark), 'held');
+    assert.match(await mark.getAttribute('title'), /^Held in a sandbox \(bubblewrap, with Landlock inside\)/);
+    assert.match(await app.text('consent-note'), /A server marked “held” runs in a sandbox and sees only the folders shared with it\./);
+    assert.doesNotMatch(await app.text('consent-note'), /kernel/);
     await tickExactly(app, [enfId]);
     assert.equal(await app.text('consent-restart-hint'), `This restarts ${ENF.name}, which is running.`);
     await shots(app, 'trust-consent-enforced');
     await app.click('consent-cancel');
     await app.gone('consent-dialog');
+
+    // The detail says it is held and has no network; so does the timeline.
+    const detail = await openDetail(app, ENF.name);
+    const held = await app.visible('server-enforcement', { within: detail });
+    assert.match(await app.textOf(held), /^Held in a sandbox \(bubblewrap, with Landlock inside\)/);
+    assert.equal(
+      await app.text('server-detail-network', { within: detail }),
+      'Off: it reaches no other machine, nor anything listening on this one',
+    );
+    await app.driver.executeScript('arguments[0].scrollIntoView({ block: "center" })', held);
+    await new Promise((r) => setTimeout(r, 300));
+    await shots(app, 'trust-detail-held');
+    const entries = await timeline(app, { details: false });
+    assert.ok(
+      entries.some((e) => /Held in a sandbox \(bubblewrap, with Landlock inside\): .* and has no network\.$/.test(e.text ?? e)),
+      `the timeline says it is held without the network: ${JSON.stringify(entries)}`,
+    );
   });
 
   step('a secret is kept in the keyring, shown masked, revealed on request, and approved by its name', async () => {
