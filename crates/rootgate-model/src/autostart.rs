@@ -37,6 +37,39 @@ pub enum AutostartError {
     },
     #[error("Rootgate's program path {0} is not valid UTF-8, which a desktop entry cannot hold")]
     NotUtf8(PathBuf),
+    #[error(
+        "Rootgate's program was replaced or removed while it ran ({0}), and no installed \
+         Rootgate is there to start at login instead; start Rootgate again, then turn Start \
+         at login on"
+    )]
+    Gone(PathBuf),
+}
+
+/// Where the package installs the app.
+pub const INSTALLED: &str = "/usr/bin/rootgate-desktop";
+
+/// What Linux writes after the path of a running program whose file was
+/// replaced or removed since it started (`/proc/self/exe`, and so
+/// `std::env::current_exe`): `apt upgrade` replaces the app while it runs.
+const DELETED: &str = " (deleted)";
+
+/// The program a login should start, for the running `program`: itself,
+/// unless its file was replaced or removed since it started; then the
+/// file now at its path (the upgrade's), else the installed app
+/// (`installed`), else none. Never a path ending in " (deleted)", which
+/// names no file and would silently never start.
+pub fn login_program(program: &Path, installed: &Path) -> Option<PathBuf> {
+    let Some(was) = program.to_str().and_then(|p| p.strip_suffix(DELETED)) else {
+        return Some(program.to_path_buf());
+    };
+    if program.is_file() {
+        // A file really named so: it is there to start.
+        return Some(program.to_path_buf());
+    }
+    [Path::new(was), installed]
+        .into_iter()
+        .find(|p| p.is_file())
+        .map(Path::to_path_buf)
 }
 
 /// Where Start at login stands, for the window.
@@ -94,6 +127,8 @@ impl Autostart {
     /// Starts Rootgate at login: writes the entry, or takes the "do not
     /// start" mark off one the person edited.
     pub fn enable(&self, program: &Path) -> Result<LoginStart, AutostartError> {
+        let program = &login_program(program, Path::new(INSTALLED))
+            .ok_or_else(|| AutostartError::Gone(program.into()))?;
         let ours = entry(program).ok_or_else(|| AutostartError::NotUtf8(program.into()))?;
         match self.read()? {
             // Ours, perhaps naming a program that moved: written anew.
@@ -303,6 +338,49 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let autostart = Autostart::in_config_home(dir.path());
         (dir, autostart)
+    }
+
+    #[test]
+    fn a_program_replaced_while_it_ran_is_started_from_where_it_is_now() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let upgraded = dir.path().join("rootgate-desktop");
+        let installed = dir.path().join("installed");
+        let running = PathBuf::from(format!("{}{DELETED}", upgraded.display()));
+        // Neither the upgrade's file nor an installed app: none, never the
+        // " (deleted)" path.
+        assert_eq!(login_program(&running, &installed), None);
+        fs::write(&installed, "").expect("write");
+        assert_eq!(login_program(&running, &installed), Some(installed.clone()));
+        fs::write(&upgraded, "").expect("write");
+        assert_eq!(login_program(&running, &installed), Some(upgraded.clone()));
+        // A program that was not replaced is itself, there or not.
+        assert_eq!(login_program(&upgraded, &installed), Some(upgraded.clone()));
+        assert_eq!(
+            login_program(Path::new(PROGRAM), &installed),
+            Some(PathBuf::from(PROGRAM))
+        );
+    }
+
+    #[test]
+    fn an_entry_is_never_written_for_a_program_that_is_gone() {
+        let (dir, a) = fixture();
+        let gone = PathBuf::from(format!(
+            "{}{DELETED}",
+            dir.path().join("nowhere/rootgate-desktop").display()
+        ));
+        if Path::new(INSTALLED).is_file() {
+            // Where the package is installed, the login starts it.
+            a.enable(&gone).expect("enable");
+            let text = fs::read_to_string(a.path()).expect("read");
+            assert!(
+                text.contains(&format!("Exec={INSTALLED} --hidden\n")),
+                "{text}"
+            );
+        } else {
+            let err = a.enable(&gone).expect_err("no program to start");
+            assert!(matches!(err, AutostartError::Gone(_)), "{err}");
+            assert!(!a.path().exists(), "an entry was written for {gone:?}");
+        }
     }
 
     #[test]
