@@ -28,6 +28,24 @@ use crate::policy::Policy;
 /// system: recreated as the same links, so paths resolve as outside.
 const LINKED_TOP: &[&str] = &["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
+/// What every held server gets from bubblewrap, and what the probe tries:
+/// its own PID, IPC, UTS and (where the kernel has them) cgroup namespaces,
+/// ended with its parent, in a new session, with a `/proc` of its own PID
+/// namespace and a minimal `/dev`. The network namespace is added unless
+/// the person allowed the network.
+const ISOLATION: [&str; 10] = [
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--die-with-parent",
+    "--new-session",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+];
+
 /// The bubblewrap program, if there is one that makes its namespaces here,
 /// or why not. Probed once per process (a run of `bwrap` costs a few
 /// milliseconds), by running `true` in the same namespaces a held server
@@ -45,24 +63,16 @@ fn probe_now() -> Result<PathBuf, String> {
                 .into(),
         );
     };
-    let mut args: Vec<OsString> = [
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--die-with-parent",
-        "--new-session",
-        "--ro-bind",
-        "/",
-        "/",
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-    ]
-    .iter()
-    .map(OsString::from)
-    .collect();
+    // The whole system read-only as its root (its own `/proc` and `/dev`
+    // over it), and the same namespaces a held server gets, the network's
+    // among them, so that what the probe shows working is what a start
+    // asks for.
+    let mut args: Vec<OsString> = ["--ro-bind", "/", "/"]
+        .iter()
+        .chain(&ISOLATION)
+        .chain(&["--unshare-net"])
+        .map(OsString::from)
+        .collect();
     args.push("true".into());
     let out = Command::new(&bwrap)
         .args(&args)
@@ -113,21 +123,7 @@ impl Mount {
 /// Landlock ruleset inside and then becomes the server) made visible.
 /// `home` is the person's home folder, made an empty private folder.
 pub fn bwrap_args(policy: &Policy, launcher: &Path, home: Option<&Path>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = [
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent",
-        "--new-session",
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-    ]
-    .iter()
-    .map(OsString::from)
-    .collect();
+    let mut args: Vec<OsString> = ISOLATION.iter().map(OsString::from).collect();
     if !policy.network {
         args.push("--unshare-net".into());
     }
