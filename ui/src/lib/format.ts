@@ -1,7 +1,7 @@
 // Words for what the UI shows: timeline entries as sentences, status as a
 // badge, times, counts. Pure, so every case is unit tested.
 
-import type { AppIdentity, DeliverySummary, Event, FolderState, ServerView, Status, WaitingCall } from "./bindings";
+import type { AppIdentity, ConnectionView, DeliverySummary, Event, FolderState, ServerView, Status, WaitingCall } from "./bindings";
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");
@@ -71,6 +71,33 @@ export function appName(name: string | null | undefined): string {
   const n = name?.trim() ?? "";
   if (n === "") return "An AI app";
   return Object.hasOwn(PRODUCTS, n.toLowerCase()) ? PRODUCTS[n.toLowerCase()] : n;
+}
+
+/**
+ * What a server row says of the AI apps that run it through their bridges
+ * (each bridge runs its own process of the server): "running for Goose",
+ * "running for Claude Code · 3 connections", "running for 3 AI apps · 5
+ * connections", with the apps named in `title`; null when no live
+ * connection runs it.
+ */
+export function runningFor(
+  connections: readonly ConnectionView[],
+  server: string,
+): { label: string; title: string } | null {
+  const running = connections.filter((c) => c.live && c.server === server && c.status.state === "running");
+  if (running.length === 0) return null;
+  const byApp = new Map<string, number>();
+  for (const c of running) {
+    const name = appName(c.app?.name);
+    byApp.set(name, (byApp.get(name) ?? 0) + 1);
+  }
+  const names = [...byApp.keys()];
+  const apps = names.length === 1 ? names[0] : `${names.length} AI apps`;
+  const label = running.length === 1 ? `running for ${apps}` : `running for ${apps} · ${running.length} connections`;
+  const named = names.map((n) => ((byApp.get(n) ?? 0) > 1 ? `${n} (${byApp.get(n)} connections)` : n));
+  const list = named.length <= 1 ? named[0] : `${named.slice(0, -1).join(", ")} and ${named[named.length - 1]}`;
+  const title = `${list} ${running.length === 1 ? "reaches" : "reach"} it through Rootgate, each in a process of its own`;
+  return { label, title };
 }
 
 /**

@@ -4,8 +4,8 @@
 // up, and a new server scrolled into view.
 import { flushSync } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { delivered, entry, folder, folderChoice, server, settle } from "../../lib/testing";
-import { all, q, startApp, unmountAll } from "../testing/window";
+import { connection, delivered, entry, folder, folderChoice, server, settle } from "../../lib/testing";
+import { all, q, RUNNING, startApp, unmountAll } from "../testing/window";
 
 afterEach(unmountAll);
 
@@ -152,6 +152,41 @@ describe("the Servers view and a server's detail", () => {
     btn(rows[1], "server-start")?.click();
     flushSync();
     expect(q("approval-command")?.textContent).toBe("/bin/srv");
+  });
+
+  it("says which AI apps a server runs for, and 'manual start' only on a stopped server (#40)", async () => {
+    const live = (id: string, name: string, over = {}) =>
+      connection(id, { server: "a", app: { name, version: "2.0.14", protocolVersion: "2025-11-25" }, status: RUNNING, ...over });
+    const { app } = await startApp((b) => {
+      b.api.listServers.mockResolvedValue([
+        server("a", { name: "Files", enabled: false, status: RUNNING }),
+        server("b", { name: "Idle", enabled: false }),
+        server("c", { name: "One", enabled: false, status: RUNNING }),
+      ]);
+      b.api.listConnections.mockResolvedValue([
+        live("k1", "claude-code"),
+        live("k2", "claude-code"),
+        live("k3", "claude-code"),
+        live("k4", "cursor-vscode"),
+        live("k5", "Zed"),
+        // Ended, or another server's: not counted.
+        live("k6", "claude-code", { live: false, endedAtMs: 1_700_000_000_500 }),
+        live("k7", "goose", { server: "c" }),
+      ]);
+    });
+    app.nav.show("servers");
+    flushSync();
+    const rows = all("server-row");
+    const apps = (r: HTMLElement) => r.querySelector<HTMLElement>('[data-testid="server-apps"]')?.textContent?.trim() ?? null;
+    expect(apps(rows[0])).toBe("running for 3 AI apps · 5 connections");
+    expect(rows[0].querySelector('[data-testid="server-apps"]')?.getAttribute("title")).toBe(
+      "Claude Code (3 connections), Cursor and Zed reach it through Rootgate, each in a process of its own",
+    );
+    expect(apps(rows[1])).toBe(null);
+    expect(apps(rows[2])).toBe("running for Goose");
+    // "manual start" says a server does not start with Rootgate: news only
+    // where it is stopped and no app runs it.
+    expect(rows.map((r) => r.textContent?.includes("manual start"))).toEqual([false, true, false]);
   });
 });
 
