@@ -3,6 +3,7 @@ import type { Event, Status } from "./bindings";
 import {
   appLabel,
   appName,
+  appVersion,
   formatMoment,
   waitingText,
   shellQuote,
@@ -361,6 +362,9 @@ describe("the AI app's name", () => {
   it("is its name and version, as its initialize gave them", () => {
     expect(appLabel({ name: "Claude Code", version: "2.0.1", protocolVersion: "2025-06-18" })).toBe("Claude Code 2.0.1");
     expect(appLabel({ name: "Cursor", version: " ", protocolVersion: "2025-06-18" })).toBe("Cursor");
+    expect(appLabel({ name: "claude-code", version: "2.0.14", protocolVersion: "2025-06-18" })).toBe("Claude Code 2.0.14");
+    expect(appVersion({ name: "claude-code", version: " 2.0.14 " })).toBe("2.0.14");
+    expect(appVersion({ name: " ", version: "1" })).toBe("");
   });
   it("is “An AI app” when the app has not said or gave no name", () => {
     expect(appLabel(null)).toBe("An AI app");
@@ -378,6 +382,16 @@ describe("the AI app's name", () => {
       ["Zed", "Zed"],
       ["zed", "Zed"],
       ["goose", "Goose"],
+      ["windsurf-client", "Windsurf"],
+      ["Q DEV CLI", "Amazon Q Developer"],
+      ["github-copilot-developer", "GitHub Copilot CLI"],
+      ["gemini-cli-mcp-client", "Gemini CLI"],
+      ["gemini-cli-mcp-client-github", "Gemini CLI"],
+      ["gemini-cli-mcp-client-", "gemini-cli-mcp-client-"],
+      ["@cline/core", "Cline"],
+      ["codex-mcp-client", "Codex CLI"],
+      ["continue-cli-client", "Continue"],
+      ["opencode", "opencode"],
       ["my-own-agent", "my-own-agent"],
       ["constructor", "constructor"],
     ];

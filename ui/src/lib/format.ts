@@ -1,6 +1,7 @@
 // Words for what the UI shows: timeline entries as sentences, status as a
 // badge, times, counts. Pure, so every case is unit tested.
 
+import productNames from "./app-names.json";
 import type { AppIdentity, ConnectionView, DeliverySummary, Event, FolderState, ServerView, Status, WaitingCall } from "./bindings";
 
 function pad(n: number, width = 2): string {
@@ -31,11 +32,15 @@ export function formatMoment(ms: number, now: number = Date.now()): string {
   return sameDay ? formatDateTime(ms).slice(11) : formatDateTime(ms);
 }
 
-/** An AI app as people know it: "Claude Code 2.0.1", or "An AI app" when it did not say. */
+/**
+ * An AI app as people know it, whole: "Claude Code 2.0.14" for a client
+ * that said `claude-code` and `2.0.14`, or "An AI app" when it did not
+ * say. Where the name and version are shown apart (the version quieter),
+ * `appName` and `appVersion` give each.
+ */
 export function appLabel(app: AppIdentity | null | undefined): string {
-  const name = app?.name.trim() ?? "";
-  if (name === "") return "An AI app";
-  const version = app?.version.trim() ?? "";
+  const name = appName(app?.name);
+  const version = appVersion(app);
   return version === "" ? name : `${name} ${version}`;
 }
 
@@ -49,28 +54,40 @@ export function waitingText(w: WaitingCall, now: number = Date.now()): string {
   return `${what} waits for the server since ${formatMoment(w.sinceMs, now)}`;
 }
 
+/** The version an AI app gave, trimmed ("" when none, or when it gave no name). */
+export function appVersion(app: Pick<AppIdentity, "name" | "version"> | null | undefined): string {
+  return (app?.name.trim() ?? "") === "" ? "" : (app?.version.trim() ?? "");
+}
+
+/** What an AI app said of itself, for a title: "It calls itself “claude-code” 2.0.14"; undefined when it said nothing. */
+export function appSaid(name: string | null | undefined, version: string | null | undefined): string | undefined {
+  const n = name?.trim() ?? "";
+  if (n === "") return undefined;
+  const v = version?.trim() ?? "";
+  return `It calls itself “${n}”${v === "" ? "" : ` ${v}`}`;
+}
+
 /**
- * The product names of the AI apps Rootgate knows, by the name each
- * gives in its `initialize` (`clientInfo.name`, compared in lower case):
- * the same table as the core's `AppKind::from_client_name`, which names
- * suggestions; this one serves the connections, which carry the app's
- * own name.
+ * The product names of the AI apps Rootgate knows, by the name each gives
+ * in its `initialize` (`clientInfo.name`, compared in lower case): the
+ * table of the core's `AppKind::from_client_name`
+ * (crates/rootgate-apps/src/client_names.rs, where each name's source is
+ * said), kept in `app-names.json`, which the shell's tests check against
+ * the core's. The connections and the record carry the app's own name.
  */
-const PRODUCTS: Readonly<Record<string, string>> = {
-  "claude-ai": "Claude Desktop",
-  "claude-code": "Claude Code",
-  "cursor-vscode": "Cursor",
-  "visual studio code": "VS Code",
-  "visual studio code - insiders": "VS Code",
-  zed: "Zed",
-  goose: "Goose",
-};
+const PRODUCTS: Readonly<Record<string, string>> = productNames;
+
+/** Gemini CLI v0.2.0 to v0.8.x named its client after each server (`gemini-cli-mcp-client-<server>`). */
+const GEMINI_PER_SERVER = "gemini-cli-mcp-client-";
 
 /** An AI app's name alone: its product's name when Rootgate knows it, else as given, or "An AI app" when it gave none. */
 export function appName(name: string | null | undefined): string {
   const n = name?.trim() ?? "";
   if (n === "") return "An AI app";
-  return Object.hasOwn(PRODUCTS, n.toLowerCase()) ? PRODUCTS[n.toLowerCase()] : n;
+  const lower = n.toLowerCase();
+  if (Object.hasOwn(PRODUCTS, lower)) return PRODUCTS[lower];
+  if (lower.startsWith(GEMINI_PER_SERVER) && lower.length > GEMINI_PER_SERVER.length) return PRODUCTS["gemini-cli-mcp-client"];
+  return n;
 }
 
 /**

@@ -59,6 +59,24 @@ describe("the record of calls", () => {
     expect(q("record-count")?.textContent).toContain("1 line of the record could not be read.");
   });
 
+  it("names each app by its product with its version quieter, and one it does not know as it said (#40)", async () => {
+    await opened((b) =>
+      b.api.searchCalls.mockResolvedValue({
+        records: [
+          record({ app: "claude-code", appVersion: "2.0.14" }),
+          record({ app: "codex-mcp-client", appVersion: "0.47.0" }),
+          record({ app: "my-agent", appVersion: "" }),
+        ],
+        matched: 3,
+        unreadable: 0,
+      }),
+    );
+    const cells = all("record-app");
+    expect(cells.map((c) => c.querySelector(".name")?.textContent?.trim())).toEqual(["Claude Code", "Codex CLI", "my-agent"]);
+    expect(cells.map((c) => c.querySelector(".version")?.textContent?.trim() ?? null)).toEqual(["2.0.14", "0.47.0", null]);
+    expect(cells[0].getAttribute("title")).toBe("It calls itself “claude-code” 2.0.14");
+  });
+
   it("sends the words and the outcome, and exports every match", async () => {
     const { api } = await opened((b) => {
       b.api.exportCalls.mockResolvedValue({ path: "/home/me/calls.csv", count: 3 });

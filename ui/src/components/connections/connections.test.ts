@@ -100,7 +100,8 @@ describe("the Connections view", () => {
       ["gone", "false"],
     ]);
     const inRow = (r: HTMLElement, id: string) => r.querySelector(`[data-testid="${id}"]`);
-    expect(text(inRow(rows[0], "connection-app"))).toBe("Claude Code 2.0.1");
+    expect(text(inRow(rows[0], "connection-app"))).toBe("Claude Code");
+    expect(text(inRow(rows[0], "connection-app-version"))).toBe("2.0.1");
     expect(text(inRow(rows[0], "connection-server"))).toBe("Example server");
     expect(text(inRow(rows[0], "connection-when"))).toBe("since 10:15:00 · 2 calls");
     expect(inRow(rows[0], "server-status")?.getAttribute("data-state")).toBe("running");
@@ -121,6 +122,27 @@ describe("the Connections view", () => {
     expect(app.connections.list).toHaveLength(2);
   });
 
+  it("names an app by its product, its version apart and quieter, and keeps what it sent in the title (#40)", async () => {
+    const { app } = await shown((b) =>
+      b.api.listConnections.mockResolvedValue([
+        connection("k", { app: { name: "claude-code", version: "2.0.14", protocolVersion: "2025-06-18" }, status: running }),
+      ]),
+    );
+    const row = all("connection-row")[0];
+    const inRow = (id: string) => row.querySelector<HTMLElement>(`[data-testid="${id}"]`);
+    expect(text(inRow("connection-app"))).toBe("Claude Code");
+    expect(text(inRow("connection-app-version"))).toBe("2.0.14");
+    expect(inRow("connection-app-version")?.classList.contains("version")).toBe(true);
+    expect(inRow("connection-app")?.getAttribute("title")).toBe("It calls itself “claude-code” 2.0.14");
+    expect(text(row)).not.toContain("claude-code");
+    app.nav.openConnection("k");
+    flushSync();
+    const detail = q("connection-detail");
+    expect(text(detail?.querySelector('[data-testid="connection-app"]'))).toBe("Claude Code");
+    expect(text(detail?.querySelector('[data-testid="connection-app-version"]'))).toBe("2.0.14");
+    expect(text(detail?.querySelector("h1"))).not.toContain("claude-code");
+  });
+
   it("shows a connection as soon as it starts, and as it changes", async () => {
     const { handlers } = await shown();
     expect(q("empty-connections")).not.toBeNull();
@@ -131,7 +153,8 @@ describe("the Connections view", () => {
     handlers.changes?.([{ kind: "connection", connection: connection("c1", { status: running, calls: 1 }) }]);
     flushSync();
     expect(all("connection-row")).toHaveLength(1);
-    expect(text(q("connection-app"))).toBe("Claude Code 2.0.1");
+    expect(text(q("connection-app"))).toBe("Claude Code");
+    expect(text(q("connection-app-version"))).toBe("2.0.1");
     expect(text(q("connection-calls"))).toBe("1 call");
     handlers.changes?.([
       { kind: "connection", connection: connection("c1", { live: false, endedAtMs: Date.now(), calls: 1 }) },
