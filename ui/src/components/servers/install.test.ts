@@ -128,6 +128,33 @@ describe("installing a bundle", () => {
     expect(q("approval-dialog")).not.toBeNull();
   });
 
+  it("says who made the bundle, its page and its licence, as text (#40)", async () => {
+    const base = offer();
+    await startOnServers((b) =>
+      b.api.pickBundle.mockResolvedValue({
+        ...base,
+        about: { ...base.about, author: "Ada <ada@example.com>", homepage: "https://example.com/notes", license: "MIT" },
+      }),
+    );
+    q("install-bundle")?.click();
+    await settle();
+    flushSync();
+    expect(text(q("install-author"))).toBe("By Ada <ada@example.com>");
+    expect(text(q("install-homepage"))).toBe("https://example.com/notes · licence MIT");
+    // Shown, never a link the dialog would open.
+    expect(q("install-dialog")?.querySelector("a")).toBeNull();
+  });
+
+  it("says when a bundle names nobody as its author", async () => {
+    const base = offer();
+    await startOnServers((b) => b.api.pickBundle.mockResolvedValue({ ...base, about: { ...base.about, author: "  ", license: null } }));
+    q("install-bundle")?.click();
+    await settle();
+    flushSync();
+    expect(text(q("install-author"))).toBe("Its author is not named");
+    expect(q("install-homepage")).toBeNull();
+  });
+
   it("shows why a bundle cannot run here and offers no install", async () => {
     await startOnServers((b) => {
       b.api.pickBundle.mockResolvedValue(
