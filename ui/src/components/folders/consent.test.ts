@@ -2,7 +2,7 @@
 // Cancel, the queue and its counter, hidden characters written out, the
 // servers' marks (enforced, restarts) and the warnings.
 import { flushSync } from "svelte";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { folder, prompt, server, settle } from "../../lib/testing";
 import { all, choice, q, RUNNING, startApp, unmountAll } from "../testing/window";
 
@@ -43,6 +43,38 @@ describe("the consent prompt", () => {
     flushSync();
     expect(api.answerPrompt).toHaveBeenCalledWith(7, ["b"], null);
     expect(q("consent-dialog")).toBeNull();
+  });
+
+  it("names each server on its card, and brings the ticked suggestion into view with focus on it (#40)", async () => {
+    const seen: string[] = [];
+    const scroll = vi.fn(function (this: Element) {
+      seen.push(this.getAttribute("data-server-id") ?? "");
+    });
+    const original = Element.prototype.scrollIntoView;
+    Element.prototype.scrollIntoView = scroll;
+    try {
+      const servers = Array.from({ length: 12 }, (_, i) =>
+        choice(`s${i}`, { name: `Server number ${i}`, suggested: i === 10, connected: i === 10 ? ["Claude Code"] : [] }),
+      );
+      await startApp((b) =>
+        b.api.openPrompts.mockResolvedValue([
+          prompt(70, {
+            name: "app",
+            servers,
+            suggestion: { app: "Claude Code", server: "s10", serverName: "Server number 10", imported: false },
+          }),
+        ]),
+      );
+      await settle();
+      flushSync();
+      expect(all("consent-choice-name").map((n) => n.textContent?.trim())).toEqual(servers.map((s) => s.name));
+      const ticked = all("consent-server").filter((c) => (c as HTMLInputElement).checked);
+      expect(ticked.map((c) => c.dataset.serverId)).toEqual(["s10"]);
+      expect(document.activeElement).toBe(ticked[0]);
+      expect(seen).toContain("s10");
+    } finally {
+      Element.prototype.scrollIntoView = original;
+    }
   });
 
   it("ticks the current grants when changing access", async () => {

@@ -133,6 +133,12 @@ describe("a prompt that takes a folder away", () => {
     expect(text(q("consent-in-use"))).toBe(
       "Claude Code is connected to files now. Withdrawing takes “notes” from files at once, while it may be working in it.",
     );
+    // One sentence, not one line per name and piece (#40): the warning's
+    // text column holds a single inline span with all of it.
+    const column = q("consent-in-use")?.querySelector(".warning-text");
+    expect(column?.children).toHaveLength(1);
+    expect(column?.children[0]).toBe(q("consent-in-use-text"));
+    expect(text(q("consent-in-use-text"))).toBe(text(q("consent-in-use")));
 
     // Withdrawing from one and sharing with another is a change of who sees it.
     (all("consent-server")[1] as HTMLInputElement).click();
