@@ -19,9 +19,7 @@ use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use thiserror::Error;
 
 use crate::consent::Grant;
@@ -29,6 +27,13 @@ use crate::ids::now_ms;
 use crate::preferences::Preferences;
 use crate::roots::Root;
 use crate::servers::ServerSpec;
+
+mod lock;
+mod tolerant;
+
+pub use lock::WriteLock;
+pub(crate) use tolerant::Parsed;
+use tolerant::parse_tolerantly;
 
 /// The settings format this build writes and reads (and every older one
 /// it reads, upgraded as it does). 2: servers' secret variables
@@ -42,15 +47,16 @@ pub const SETTINGS_VERSION: u32 = 3;
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     pub version: u32,
+    /// Pause, notifications, the login offer (see `preferences`). Written
+    /// first, before the long lists, so that a file cut short keeps them.
+    #[serde(default)]
+    pub preferences: Preferences,
     #[serde(default)]
     pub roots: Vec<Root>,
     #[serde(default)]
     pub grants: Vec<Grant>,
     #[serde(default)]
     pub servers: Vec<ServerSpec>,
-    /// Pause, notifications, the login offer (see `preferences`).
-    #[serde(default)]
-    pub preferences: Preferences,
 }
 
 impl Default for Settings {
@@ -122,6 +128,14 @@ pub enum SettingsError {
     Encode(#[from] serde_json::Error),
     #[error("the settings file \"{path}\" cannot be read whole: {reason}")]
     Unreadable { path: PathBuf, reason: String },
+    #[error(
+        "could not take the lock that makes one process at a time change the settings, \"{path}\": {source}"
+    )]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
 }
 
 /// What happened to a settings file that could not be trusted.
@@ -136,12 +150,15 @@ pub struct Recovery {
     pub kept_roots: usize,
     pub kept_grants: usize,
     pub kept_servers: usize,
+    /// Whether sharing was paused could not be read, so Rootgate paused it:
+    /// no app sees a folder until the person resumes.
+    pub paused_unread: bool,
 }
 
 impl Recovery {
-    /// The whole story in one sentence, for a banner in the app.
+    /// The whole story in a few sentences, for a banner in the app.
     pub fn message(&self) -> String {
-        format!(
+        let mut message = format!(
             "The settings file could not be fully read ({}). It was moved to \"{}\"; \
              {}, {} and {} were recovered from it.",
             self.reason,
@@ -149,7 +166,14 @@ impl Recovery {
             count(self.kept_roots, "folder", "folders"),
             count(self.kept_grants, "permission", "permissions"),
             count(self.kept_servers, "server", "servers")
-        )
+        );
+        if self.paused_unread {
+            message.push_str(
+                " Whether you had paused sharing could not be read, so sharing is paused: \
+                 no AI app sees a folder until you resume it.",
+            );
+        }
+        message
     }
 }
 
@@ -191,7 +215,7 @@ impl SettingsFile {
     }
 
     fn dir(&self) -> &Path {
-        self.path.parent().unwrap_or(Path::new("."))
+        parent(&self.path)
     }
 
     /// Reads the settings. A missing file gives empty settings; a file that
@@ -202,9 +226,20 @@ impl SettingsFile {
     /// every entry that could still be read and the reason, and stays where
     /// it is for the app to recover; a missing one gives empty settings.
     pub fn read(&self) -> Result<(Settings, Option<String>), SettingsError> {
+        Ok(match self.read_bytes()? {
+            Some(bytes) => {
+                let parsed = parse(&bytes);
+                (parsed.settings, parsed.problem)
+            }
+            None => (Settings::default(), None),
+        })
+    }
+
+    /// The file's bytes as they are now; none when there is no file.
+    pub(crate) fn read_bytes(&self) -> Result<Option<Vec<u8>>, SettingsError> {
         match fs::read(&self.path) {
-            Ok(bytes) => Ok(parse(&bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((Settings::default(), None)),
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(source) => Err(SettingsError::Read {
                 path: self.path.clone(),
                 source,
@@ -212,33 +247,49 @@ impl SettingsFile {
         }
     }
 
+    /// Parses bytes read from the file (see [`SettingsFile::read_bytes`]).
+    pub(crate) fn parse(bytes: &[u8]) -> Parsed {
+        parse(bytes)
+    }
+
+    /// Moves a damaged file aside (its bytes kept, as at start) and saves
+    /// `settings` in its place; returns where the damaged one went.
+    pub(crate) fn replace_damaged(
+        &self,
+        settings: &Settings,
+    ) -> Result<(PathBuf, Digest), SettingsError> {
+        let moved_to = self.move_aside()?;
+        let digest = self.write(settings)?;
+        Ok((moved_to, digest))
+    }
+
     pub fn load(&self) -> Result<Loaded, SettingsError> {
         self.remove_stale_temporaries();
-        let bytes = match fs::read(&self.path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(Loaded {
-                    settings: Settings::default(),
-                    recovery: None,
-                });
-            }
-            Err(source) => {
-                return Err(SettingsError::Read {
-                    path: self.path.clone(),
-                    source,
-                });
-            }
-        };
-        let (settings, problem) = parse(&bytes);
-        // The file's bytes are not needed any more; with many folders they
-        // are megabytes, so they go before anything else is allocated.
-        drop(bytes);
-        let Some(reason) = problem else {
+        let Some(bytes) = self.read_bytes()? else {
             return Ok(Loaded {
-                settings,
+                settings: Settings::default(),
                 recovery: None,
             });
         };
+        let parsed = parse(&bytes);
+        // The file's bytes are not needed any more; with many folders they
+        // are megabytes, so they go before anything else is allocated.
+        drop(bytes);
+        let recovery = self.recover(&parsed)?;
+        Ok(Loaded {
+            settings: parsed.settings,
+            recovery,
+        })
+    }
+
+    /// What [`SettingsFile::load`] does with what it parsed: nothing for
+    /// a sound file; for one that cannot be trusted, moves it aside, saves
+    /// what could be read in its place and says so.
+    pub(crate) fn recover(&self, parsed: &Parsed) -> Result<Option<Recovery>, SettingsError> {
+        let Some(reason) = parsed.problem.clone() else {
+            return Ok(None);
+        };
+        let settings = &parsed.settings;
         let moved_to = self.move_aside()?;
         let recovery = Recovery {
             moved_to,
@@ -246,32 +297,28 @@ impl SettingsFile {
             kept_roots: settings.roots.len(),
             kept_grants: settings.grants.len(),
             kept_servers: settings.servers.len(),
+            paused_unread: parsed.pause_unread,
         };
         tracing::warn!(message = %recovery.message(), "settings recovered");
-        self.save(&settings)?;
-        Ok(Loaded {
-            settings,
-            recovery: Some(recovery),
-        })
+        self.save(settings)?;
+        Ok(Some(recovery))
     }
 
     /// Renames the current file to `settings.json.unreadable-<ms>` (never
     /// over an existing file) and returns the new path.
     fn move_aside(&self) -> Result<PathBuf, SettingsError> {
-        let name = self
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "settings.json".into());
+        // Through a symbolic link, the file itself is moved aside and the
+        // link kept: the next save writes through it again.
+        let target = self.target();
+        let name = file_name(&target);
+        let dir = parent(&target);
         let stamp = now_ms();
         for attempt in 0..100u32 {
-            let candidate = self
-                .dir()
-                .join(format!("{name}.unreadable-{stamp}-{attempt}"));
+            let candidate = dir.join(format!("{name}.unreadable-{stamp}-{attempt}"));
             if candidate.exists() {
                 continue;
             }
-            return fs::rename(&self.path, &candidate)
+            return fs::rename(&target, &candidate)
                 .map(|()| candidate)
                 .map_err(|source| SettingsError::MoveAside {
                     path: self.path.clone(),
@@ -284,16 +331,27 @@ impl SettingsFile {
         })
     }
 
-    /// The prefix of the temporary files saves write, before the writer's
-    /// process id.
-    fn temporary_prefix(&self) -> String {
-        format!(
-            ".{}.tmp-",
-            self.path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        )
+    /// The file the settings are in: the path itself, or, when it is a
+    /// symbolic link (a person keeping their settings with their other
+    /// dotfiles), the file it points to, followed link by link. A link to
+    /// a file that is not there (yet) is followed too, so that a save puts
+    /// the file where the link says and the link stays a link.
+    pub(crate) fn target(&self) -> PathBuf {
+        let mut path = self.path.clone();
+        // As many links as the kernel follows before it gives up (ELOOP).
+        for _ in 0..40 {
+            match fs::read_link(&path) {
+                Ok(next) => path = parent(&path).join(next),
+                Err(_) => return path,
+            }
+        }
+        path
+    }
+
+    /// The prefix of the temporary files saves write beside `target`,
+    /// before the writer's process id.
+    fn temporary_prefix(target: &Path) -> String {
+        format!(".{}.tmp-", file_name(target))
     }
 
     /// Removes the temporary files of saves that a killed or crashed
@@ -304,10 +362,11 @@ impl SettingsFile {
     /// Rootgate saving at this moment is not disturbed. Best effort: a file
     /// that cannot be removed costs only disk space.
     fn remove_stale_temporaries(&self) {
-        let Ok(entries) = fs::read_dir(self.dir()) else {
+        let target = self.target();
+        let Ok(entries) = fs::read_dir(parent(&target)) else {
             return;
         };
-        let prefix = self.temporary_prefix();
+        let prefix = Self::temporary_prefix(&target);
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(pid) = name
@@ -330,17 +389,17 @@ impl SettingsFile {
     }
 
     /// Writes the settings atomically: temporary file (0600), fsync, rename,
-    /// fsync of the folder (0700).
+    /// fsync of the folder (0700). Through a symbolic link, the temporary
+    /// file is written beside the file the link points to and renamed over
+    /// it there, so the link stays and keeps pointing at the settings.
     pub fn save(&self, settings: &Settings) -> Result<(), SettingsError> {
+        self.write(settings).map(|_| ())
+    }
+
+    /// [`SettingsFile::save`], giving the digest of the bytes written.
+    pub(crate) fn write(&self, settings: &Settings) -> Result<Digest, SettingsError> {
         let dir = self.dir().to_path_buf();
-        DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-            .map_err(|source| SettingsError::CreateDir {
-                path: dir.clone(),
-                source,
-            })?;
+        private_dir(&dir)?;
         // The folder may predate us with looser permissions; it is ours.
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(|source| {
             SettingsError::CreateDir {
@@ -348,9 +407,18 @@ impl SettingsFile {
                 source,
             }
         })?;
+        let target = self.target();
+        // The folder a link points into is the person's, and keeps the
+        // permissions they gave it; it is made only when it is missing.
+        let target_dir = parent(&target).to_path_buf();
+        private_dir(&target_dir)?;
         let mut json = serde_json::to_vec_pretty(settings)?;
         json.push(b'\n');
-        let tmp = dir.join(format!("{}{}", self.temporary_prefix(), std::process::id()));
+        let tmp = target_dir.join(format!(
+            "{}{}",
+            Self::temporary_prefix(&target),
+            std::process::id()
+        ));
         let write_err = |source| SettingsError::Write {
             path: self.path.clone(),
             source,
@@ -364,14 +432,49 @@ impl SettingsFile {
                 .open(&tmp)?;
             file.write_all(&json)?;
             file.sync_all()?;
-            fs::rename(&tmp, &self.path)?;
-            File::open(&dir)?.sync_all()
+            fs::rename(&tmp, &target)?;
+            File::open(&target_dir)?.sync_all()
         })();
         if result.is_err() {
             let _ = fs::remove_file(&tmp);
         }
-        result.map_err(write_err)
+        result.map_err(write_err)?;
+        Ok(digest(&json))
     }
+}
+
+/// The SHA-256 of a settings file's bytes: what a store compares to tell
+/// whether another process saved since it last read or wrote the file.
+pub(crate) type Digest = [u8; 32];
+
+/// The [`Digest`] of `bytes`.
+pub(crate) fn digest(bytes: &[u8]) -> Digest {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).into()
+}
+
+/// Creates `dir` (0700) and the folders above it when missing.
+fn private_dir(dir: &Path) -> Result<(), SettingsError> {
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|source| SettingsError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })
+}
+
+/// The folder `path` is in.
+fn parent(path: &Path) -> &Path {
+    path.parent().unwrap_or(Path::new("."))
+}
+
+/// The last component of `path`, as text.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "settings.json".into())
 }
 
 /// Parses settings: the whole file at once when it is sound, entry by entry
@@ -382,7 +485,7 @@ impl SettingsFile {
 /// JSON tree the tolerant path builds first: with 10,000 folders that tree
 /// was most of the app's peak memory at start (12 of 27 MB of heap) and
 /// more than half of the time spent loading.
-fn parse(bytes: &[u8]) -> (Settings, Option<String>) {
+fn parse(bytes: &[u8]) -> Parsed {
     // serde also reads a struct from a list (`[1]`), which is not a
     // settings object; only an object may take the quick way.
     let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
@@ -401,87 +504,14 @@ fn parse(bytes: &[u8]) -> (Settings, Option<String>) {
             settings.roots.shrink_to_fit();
             settings.grants.shrink_to_fit();
             settings.servers.shrink_to_fit();
-            return (settings, None);
+            return Parsed {
+                settings,
+                problem: None,
+                pause_unread: false,
+            };
         }
     }
     parse_tolerantly(bytes)
-}
-
-/// Parses settings, keeping every entry that can be read. Returns the
-/// settings and, when anything was wrong, why.
-fn parse_tolerantly(bytes: &[u8]) -> (Settings, Option<String>) {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return (Settings::default(), Some("the file is empty".into()));
-    }
-    let mut problems = Vec::new();
-    let value: Value = match serde_json::from_slice(bytes) {
-        Ok(value) => value,
-        Err(e) => match salvage(bytes, &e) {
-            Some(value) => {
-                problems.push(if e.is_eof() {
-                    format!("it was cut short ({e}); the whole entries before the cut were kept")
-                } else {
-                    format!(
-                        "it is not valid JSON ({e}); the whole entries before the damage were kept"
-                    )
-                });
-                value
-            }
-            None if e.is_eof() => {
-                return (Settings::default(), Some(format!("it was cut short ({e})")));
-            }
-            None => {
-                return (
-                    Settings::default(),
-                    Some(format!("it is not valid JSON: {e}")),
-                );
-            }
-        },
-    };
-    let Some(object) = value.as_object() else {
-        return (
-            Settings::default(),
-            Some("it does not hold a settings object".into()),
-        );
-    };
-    let version = object.get("version").and_then(Value::as_u64);
-    match version {
-        Some(v) if v > u64::from(SETTINGS_VERSION) => {
-            return (
-                Settings::default(),
-                Some(format!(
-                    "it was written by a newer Rootgate (format {v}, this one reads {SETTINGS_VERSION})"
-                )),
-            );
-        }
-        Some(_) => {}
-        None => {
-            return (Settings::default(), Some("it has no format version".into()));
-        }
-    }
-    let mut settings = Settings {
-        version: SETTINGS_VERSION,
-        roots: entries(object.get("roots"), "folder", &mut problems),
-        grants: entries(object.get("grants"), "permission", &mut problems),
-        servers: entries(object.get("servers"), "server", &mut problems),
-        // Kept when they can be read: a pause the person set stays set.
-        preferences: object
-            .get("preferences")
-            .and_then(|p| serde_json::from_value(p.clone()).ok())
-            .unwrap_or_default(),
-    };
-    upgrade(&mut settings.servers, version.unwrap_or_default());
-    let before = settings.grants.len();
-    settings.prune_dangling_grants();
-    if settings.grants.len() != before {
-        let dropped = before - settings.grants.len();
-        problems.push(format!(
-            "{} named a missing folder or server",
-            count(dropped, "permission", "permissions")
-        ));
-    }
-    let problem = (!problems.is_empty()).then(|| problems.join("; "));
-    (settings, problem)
 }
 
 /// Brings servers read from a file of format `from` to this one's. Before
@@ -517,88 +547,6 @@ fn upgrade(servers: &mut [ServerSpec], from: u64) {
             }
         }
     }
-}
-
-/// What can still be read from a file that is not valid JSON: the part
-/// before the damage (or before the end, for a file cut short), cut back to
-/// the end of the last whole entry of a top-level list (or the last whole
-/// list) and closed, so that it parses. An entry is kept whole or not at
-/// all: a server cut inside its environment is dropped, not kept without
-/// it. `None` when nothing whole comes before the damage.
-fn salvage(bytes: &[u8], error: &serde_json::Error) -> Option<Value> {
-    // serde_json counts lines from 1 and columns in bytes from 1.
-    let line_start = match error.line().checked_sub(2) {
-        None => 0,
-        Some(newlines_before) => bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .nth(newlines_before)
-            .map_or(bytes.len(), |(i, _)| i + 1),
-    };
-    let damage = (line_start + error.column().saturating_sub(1)).min(bytes.len());
-    let mut open: Vec<u8> = Vec::new();
-    let (mut in_string, mut escaped) = (false, false);
-    let mut cut: Option<(usize, Vec<u8>)> = None;
-    for (i, &b) in bytes[..damage].iter().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => open.push(b),
-            b'}' | b']' => {
-                open.pop();
-                let entry_closed = b == b'}' && open == [b'{', b'['];
-                let list_closed = b == b']' && open == [b'{'];
-                if entry_closed || list_closed {
-                    cut = Some((i + 1, open.clone()));
-                }
-            }
-            _ => {}
-        }
-    }
-    let (at, open) = cut?;
-    let mut text = bytes[..at].to_vec();
-    text.extend(
-        open.iter()
-            .rev()
-            .map(|b| if *b == b'[' { b']' } else { b'}' }),
-    );
-    serde_json::from_slice(&text).ok()
-}
-
-fn entries<T: DeserializeOwned>(
-    value: Option<&Value>,
-    what: &str,
-    problems: &mut Vec<String>,
-) -> Vec<T> {
-    let Some(value) = value else {
-        return Vec::new();
-    };
-    let Some(items) = value.as_array() else {
-        problems.push(format!("the {what} list is not a list"));
-        return Vec::new();
-    };
-    let mut kept = Vec::with_capacity(items.len());
-    let mut bad = 0;
-    for item in items {
-        match serde_json::from_value(item.clone()) {
-            Ok(entry) => kept.push(entry),
-            Err(_) => bad += 1,
-        }
-    }
-    if bad > 0 {
-        let entries = count(bad, &format!("{what} entry"), &format!("{what} entries"));
-        problems.push(format!("{entries} could not be read"));
-    }
-    kept
 }
 
 #[cfg(test)]
@@ -802,7 +750,9 @@ mod tests {
             assert_eq!(parse(&bytes), parse_tolerantly(&bytes), "{what}");
         }
         // The sound file is read without a problem, at the current version.
-        let (settings, problem) = parse(&serde_json::to_vec(&older).unwrap());
+        let Parsed {
+            settings, problem, ..
+        } = parse(&serde_json::to_vec(&older).unwrap());
         assert_eq!((settings.version, problem), (SETTINGS_VERSION, None));
     }
 
@@ -818,7 +768,7 @@ mod tests {
         s.servers[0].seen_era = Some(Era::Modern);
         s.servers.push(legacy);
         let bytes = serde_json::to_vec(&s).unwrap();
-        for (settings, _) in [parse(&bytes), parse_tolerantly(&bytes)] {
+        for Parsed { settings, .. } in [parse(&bytes), parse_tolerantly(&bytes)] {
             // Found by `server/discover`, which servers of both eras answer:
             // it is found again. A legacy era seen is still right.
             let eras: Vec<_> = settings.servers.iter().map(|s| s.seen_era).collect();
@@ -826,7 +776,7 @@ mod tests {
         }
         // What this format wrote is kept.
         s.version = SETTINGS_VERSION;
-        let (settings, _) = parse(&serde_json::to_vec(&s).unwrap());
+        let settings = parse(&serde_json::to_vec(&s).unwrap()).settings;
         assert_eq!(settings.servers[0].seen_era, Some(Era::Modern));
     }
 
@@ -887,7 +837,7 @@ mod tests {
         // Cut at every byte: never a panic, never an entry that was not whole
         // in the original.
         for cut in 0..bytes.len() {
-            let loaded = parse_tolerantly(&bytes[..cut]).0;
+            let loaded = parse_tolerantly(&bytes[..cut]).settings;
             assert!(loaded.roots.iter().all(|r| full.roots.contains(r)), "{cut}");
             assert!(
                 loaded.servers.iter().all(|s| full.servers.contains(s)),

@@ -3,8 +3,11 @@
 //!
 //! Every change is made on a copy, saved atomically, and only then made
 //! current and published; when saving fails, nothing changed and the error
-//! says why. The lock is a plain mutex held for the length of one change and
-//! never across an `.await`. Each server's list is recomputed from the grants
+//! says why. Other processes change the file too (`rootgate import`, `add`,
+//! `install`): each change takes the settings' write lock, reads the file
+//! again and is applied to what it holds (`writing.rs`), so no writer's
+//! change is lost to another's. In memory, the lock is a plain mutex held
+//! for the length of one change and never across an `.await`. Each server's list is recomputed from the grants
 //! after each change and published only when it differs, with a generation
 //! that grows, so sessions see exactly the changes that concern them.
 //!
@@ -20,7 +23,8 @@
 //! This file holds the store itself (opening, the one way to change the
 //! settings, what is published); its changes are in `folders.rs` (folders
 //! and grants), `servers.rs` (servers and their approval) and `secrets.rs`
-//! (where secret values go).
+//! (where secret values go), and how it shares the file with other writers
+//! in `writing.rs`.
 //!
 //! The store does not run servers or talk to them (that is `session`), does
 //! not ask the person anything, and does not watch the filesystem: it is told
@@ -28,6 +32,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::ThreadId;
 
 use thiserror::Error;
 use tokio::sync::watch;
@@ -70,6 +75,10 @@ pub enum StoreError {
 mod folders;
 mod secrets;
 mod servers;
+mod writing;
+
+pub use writing::Held;
+use writing::Seen;
 
 /// The outcome of adding a folder: the root, and whether it was already
 /// there (the same real path is never added twice).
@@ -85,6 +94,8 @@ struct Inner {
     publishers: HashMap<ServerId, watch::Sender<SharedRoots>>,
     /// Every root's URI, kept between changes (see [`RootUris`]).
     uris: RootUris,
+    /// What this store last read or wrote of the file (see `writing.rs`).
+    seen: Seen,
 }
 
 /// The settings in memory, their file, and the per-server publishers.
@@ -97,6 +108,8 @@ pub struct Store {
     read_only: bool,
     /// Where the values of secret variables are kept and read.
     secrets: Arc<Secrets>,
+    /// The thread holding the settings' write lock through [`Store::hold`].
+    holder: Mutex<Option<ThreadId>>,
 }
 
 impl Store {
@@ -112,7 +125,11 @@ impl Store {
         file: SettingsFile,
         secrets: Arc<Secrets>,
     ) -> Result<(Store, Option<Recovery>), StoreError> {
+        // A damaged file is recovered (moved aside, what it held saved in
+        // its place) by one process at a time.
+        let lock = file.lock()?;
         let loaded = file.load()?;
+        drop(lock);
         let store = Store::with(file, loaded.settings, false, secrets);
         Ok((store, loaded.recovery))
     }
@@ -142,38 +159,15 @@ impl Store {
                 unavailable: HashSet::new(),
                 publishers: HashMap::new(),
                 uris: RootUris::default(),
+                seen: Seen::Unknown,
             }),
             revision: watch::Sender::new(0),
             read_only,
             secrets,
+            holder: Mutex::new(None),
         };
         store.lock().republish();
         store
-    }
-
-    /// Reads the settings file again and makes what it says current,
-    /// publishing each server's list that changed. A file that cannot be
-    /// read whole changes nothing (the app is writing it, or recovering
-    /// it; the next change of the file is read again) and says why.
-    pub fn reload(&self) -> Result<(), StoreError> {
-        let (settings, problem) = self.file.read()?;
-        if let Some(problem) = problem {
-            return Err(StoreError::Settings(SettingsError::Unreadable {
-                path: self.file.path().to_path_buf(),
-                reason: problem,
-            }));
-        }
-        let mut inner = self.lock();
-        if inner.settings == settings {
-            return Ok(());
-        }
-        inner.settings = settings;
-        let roots: HashSet<RootId> = inner.settings.roots.iter().map(|r| r.id.clone()).collect();
-        inner.unavailable.retain(|r| roots.contains(r));
-        inner.republish();
-        drop(inner);
-        self.revision.send_modify(|r| *r += 1);
-        Ok(())
     }
 
     pub fn file(&self) -> &SettingsFile {
@@ -253,8 +247,9 @@ impl Store {
         })
     }
 
-    /// Applies `change` to a copy of the settings, saves the copy, and only
-    /// then makes it current and publishes.
+    /// Under the settings' write lock, catches up with what other
+    /// processes saved, applies `change` to a copy of the result, saves the
+    /// copy, and only then makes it current and publishes.
     fn change<T>(
         &self,
         change: impl FnOnce(&mut Settings) -> Result<T, StoreError>,
@@ -262,17 +257,31 @@ impl Store {
         if self.read_only {
             return Err(StoreError::ReadOnly);
         }
+        // Taken before the mutex, so that waiting for another process
+        // never keeps this one's readers waiting too.
+        let _lock = self.lock_for_a_change()?;
         let mut inner = self.lock();
+        let adopted = self.catch_up(&mut inner)?;
         let mut next = inner.settings.clone();
-        let out = change(&mut next)?;
-        if next != inner.settings {
-            self.file.save(&next)?;
-            inner.settings = next;
-            inner.republish();
-            drop(inner);
+        let out = match change(&mut next) {
+            Ok(out) if next != inner.settings => match self.file.write(&next) {
+                Ok(written) => {
+                    inner.seen = Seen::Bytes(written);
+                    inner.settings = next;
+                    inner.republish();
+                    Ok((out, true))
+                }
+                Err(e) => Err(e.into()),
+            },
+            other => other.map(|out| (out, false)),
+        };
+        drop(inner);
+        // What was adopted is told even when this change failed.
+        let saved = out.as_ref().is_ok_and(|(_, saved)| *saved);
+        if adopted || saved {
             self.revision.send_modify(|r| *r += 1);
         }
-        Ok(out)
+        out.map(|(out, _)| out)
     }
 }
 

@@ -1,0 +1,183 @@
+//! One writer at a time: how a store changes the settings file when other
+//! processes change it too.
+//!
+//! The window's store lives as long as the window; `rootgate import`,
+//! `add` and `install` open stores of their own on the same file. Each
+//! change therefore takes the settings' write lock (`settings::WriteLock`,
+//! a `flock` every writing process takes), reads the file again under it,
+//! adopts what another process saved since this store last read or wrote
+//! it (publishing it as `reload` does), applies the change to that, saves,
+//! and lets go. A file unchanged since (same SHA-256 as this store last
+//! saw) is not parsed again, so a window with thousands of folders pays one
+//! read of the file per change, not one parse.
+//!
+//! A sequence of reads and changes that must see no other writer between
+//! them (an import decides the server's name from the servers there are,
+//! then adds it) holds the lock for its length with [`Store::hold`].
+//!
+//! Not here: the changes themselves (`folders.rs`, `servers.rs`,
+//! `secrets.rs`), and the lock file (`settings::lock`). A read-only store
+//! (a bridge) never takes the lock: it only reads, and every save is a
+//! rename, so it reads the old file or the new one, whole.
+
+use std::collections::HashSet;
+use std::thread::{self, ThreadId};
+
+use super::{Inner, Store, StoreError};
+use crate::ids::RootId;
+use crate::settings::{Digest, Settings, SettingsError, SettingsFile, WriteLock, digest};
+
+/// What a store last knew of the file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Seen {
+    /// Not compared yet (just opened): the file is read and parsed.
+    Unknown,
+    /// There was no file.
+    Missing,
+    /// The file held bytes of this digest.
+    Bytes(Digest),
+}
+
+/// The settings' write lock held by [`Store::hold`] for a sequence of
+/// reads and changes; the store's changes on this thread take it from
+/// here. Let go when dropped.
+pub struct Held<'a> {
+    store: &'a Store,
+    /// None when this thread held it already (a nested hold).
+    lock: Option<WriteLock>,
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        if self.lock.is_some() {
+            *self.store.holder() = None;
+        }
+    }
+}
+
+impl Store {
+    /// Takes the settings' write lock and reads what other processes saved,
+    /// so that what this store says until the [`Held`] is dropped is what
+    /// the file says, and no other process changes it meanwhile. For a
+    /// decision read from the settings and then saved into them (which
+    /// name a new server takes, whether an entry was imported already).
+    /// Other threads' changes wait; this thread's go through.
+    pub fn hold(&self) -> Result<Held<'_>, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        if self.holds_the_lock() {
+            return Ok(Held {
+                store: self,
+                lock: None,
+            });
+        }
+        let lock = self.file.lock()?;
+        let mut inner = self.lock();
+        let adopted = self.catch_up(&mut inner)?;
+        *self.holder() = Some(thread::current().id());
+        drop(inner);
+        if adopted {
+            self.revision.send_modify(|r| *r += 1);
+        }
+        Ok(Held {
+            store: self,
+            lock: Some(lock),
+        })
+    }
+
+    fn holder(&self) -> std::sync::MutexGuard<'_, Option<ThreadId>> {
+        // Only an id is kept under it: a poisoned lock holds a whole one.
+        self.holder.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn holds_the_lock(&self) -> bool {
+        *self.holder() == Some(thread::current().id())
+    }
+
+    /// The write lock for one change: taken here, or none when this thread
+    /// holds it already through [`Store::hold`].
+    pub(super) fn lock_for_a_change(&self) -> Result<Option<WriteLock>, StoreError> {
+        if self.holds_the_lock() {
+            return Ok(None);
+        }
+        Ok(Some(self.file.lock()?))
+    }
+
+    /// Under the write lock: makes current what another process saved since
+    /// this store last read or wrote the file, and publishes it. Returns
+    /// whether anything was adopted. A file that is gone leaves this
+    /// store's settings as they are (the change about to be made saves
+    /// them again). A damaged one is moved aside, as at start, and this
+    /// store's settings, the last it read whole, are saved in its place.
+    pub(super) fn catch_up(&self, inner: &mut Inner) -> Result<bool, StoreError> {
+        let Some(bytes) = self.file.read_bytes()? else {
+            inner.seen = Seen::Missing;
+            return Ok(false);
+        };
+        let seen = Seen::Bytes(digest(&bytes));
+        if seen == inner.seen {
+            return Ok(false);
+        }
+        let parsed = SettingsFile::parse(&bytes);
+        drop(bytes);
+        if parsed.problem.is_some() {
+            let (moved_to, saved) = self.file.replace_damaged(&inner.settings)?;
+            tracing::warn!(moved_to = %moved_to.display(),
+                "the settings file was damaged while Rootgate ran; it was moved aside and \
+                 the settings this process last read whole were saved in its place");
+            inner.seen = Seen::Bytes(saved);
+            return Ok(false);
+        }
+        inner.seen = seen;
+        Ok(adopt(inner, parsed.settings))
+    }
+
+    /// Reads the settings file again and makes what it says current,
+    /// publishing each server's list that changed. A file that cannot be
+    /// read whole changes nothing (the app is writing it, or recovering
+    /// it; the next change of the file is read again) and says why.
+    pub fn reload(&self) -> Result<(), StoreError> {
+        // Read with the store locked, so that a change saved by this store
+        // meanwhile is never replaced by the file as it was before it.
+        let mut inner = self.lock();
+        let Some(bytes) = self.file.read_bytes()? else {
+            inner.seen = Seen::Missing;
+            let changed = adopt(&mut inner, Settings::default());
+            drop(inner);
+            if changed {
+                self.revision.send_modify(|r| *r += 1);
+            }
+            return Ok(());
+        };
+        let seen = Seen::Bytes(digest(&bytes));
+        let parsed = SettingsFile::parse(&bytes);
+        drop(bytes);
+        if let Some(problem) = parsed.problem {
+            return Err(StoreError::Settings(SettingsError::Unreadable {
+                path: self.file.path().to_path_buf(),
+                reason: problem,
+            }));
+        }
+        inner.seen = seen;
+        let changed = adopt(&mut inner, parsed.settings);
+        drop(inner);
+        if changed {
+            self.revision.send_modify(|r| *r += 1);
+        }
+        Ok(())
+    }
+}
+
+/// Makes `settings` current when they differ, forgetting what is known of
+/// folders no longer there, and publishes; returns whether they differed.
+fn adopt(inner: &mut Inner, settings: Settings) -> bool {
+    if inner.settings == settings {
+        return false;
+    }
+    inner.settings = settings;
+    let roots: HashSet<RootId> = inner.settings.roots.iter().map(|r| r.id.clone()).collect();
+    inner.unavailable.retain(|r| roots.contains(r));
+    inner.republish();
+    true
+}
