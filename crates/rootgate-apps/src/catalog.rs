@@ -492,7 +492,7 @@ pub fn values_for(
         return BTreeMap::new();
     };
     set.iter()
-        .filter(|(token, _)| plan.needs.iter().any(|n| &&n.token == token))
+        .filter(|(token, _)| plan.needs.iter().any(|n| n.answers(token)))
         .map(|(t, v)| (t.clone(), v.clone()))
         .collect()
 }

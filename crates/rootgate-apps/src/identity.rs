@@ -33,10 +33,12 @@ use rootgate_model::settings::Settings;
 /// The digest of `plan` as read from the app's file, before the person
 /// fills anything: it changes when the entry does.
 pub fn entry_digest(plan: &ImportPlan) -> String {
+    // The placeholders as written, as this digest always read them: a
+    // link made before needs were asked for by name stays trusted.
     let needs: Vec<(&str, &[String])> = plan
-        .needs
+        .placeholders
         .iter()
-        .map(|n| (n.token.as_str(), n.used_in.as_slice()))
+        .map(|(written, used_in)| (written.as_str(), used_in.as_slice()))
         .collect();
     digest(&json!({
         "command": plan.draft.command,
@@ -180,15 +182,14 @@ fn env_differences(plan: &ImportPlan, server: &ServerSpec) -> Vec<String> {
             .needs
             .iter()
             .filter(|n| n.required)
-            .find(|n| value.contains(&n.token));
+            .find_map(|n| n.written_in(value));
         let kept_elsewhere = server
             .secrets
             .get(variable)
             .is_some_and(|place| !place.in_file());
-        if let Some(need) = filled_by_app {
+        if let Some(written) = filled_by_app {
             said.push(format!(
-                "{variable} is {} here, a value the app fills, so it cannot be compared",
-                need.token
+                "{variable} is {written} here, a value the app fills, so it cannot be compared"
             ));
         } else if kept_elsewhere {
             said.push(format!(

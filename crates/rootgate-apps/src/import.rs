@@ -29,14 +29,22 @@ use rootgate_model::folders;
 use rootgate_model::placeholders::{FOLDER, FOLDERS};
 use rootgate_model::servers::ServerDraft;
 
+mod fill;
 mod tokens;
+
+use fill::{env_name, put_in, relied_on};
 
 /// A value in an entry that Rootgate cannot carry over as it is.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Need {
-    /// What stands in the file (`${input:token}`, `${workspaceFolder}`),
-    /// or the variable name for a value kept elsewhere (Goose's keyring).
+    /// The name the person gives the value under, in words they know it
+    /// by: the variable's own name (`GEMINI_DATA_TOKEN`, whether the file
+    /// writes `$GEMINI_DATA_TOKEN`, `${GEMINI_DATA_TOKEN}`, `${env:…}` or
+    /// `{env:…}`), a Continue secret's name, a VS Code input's id
+    /// (`token`), an app's own variable (`workspaceFolder`), or the name
+    /// of a value kept elsewhere (Goose's keyring). Never the text with its
+    /// `$` and braces, which is [`Need::forms`].
     pub token: String,
     /// Where it is used, in words ("environment variable GITHUB_TOKEN",
     /// "argument 3").
@@ -51,6 +59,35 @@ pub struct Need {
     /// shown: Rootgate does not read files an app names, and the person adds
     /// the variables the server needs in its settings.
     pub required: bool,
+    /// What stands in the file for it (`$GEMINI_DATA_TOKEN`,
+    /// `${input:token}`), each replaced by the value; empty for a value the
+    /// file does not hold (a keyring's key, an `envFile`). Not sent to the
+    /// window, which asks by [`Need::token`].
+    #[serde(skip)]
+    #[ts(skip)]
+    pub forms: Vec<String>,
+}
+
+impl Need {
+    /// Whether `given` names this need: its name, or what stands in the
+    /// file for it (`--set '${input:token}=…'` still works).
+    pub fn answers(&self, given: &str) -> bool {
+        self.token == given || self.forms.iter().any(|f| f == given)
+    }
+
+    /// The first of its forms written in `value`, if any.
+    pub fn written_in(&self, value: &str) -> Option<&str> {
+        self.forms
+            .iter()
+            .find(|f| value.contains(f.as_str()))
+            .map(String::as_str)
+    }
+
+    /// What kind of value it is, read from its first form (a need with no
+    /// form is a value kept elsewhere, of no kind).
+    fn kind(&self) -> Option<tokens::Kind> {
+        self.forms.first().map(|f| tokens::name(f).1)
+    }
 }
 
 /// One entry, ready to become a server once the person fills its needs.
@@ -70,6 +107,11 @@ pub struct ImportPlan {
     /// Arguments that look like paths but are not folders here (a Windows
     /// path, a folder that is gone), kept as they are and shown.
     pub kept_paths: Vec<String>,
+    /// Every placeholder as the file writes it (or a keyring's key), with
+    /// where it is used, in the order found: what `identity::entry_digest`
+    /// keeps of the needs, unchanged since needs were asked for by their
+    /// names, so a link made before stays trusted.
+    pub placeholders: Vec<(String, Vec<String>)>,
 }
 
 /// Why an entry cannot be imported.
@@ -81,10 +123,13 @@ pub enum ImportError {
     Remote { key: String, url: String },
     #[error("`{key}` already runs through Rootgate (`rootgate connect {name}`)")]
     AlreadyRouted { key: String, name: String },
-    #[error("`{key}` needs a value for {token} ({hint}); give it to import the server")]
+    #[error("`{key}` needs a value for {token}{written} ({hint}); give it to import the server")]
     Missing {
         key: String,
         token: String,
+        /// Where it stands in the file, in words (`, written `$X` in the
+        /// app's config`), or nothing for a value kept elsewhere.
+        written: String,
         hint: String,
     },
     #[error("{token} is not a value `{key}` needs")]
@@ -150,6 +195,7 @@ pub fn plan(
     }
     for key in env_keys {
         needs.push(Need {
+            forms: Vec::new(),
             token: key.clone(),
             used_in: vec![format!("environment variable {key}")],
             hint: match app {
@@ -164,6 +210,7 @@ pub fn plan(
     }
     if let Some(env_file) = env_file {
         needs.push(Need {
+            forms: Vec::new(),
             token: "envFile".into(),
             used_in: vec![format!("environment read from {env_file}")],
             hint: "Rootgate does not read files an app names; add the variables the server \
@@ -173,15 +220,17 @@ pub fn plan(
             required: false,
         });
     }
-    // Secret: what the name says, what the app asks for masked, and what
-    // it keeps in its own keyring.
+    // Secret: what the name says, what holds a value the app keeps out of
+    // its file (its environment, its secrets, what it asks for masked),
+    // and what it keeps in its own keyring.
     let secret_env: BTreeSet<String> = env
         .iter()
         .filter(|(name, value)| {
             looks_secret(name)
-                || tokens::variables(Some(app), value)
+                || needs
+                    .list
                     .iter()
-                    .any(|t| needs.list.iter().any(|n| &n.token == t && n.secret))
+                    .any(|n| n.secret && n.written_in(value).is_some())
         })
         .map(|(name, _)| name.clone())
         .chain(env_keys.iter().cloned())
@@ -205,53 +254,135 @@ pub fn plan(
         folders: found.folders,
         needs: needs.list,
         kept_paths: found.kept_paths,
+        placeholders: needs.written,
     })
 }
 
 impl ImportPlan {
-    /// Puts the person's `values` (by [`Need::token`]) in place of what the
-    /// app would have filled. Every required need must have a value; a value
-    /// for a token the plan does not need is refused, so a typo is not lost.
+    /// Puts the person's `values` (by [`Need::token`], or by what stands in
+    /// the file) in place of what the app would have filled. Every required
+    /// need must have a value; a value for a token the plan does not need
+    /// is refused, so a typo is not lost.
+    ///
+    /// A value goes where its placeholder stood: into the environment
+    /// variable whose value held it (`DATA_TOKEN`, for `"DATA_TOKEN":
+    /// "$GEMINI_DATA_TOKEN"`), secret when the need is. In an argument a
+    /// secret value is not written: the argument reads `${NAME}`, `NAME` a
+    /// secret variable holding it (the variable's own name, or one that
+    /// holds that value already), filled in only for the process at its
+    /// start, as a secret lifted out of an argument is (`secret_words`).
     pub fn fill(&mut self, values: &BTreeMap<String, String>) -> Result<(), ImportError> {
         if let Some(token) = values
             .keys()
-            .find(|t| !self.needs.iter().any(|n| &&n.token == t))
+            .find(|t| !self.needs.iter().any(|n| n.answers(t)))
         {
             return Err(ImportError::Unknown {
                 key: self.key.clone(),
                 token: token.clone(),
             });
         }
+        let mut given: Vec<(Need, String)> = Vec::new();
         for need in &self.needs {
-            let Some(value) = values.get(&need.token) else {
-                if need.required {
+            let value = values
+                .get(&need.token)
+                .or_else(|| need.forms.iter().find_map(|f| values.get(f)));
+            match value {
+                Some(value) => given.push((need.clone(), value.clone())),
+                None if need.required => {
                     return Err(ImportError::Missing {
                         key: self.key.clone(),
                         token: need.token.clone(),
+                        written: written_words(need),
                         hint: need.hint.clone(),
                     });
                 }
-                continue;
-            };
-            if need.token.starts_with("${") {
-                self.draft.command = self.draft.command.replace(&need.token, value);
-                for arg in &mut self.draft.args {
-                    *arg = arg.replace(&need.token, value);
-                }
-                for v in self.draft.env.values_mut() {
-                    *v = v.replace(&need.token, value);
-                }
-                if let Some(cwd) = &self.draft.cwd {
-                    let filled = cwd.to_string_lossy().replace(&need.token, value);
-                    self.draft.cwd = Some(PathBuf::from(filled));
-                }
-            } else if need.token != "envFile" {
-                // A keyring key: the variable itself gets the value.
-                self.draft.env.insert(need.token.clone(), value.clone());
+                None => {}
             }
+        }
+        // The environment, command and working folder first, so that an
+        // argument's secret can name a variable that holds it already.
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for (need, value) in &given {
+            if need.forms.is_empty() {
+                // A keyring's key: the variable itself gets the value.
+                if need.token != "envFile" {
+                    self.draft.env.insert(need.token.clone(), value.clone());
+                }
+                continue;
+            }
+            pairs.extend(need.forms.iter().map(|f| (f.as_str(), value.as_str())));
+        }
+        self.draft.command = put_in(&self.draft.command, &pairs);
+        for v in self.draft.env.values_mut() {
+            *v = put_in(v, &pairs);
+        }
+        if let Some(cwd) = &self.draft.cwd {
+            let filled = put_in(&cwd.to_string_lossy(), &pairs);
+            self.draft.cwd = Some(PathBuf::from(filled));
+        }
+        let mut in_args: Vec<(String, String)> = Vec::new();
+        for (need, value) in &given {
+            let used = self.draft.args.iter().any(|a| need.written_in(a).is_some());
+            if !used {
+                continue;
+            }
+            let put = if need.secret {
+                format!("${{{}}}", self.secret_variable(need, value))
+            } else {
+                value.clone()
+            };
+            in_args.extend(need.forms.iter().map(|f| (f.clone(), put.clone())));
+        }
+        let pairs: Vec<(&str, &str)> = in_args
+            .iter()
+            .map(|(f, v)| (f.as_str(), v.as_str()))
+            .collect();
+        for arg in &mut self.draft.args {
+            *arg = put_in(arg, &pairs);
         }
         Ok(())
     }
+
+    /// The secret variable that gives `need`'s `value` to an argument: one
+    /// of the draft's secrets holding that value already, else a new one
+    /// named after the variable (`ARG_` before it when the server's own
+    /// environment has that name, or it is one a process relies on).
+    fn secret_variable(&mut self, need: &Need, value: &str) -> String {
+        let secret = self.draft.secret_env.get_or_insert_with(BTreeSet::new);
+        if let Some((name, _)) = self
+            .draft
+            .env
+            .iter()
+            .find(|(name, v)| v.as_str() == value && secret.contains(name.as_str()))
+        {
+            return name.clone();
+        }
+        let own = env_name(&need.token);
+        let base = if relied_on(&own) || self.draft.env.contains_key(&own) {
+            format!("ARG_{own}")
+        } else {
+            own
+        };
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.draft.env.contains_key(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.draft.env.insert(name.clone(), value.to_owned());
+        secret.insert(name.clone());
+        name
+    }
+}
+
+/// Where a need stands in the file, in words for an error: it names the
+/// text the person sees in their config beside the name asked for.
+fn written_words(need: &Need) -> String {
+    if need.forms.is_empty() {
+        return String::new();
+    }
+    let forms: Vec<String> = need.forms.iter().map(|f| format!("`{f}`")).collect();
+    format!(", written {} in the app's config", forms.join(" and "))
 }
 
 /// Whether a variable's name says its value is a secret (kept here for
@@ -261,22 +392,51 @@ pub use rootgate_model::servers::looks_secret;
 #[derive(Default)]
 struct Needs {
     list: Vec<Need>,
+    /// Every placeholder as written, with where it is used (see
+    /// [`ImportPlan::placeholders`]).
+    written: Vec<(String, Vec<String>)>,
     /// The app whose placeholders are looked for (see `tokens`).
     app: Option<AppKind>,
 }
 
 impl Needs {
-    fn push(&mut self, need: Need) {
+    /// Adds `need`: the forms of one variable (`$X` and `${X}`) are one
+    /// need; a name another kind of value has already (an input `token`
+    /// beside an environment variable `token`) is qualified by its kind.
+    fn push(&mut self, mut need: Need) {
+        let as_written = need.forms.first().unwrap_or(&need.token).clone();
+        match self.written.iter_mut().find(|(t, _)| *t == as_written) {
+            Some((_, used)) => used.extend(need.used_in.iter().cloned()),
+            None => self.written.push((as_written, need.used_in.clone())),
+        }
+        let kind = need.kind();
+        if let Some(kind) = kind
+            && self
+                .list
+                .iter()
+                .any(|n| n.token == need.token && n.kind() != Some(kind))
+        {
+            need.token = kind.qualified(&need.token);
+        }
         match self.list.iter_mut().find(|n| n.token == need.token) {
             Some(known) => {
-                known.used_in.extend(need.used_in);
+                for place in need.used_in {
+                    if !known.used_in.contains(&place) {
+                        known.used_in.push(place);
+                    }
+                }
+                for form in need.forms {
+                    if !known.forms.contains(&form) {
+                        known.forms.push(form);
+                    }
+                }
                 known.secret |= need.secret;
             }
             None => self.list.push(need),
         }
     }
 
-    /// Records every `${…}` variable in `value`, used in `place`.
+    /// Records every placeholder `value` holds, used in `place`.
     fn scan(&mut self, value: &str, place: &str, inputs: &[InputDecl], secret: bool) {
         for token in tokens::variables(self.app, value) {
             // Rootgate's own placeholders, put there by `find_folders`.
@@ -286,21 +446,27 @@ impl Needs {
             let (hint, input_secret) =
                 tokens::describe(&token).unwrap_or_else(|| describe(&token, inputs));
             self.push(Need {
-                token,
+                token: tokens::name(&token).0,
                 used_in: vec![place.to_owned()],
                 hint,
                 secret: secret || input_secret,
                 required: true,
+                forms: vec![token],
             });
         }
     }
 }
 
-/// Every `${…}` in `value`, in order.
+/// Every `${…}` in `value`, in order; not Continue's `${{ … }}`, which
+/// only Continue fills (see `tokens`).
 pub(super) fn variables(value: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut rest = value;
     while let Some(start) = rest.find("${") {
+        if rest[start + 2..].starts_with('{') {
+            rest = &rest[start + 3..];
+            continue;
+        }
         let Some(len) = rest[start..].find('}') else {
             break;
         };
@@ -321,10 +487,7 @@ fn describe(token: &str, inputs: &[InputDecl]) -> (String, bool) {
         return (hint, input.is_some_and(|i| i.password));
     }
     if let Some(name) = inner.strip_prefix("env:") {
-        return (
-            format!("the app's environment variable {name}"),
-            looks_secret(name),
-        );
+        return (format!("the app's environment variable {name}"), true);
     }
     let hint = match inner {
         "workspaceFolder" => "the folder open in the app".to_owned(),
@@ -333,12 +496,12 @@ fn describe(token: &str, inputs: &[InputDecl]) -> (String, bool) {
         "pathSeparator" | "/" => "the path separator (/ on Linux)".to_owned(),
         other => {
             // Claude Code expands `${VAR}` and `${VAR:-default}` from its
-            // environment.
-            let name = other.split(":-").next().unwrap_or(other);
-            return (
-                format!("the app's environment variable {name}"),
-                looks_secret(name),
-            );
+            // environment: a value kept out of the file, so secret.
+            let (name, kind) = tokens::name(token);
+            if kind != tokens::Kind::Env {
+                return (format!("a value the app fills (`{other}`)"), false);
+            }
+            return (format!("the app's environment variable {name}"), true);
         }
     };
     (hint, false)
@@ -582,14 +745,19 @@ mod tests {
         }];
         let mut plan = plan(AppKind::VsCode, Path::new("/m.json"), &entry, &inputs, None).unwrap();
         let tokens: Vec<&str> = plan.needs.iter().map(|n| n.token.as_str()).collect();
-        assert_eq!(tokens, ["${workspaceFolder}", "${input:token}", "envFile"]);
+        assert_eq!(tokens, ["workspaceFolder", "token", "envFile"]);
         assert!(plan.needs[1].secret);
         assert_eq!(plan.needs[1].hint, "GitHub token");
         assert!(!plan.needs[2].required);
         let missing = plan.fill(&BTreeMap::new()).unwrap_err();
         assert!(matches!(missing, ImportError::Missing { .. }), "{missing}");
+        assert!(
+            missing.to_string().contains("`${workspaceFolder}`"),
+            "{missing}"
+        );
+        // Given by name, or by what stands in the file (as before).
         let values = BTreeMap::from([
-            ("${workspaceFolder}".to_owned(), "/w".to_owned()),
+            ("workspaceFolder".to_owned(), "/w".to_owned()),
             ("${input:token}".to_owned(), "s3cret".to_owned()),
         ]);
         plan.fill(&values).unwrap();
@@ -600,6 +768,131 @@ mod tests {
             plan.fill(&typo).unwrap_err(),
             ImportError::Unknown { .. }
         ));
+    }
+
+    fn names(plan: &ImportPlan) -> Vec<&str> {
+        plan.needs.iter().map(|n| n.token.as_str()).collect()
+    }
+
+    #[test]
+    fn a_gemini_variable_is_asked_by_its_name_and_filled_under_the_entrys_own() {
+        let entry = stdio(
+            "data",
+            "python",
+            &["server.py"],
+            &[
+                ("DATA_TOKEN", "$GEMINI_DATA_TOKEN"),
+                ("AUTH", "Bearer ${GEMINI_DATA_TOKEN}"),
+                ("MODE", "fast"),
+            ],
+        );
+        let mut plan = plan(AppKind::GeminiCli, Path::new("/g"), &entry, &[], None).unwrap();
+        assert_eq!(
+            names(&plan),
+            ["GEMINI_DATA_TOKEN"],
+            "two forms, one variable"
+        );
+        assert!(plan.needs[0].secret);
+        let mut forms = plan.needs[0].forms.clone();
+        forms.sort();
+        assert_eq!(forms, ["$GEMINI_DATA_TOKEN", "${GEMINI_DATA_TOKEN}"]);
+        let values = BTreeMap::from([("GEMINI_DATA_TOKEN".to_owned(), "tok-1".to_owned())]);
+        plan.fill(&values).unwrap();
+        let env = &plan.draft.env;
+        assert_eq!(env["DATA_TOKEN"], "tok-1");
+        assert_eq!(env["AUTH"], "Bearer tok-1");
+        assert!(env.keys().all(|k| !k.contains(['$', '{'])), "{env:?}");
+        let secret = plan.draft.secret_env.as_ref().unwrap();
+        assert!(
+            secret.contains("DATA_TOKEN") && secret.contains("AUTH"),
+            "{secret:?}"
+        );
+        assert!(!secret.contains("MODE"));
+    }
+
+    #[test]
+    fn a_secret_in_an_argument_is_a_variable_the_argument_names() {
+        let entry = stdio(
+            "gh",
+            "npx",
+            &[
+                "--header",
+                "Authorization: Bearer ${env:GH_TOKEN}",
+                "--key=${input:key}",
+                "--home=${env:HOME}",
+                "--where",
+                "${workspaceFolder}",
+            ],
+            &[("GITHUB_TOKEN", "${env:GH_TOKEN}")],
+        );
+        let inputs = [InputDecl {
+            id: "key".into(),
+            description: None,
+            password: true,
+        }];
+        let mut plan = plan(AppKind::VsCode, Path::new("/v"), &entry, &inputs, None).unwrap();
+        assert_eq!(names(&plan), ["GH_TOKEN", "key", "HOME", "workspaceFolder"]);
+        let values = BTreeMap::from([
+            ("GH_TOKEN".to_owned(), "ghp-1".to_owned()),
+            ("key".to_owned(), "k-2".to_owned()),
+            ("HOME".to_owned(), "/home/me".to_owned()),
+            ("workspaceFolder".to_owned(), "/w".to_owned()),
+        ]);
+        plan.fill(&values).unwrap();
+        assert_eq!(
+            plan.draft.args,
+            [
+                "--header",
+                "Authorization: Bearer ${GITHUB_TOKEN}",
+                "--key=${KEY}",
+                "--home=${ARG_HOME}",
+                "--where",
+                "/w"
+            ],
+            "a variable holding the value already is named; HOME is the process's own"
+        );
+        let env = &plan.draft.env;
+        assert_eq!(
+            (env["KEY"].as_str(), env["ARG_HOME"].as_str()),
+            ("k-2", "/home/me")
+        );
+        assert!(!env.contains_key("HOME"));
+        let secret = plan.draft.secret_env.as_ref().unwrap();
+        for name in ["GITHUB_TOKEN", "KEY", "ARG_HOME"] {
+            assert!(secret.contains(name), "{name} {secret:?}");
+        }
+    }
+
+    #[test]
+    fn each_apps_forms_are_named_without_their_marks() {
+        let entry = stdio(
+            "x",
+            "srv",
+            &[],
+            &[
+                ("A", "${{ secrets.SUPA_TOKEN }}"),
+                ("B", "{env:MY_API_KEY}"),
+                ("C", "${input:tok}"),
+                ("D", "${env:tok}"),
+                ("E", "${LEVEL:-info}"),
+            ],
+        );
+        let continue_plan = plan(AppKind::Continue, Path::new("/c"), &entry, &[], None).unwrap();
+        assert!(names(&continue_plan).contains(&"SUPA_TOKEN"));
+        let opencode = plan(AppKind::Opencode, Path::new("/o"), &entry, &[], None).unwrap();
+        let named = names(&opencode);
+        assert!(named.contains(&"MY_API_KEY"), "{named:?}");
+        // An input and a variable of one name are two values.
+        assert!(
+            named.contains(&"tok") && named.contains(&"env:tok"),
+            "{named:?}"
+        );
+        assert!(named.contains(&"LEVEL"), "{named:?}");
+        for plan in [continue_plan, opencode] {
+            for need in &plan.needs {
+                assert!(!need.token.contains(['$', '{', '}']), "{need:?}");
+            }
+        }
     }
 
     #[test]

@@ -6,8 +6,16 @@
 //! `$VAR_NAME` and `${VAR_NAME}`), and opencode's `{env:NAME}` and
 //! `{file:PATH}`.
 //!
-//! It only finds and describes them; `import` decides what to ask, and
-//! never expands one itself.
+//! Each is asked for by the name the person knows it by ([`name`]): the
+//! variable's own name (`GEMINI_DATA_TOKEN` for `$GEMINI_DATA_TOKEN`,
+//! `${GEMINI_DATA_TOKEN}`, `${env:GEMINI_DATA_TOKEN}` or
+//! `{env:GEMINI_DATA_TOKEN}`, which are one variable), a Continue secret's
+//! name, a VS Code input's id, never the text with its `$` and braces.
+//! A value the app reads from its environment, its secrets or a file is
+//! secret: whoever wrote the config kept it out of the file on purpose.
+//!
+//! It only finds, names and describes them; `import` decides what to ask,
+//! and never expands one itself.
 
 use crate::AppKind;
 
@@ -83,6 +91,100 @@ fn braced(value: &str) -> Vec<String> {
     found
 }
 
+/// What a placeholder stands for, so that two forms of one variable are
+/// asked for once, and two variables of one name but of different kinds
+/// (an input `token` and an environment variable `token`) are not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A variable of the app's environment: `$NAME`, `${NAME}`,
+    /// `${NAME:-default}`, `${env:NAME}`, `{env:NAME}`.
+    Env,
+    /// A VS Code input: `${input:ID}`.
+    Input,
+    /// A Continue secret: `${{ secrets.NAME }}`.
+    Secret,
+    /// A Continue input: `${{ inputs.NAME }}`.
+    ContinueInput,
+    /// Anything else the app fills: `${workspaceFolder}`, `{file:PATH}`.
+    App,
+}
+
+impl Kind {
+    /// How a name of this kind is written when another kind has it too.
+    pub(super) fn qualified(self, name: &str) -> String {
+        match self {
+            Kind::Env => format!("env:{name}"),
+            Kind::Input => format!("input:{name}"),
+            Kind::Secret => format!("secrets.{name}"),
+            Kind::ContinueInput => format!("inputs.{name}"),
+            Kind::App => name.to_owned(),
+        }
+    }
+}
+
+/// VS Code's and Cursor's predefined variables, which name the app's own
+/// state rather than a variable of its environment.
+const PREDEFINED: &[&str] = &[
+    "workspaceFolder",
+    "workspaceFolderBasename",
+    "userHome",
+    "pathSeparator",
+    "/",
+    "cwd",
+    "file",
+    "fileBasename",
+    "fileDirname",
+    "relativeFile",
+    "lineNumber",
+    "selectedText",
+    "execPath",
+];
+
+/// The name a person gives a value for `token` under, and its kind.
+pub(super) fn name(token: &str) -> (String, Kind) {
+    if let Some(inner) = token.strip_prefix("${{").and_then(|t| t.strip_suffix("}}")) {
+        let inner = inner.trim();
+        if let Some(name) = inner.strip_prefix("secrets.") {
+            return (name.trim().to_owned(), Kind::Secret);
+        }
+        if let Some(name) = inner.strip_prefix("inputs.") {
+            return (name.trim().to_owned(), Kind::ContinueInput);
+        }
+        return (inner.to_owned(), Kind::App);
+    }
+    if let Some(name) = token
+        .strip_prefix("{env:")
+        .and_then(|t| t.strip_suffix('}'))
+    {
+        return (name.to_owned(), Kind::Env);
+    }
+    if let Some(path) = token
+        .strip_prefix("{file:")
+        .and_then(|t| t.strip_suffix('}'))
+    {
+        return (format!("file:{path}"), Kind::App);
+    }
+    if let Some(inner) = token.strip_prefix("${").and_then(|t| t.strip_suffix('}')) {
+        if let Some(name) = inner.strip_prefix("env:") {
+            return (name.to_owned(), Kind::Env);
+        }
+        if let Some(id) = inner.strip_prefix("input:") {
+            return (id.to_owned(), Kind::Input);
+        }
+        if PREDEFINED.contains(&inner) || (inner.contains(':') && !inner.contains(":-")) {
+            // `${workspaceFolder}`, `${config:…}`, `${command:…}`.
+            return (inner.to_owned(), Kind::App);
+        }
+        // Claude Code's `${VAR:-default}`, and `${VAR}` everywhere.
+        let name = inner.split(":-").next().unwrap_or(inner);
+        return (name.to_owned(), Kind::Env);
+    }
+    match token.strip_prefix('$') {
+        Some(name) => (name.to_owned(), Kind::Env),
+        None => (token.to_owned(), Kind::App),
+    }
+}
+
 /// What a placeholder of one app's own form is, and whether it is secret;
 /// `None` for the `${…}` forms `import` describes.
 pub(super) fn describe(token: &str) -> Option<(String, bool)> {
@@ -103,10 +205,7 @@ pub(super) fn describe(token: &str) -> Option<(String, bool)> {
         .strip_prefix("{env:")
         .and_then(|t| t.strip_suffix('}'))
     {
-        return Some((
-            format!("the app's environment variable {name}"),
-            rootgate_model::servers::looks_secret(name),
-        ));
+        return Some((format!("the app's environment variable {name}"), true));
     }
     if let Some(path) = token
         .strip_prefix("{file:")
@@ -119,10 +218,7 @@ pub(super) fn describe(token: &str) -> Option<(String, bool)> {
         ));
     }
     if let Some(name) = token.strip_prefix('$').filter(|t| !t.starts_with('{')) {
-        return Some((
-            format!("the app's environment variable {name}"),
-            rootgate_model::servers::looks_secret(name),
-        ));
+        return Some((format!("the app's environment variable {name}"), true));
     }
     None
 }
