@@ -232,7 +232,16 @@ pub fn server_names(
         .into_iter()
         .map(|e| {
             let to = match (e.imported_as, e.doubtful_link, e.same_as) {
-                (Some(server), _, _) => Ok(server.name),
+                // A secret stored nowhere is not taken out of the file.
+                (Some(server), _, _) => match settings
+                    .servers
+                    .iter()
+                    .find(|s| s.id == server.id)
+                    .and_then(super::route::unstored_secrets)
+                {
+                    Some(why) => Err(why),
+                    None => Ok(server.name),
+                },
                 (None, Some(link), _) => Err(format!(
                     "its link to `{}` is not trusted: {}",
                     link.server.name, link.reason

@@ -19,8 +19,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -29,7 +28,15 @@ use thiserror::Error;
 
 use super::import::routed_name;
 use super::{AppKind, ConfigError, RouteTo, Scope, Transport, parse, restore, rewrite};
-use rootgate_model::ids::{ServerId, now_ms};
+use rootgate_model::ids::now_ms;
+
+mod files;
+mod ledger;
+
+pub use files::write_private;
+use files::{backup_path, check_replaceable, real_target, swap_in, temp_path, write_new};
+use ledger::Locked;
+pub use ledger::{ImportRecord, Ledger, LedgerData, Pending, PendingKind, RouteRecord};
 
 /// What a masked value is shown as in a diff.
 const MASK: &str = "••••••";
@@ -60,6 +67,16 @@ pub enum RouteError {
     AlreadyRouted { file: String },
     #[error("{file}: Rootgate has no record of routing it, so there is nothing to undo")]
     NotRouted { file: String },
+    #[error(
+        "{file} is read-only: its permissions say it is to be kept as it is, so Rootgate \
+         does not replace it. Make it writable (chmod u+w) if you want it routed"
+    )]
+    ReadOnly { file: String },
+    #[error(
+        "{file} belongs to {owner}, not to you: Rootgate does not replace another user's \
+         file (it would come back owned by you). Change its owner if it is yours"
+    )]
+    NotOwned { file: String, owner: String },
     #[error("the backup {backup} is gone, so the original cannot be restored from it")]
     BackupGone { backup: String },
     #[error("Rootgate's record of imports and routes ({file}) cannot be used: {reason}")]
@@ -211,63 +228,120 @@ pub fn plan_route(
     })
 }
 
-/// Writes a route plan: checks the file is still as read, backs it up (the
-/// first time it is routed), writes the new text and records the route.
+/// Writes a route plan: checks the file is still as read and may be
+/// replaced, records the intent, backs the file up (the first time it is
+/// routed), writes the new text and records the route. A process killed
+/// anywhere in between leaves either the file as it was or the route
+/// recorded (see `ledger`).
 pub fn apply_route(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
     let shown = plan.file.display().to_string();
-    ledger.change(|data| {
-        let current = read(&plan.file)?;
-        if digest(&current) != plan.read {
-            return Err(RouteError::Changed {
-                file: shown.clone(),
-            });
-        }
-        let target = real_target(&plan.file);
-        // A file already routed by Rootgate, unchanged since, keeps its
-        // first backup: undo then goes back to the file before Rootgate.
-        let earlier = data
-            .routes
+    let locked = ledger.lock()?;
+    let mut data = locked.load()?;
+    let target = real_target(&plan.file);
+    let current = read(&target)?;
+    if digest(&current) != plan.read {
+        return Err(RouteError::Changed { file: shown });
+    }
+    check_replaceable(&shown, &target)?;
+    // A file already routed by Rootgate, unchanged since, keeps its first
+    // backup: undo then goes back to the file before Rootgate.
+    let earlier = data
+        .routes
+        .iter()
+        .find(|r| r.file == plan.file && r.written == plan.read);
+    let (backup, new_backup, mut entries) = match earlier {
+        Some(record) => (record.backup.clone(), false, record.entries.clone()),
+        None => (backup_path(&target), true, Vec::new()),
+    };
+    for entry in &plan.entries {
+        if !entries
             .iter()
-            .position(|r| r.file == plan.file && r.written == plan.read);
-        let (backup, mut entries) = match earlier {
-            Some(i) => {
-                let record = data.routes.remove(i);
-                (record.backup, record.entries)
-            }
-            None => {
-                let backup = backup_path(&target);
-                write_new(&backup, current.as_bytes(), 0o600).map_err(|source| {
-                    RouteError::Write {
-                        file: backup.display().to_string(),
-                        source,
-                    }
-                })?;
-                (backup, Vec::new())
-            }
-        };
-        write_atomic(&target, plan.after.as_bytes()).map_err(|source| RouteError::Write {
-            file: shown.clone(),
-            source,
-        })?;
-        for entry in &plan.entries {
-            if !entries
-                .iter()
-                .any(|e: &RoutedEntry| e.key == entry.key && e.scope == entry.scope)
-            {
-                entries.push(entry.clone());
-            }
+            .any(|e: &RoutedEntry| e.key == entry.key && e.scope == entry.scope)
+        {
+            entries.push(entry.clone());
         }
-        data.routes.retain(|r| r.file != plan.file);
-        data.routes.push(RouteRecord {
-            app: plan.app,
-            file: plan.file.clone(),
-            backup,
-            written: digest(&plan.after),
-            entries,
-            at: now_ms(),
-        });
-        Ok(())
+    }
+    let pending = Pending {
+        kind: PendingKind::Route,
+        app: plan.app,
+        file: plan.file.clone(),
+        temp: temp_path(&target),
+        target,
+        backup,
+        new_backup,
+        before: plan.read.clone(),
+        after: digest(&plan.after),
+        entries,
+        at: now_ms(),
+    };
+    let written = begin(&locked, &mut data, &pending, &shown).and_then(|()| {
+        if pending.new_backup {
+            write_new(&pending.backup, current.as_bytes(), 0o600).map_err(|source| {
+                RouteError::Write {
+                    file: pending.backup.display().to_string(),
+                    source,
+                }
+            })?;
+        }
+        write_and_swap(&pending, &plan.after, &shown)
+    });
+    data.pending.retain(|p| p != &pending);
+    if let Err(e) = written {
+        if pending.new_backup {
+            let _ = fs::remove_file(&pending.backup);
+        }
+        // The intent is dropped: the file is as it was.
+        let _ = locked.save(&data);
+        return Err(e);
+    }
+    data.routes.retain(|r| r.file != plan.file);
+    data.routes.push(RouteRecord {
+        app: plan.app,
+        file: plan.file.clone(),
+        backup: pending.backup,
+        written: pending.after,
+        entries: pending.entries,
+        at: pending.at,
+    });
+    // Were this save lost, the intent saved before settles as this route.
+    locked.save(&data)
+}
+
+/// Records `pending` in the ledger, synced, before the file is touched.
+fn begin(
+    locked: &Locked<'_>,
+    data: &mut LedgerData,
+    pending: &Pending,
+    shown: &str,
+) -> Result<(), RouteError> {
+    // A temporary file left by a killed write of this same process id is
+    // not a write under way: the lock is held.
+    let _ = fs::remove_file(&pending.temp);
+    data.pending.push(pending.clone());
+    locked.save(data).map_err(|e| match e {
+        RouteError::Ledger { reason, .. } => RouteError::Write {
+            file: shown.to_owned(),
+            source: io::Error::other(format!(
+                "Rootgate could not record what it was about to write: {reason}"
+            )),
+        },
+        other => other,
     })
+}
+
+/// Writes the temporary file of `pending` with `text` and puts it in place
+/// when the file is still as read; the temporary file is gone either way.
+fn write_and_swap(pending: &Pending, text: &str, shown: &str) -> Result<(), RouteError> {
+    let swapped = files::write_temp(&pending.target, &pending.temp, text.as_bytes())
+        .map_err(|source| RouteError::Write {
+            file: shown.to_owned(),
+            source,
+        })
+        .and_then(|()| swap_in(shown, &pending.target, &pending.temp, &pending.before));
+    if swapped.is_err() {
+        let _ = fs::remove_file(&pending.temp);
+    }
+    swapped
 }
 
 /// Plans undoing Rootgate's route of `file`: the backup's exact bytes when
@@ -311,32 +385,77 @@ pub fn plan_undo(app: AppKind, file: &Path, ledger: &Ledger) -> Result<Plan, Rou
     })
 }
 
-/// Writes an undo plan, checking the file is still as read, and forgets the
-/// route. The backup is removed once its bytes are back in place.
+/// Writes an undo plan, checking the file is still as read and may be
+/// replaced, and forgets the route. The backup is removed once its bytes
+/// are back in place. Crash-safe as `apply_route` is.
 pub fn apply_undo(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
     let shown = plan.file.display().to_string();
-    ledger.change(|data| {
-        let current = read(&plan.file)?;
-        if digest(&current) != plan.read {
-            return Err(RouteError::Changed {
-                file: shown.clone(),
-            });
-        }
-        write_atomic(&real_target(&plan.file), plan.after.as_bytes()).map_err(|source| {
-            RouteError::Write {
-                file: shown.clone(),
-                source,
-            }
-        })?;
-        if let Some(i) = data.routes.iter().position(|r| r.file == plan.file) {
-            let record = data.routes.remove(i);
-            if !plan.partial_undo {
-                // Best effort: a backup left behind is only clutter.
-                let _ = fs::remove_file(&record.backup);
-            }
-        }
-        Ok(())
-    })
+    let locked = ledger.lock()?;
+    let mut data = locked.load()?;
+    let target = real_target(&plan.file);
+    let current = read(&target)?;
+    if digest(&current) != plan.read {
+        return Err(RouteError::Changed { file: shown });
+    }
+    check_replaceable(&shown, &target)?;
+    let Some(record) = data.routes.iter().find(|r| r.file == plan.file) else {
+        return Err(RouteError::NotRouted { file: shown });
+    };
+    let pending = Pending {
+        kind: PendingKind::Undo {
+            partial: plan.partial_undo,
+        },
+        app: plan.app,
+        file: plan.file.clone(),
+        temp: temp_path(&target),
+        target,
+        backup: record.backup.clone(),
+        new_backup: false,
+        before: plan.read.clone(),
+        after: digest(&plan.after),
+        entries: record.entries.clone(),
+        at: now_ms(),
+    };
+    let written = begin(&locked, &mut data, &pending, &shown)
+        .and_then(|()| write_and_swap(&pending, &plan.after, &shown));
+    data.pending.retain(|p| p != &pending);
+    if let Err(e) = written {
+        let _ = locked.save(&data);
+        return Err(e);
+    }
+    data.routes.retain(|r| r.file != plan.file);
+    locked.save(&data)?;
+    if !plan.partial_undo {
+        // Best effort, once the ledger no longer names it: a backup left
+        // behind is only clutter, and `leftovers` names it.
+        let _ = fs::remove_file(&pending.backup);
+    }
+    Ok(())
+}
+
+/// Why an entry imported as `server` is not routed: a secret of it is
+/// stored nowhere (there was no keyring at import, and the person has not
+/// said where to keep it), so the app's file holds its only lasting copy.
+/// Routing removes the entry's environment from that file; keeping it
+/// there instead would not help, since the server is started by Rootgate
+/// with Rootgate's values, never the app's. Left as it is, the app keeps
+/// working, and the entry can be routed once the value is kept.
+pub fn unstored_secrets(server: &rootgate_model::servers::ServerSpec) -> Option<String> {
+    let names: Vec<&str> = server
+        .secrets
+        .iter()
+        .filter(|(_, place)| **place == rootgate_model::servers::SecretPlace::NotStored)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} is not stored anywhere in Rootgate (no keyring was available), so this file \
+         holds its only lasting copy and routing would leave it only in a backup. Give it \
+         again in the Rootgate window, which asks where to keep it, then route again",
+        names.join(", ")
+    ))
 }
 
 /// A diff of `before` and `after` for a person to read, with the
@@ -389,190 +508,12 @@ fn read(file: &Path) -> Result<String, RouteError> {
     })
 }
 
-fn digest(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
+/// The SHA-256 of `bytes`, hex.
+fn digest(bytes: impl AsRef<[u8]>) -> String {
+    Sha256::digest(bytes.as_ref())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-/// The file to write for `file`: a symlink's target (dotfile managers link
-/// configs into place, and replacing the link would cut it from theirs).
-fn real_target(file: &Path) -> PathBuf {
-    fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf())
-}
-
-fn backup_path(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    target.with_file_name(format!("{name}.before-rootgate-{}", now_ms()))
-}
-
-/// Creates `path` (it must not exist) with `bytes`, synced.
-fn write_new(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
-}
-
-/// Replaces `target` with `bytes` through a temporary file beside it and a
-/// rename, keeping its permissions, so the app reads either the old file or
-/// the new one, whole.
-pub(crate) fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = target.parent().unwrap_or_else(|| Path::new("."));
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mode = fs::metadata(target)
-        .map(|m| m.permissions().mode() & 0o7777)
-        .unwrap_or(0o600);
-    let tmp = dir.join(format!(".{name}.rootgate-{}", std::process::id()));
-    let _ = fs::remove_file(&tmp);
-    let written = write_new(&tmp, bytes, mode).and_then(|()| {
-        fs::set_permissions(&tmp, fs::Permissions::from_mode(mode))?;
-        fs::rename(&tmp, target)
-    });
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written?;
-    fs::File::open(dir)?.sync_all()
-}
-
-/// Writes a file of Rootgate's own (0600) atomically, creating it if needed.
-pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    if let Some(dir) = path.parent() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
-    }
-    if !path.exists() {
-        write_new(path, b"", 0o600)?;
-    }
-    write_atomic(path, bytes)
-}
-
-/// A route Rootgate wrote, kept so it can be undone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RouteRecord {
-    pub app: AppKind,
-    pub file: PathBuf,
-    pub backup: PathBuf,
-    /// The SHA-256 of what Rootgate wrote, hex.
-    pub written: String,
-    pub entries: Vec<RoutedEntry>,
-    pub at: u64,
-}
-
-/// An app entry imported as a Rootgate server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ImportRecord {
-    pub app: AppKind,
-    pub file: PathBuf,
-    pub scope: Scope,
-    pub key: String,
-    pub server: ServerId,
-    pub at: u64,
-    /// The digest of the entry as it was read then (`identity::entry_digest`):
-    /// the link holds while the entry is unchanged. Absent in records made
-    /// before Rootgate compared entries, which are therefore not trusted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entry: Option<String>,
-    /// The digest of what the entry runs, its values filled
-    /// (`identity::identity`): another entry with the same one is the same
-    /// server. Absent when the person linked an entry whose values were
-    /// not given to a server of their choice.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub identity: Option<String>,
-}
-
-/// What the ledger file holds.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LedgerData {
-    #[serde(default)]
-    pub imports: Vec<ImportRecord>,
-    #[serde(default)]
-    pub routes: Vec<RouteRecord>,
-}
-
-/// `apps.json` beside the settings: imports and routes, read and written
-/// whole under a lock, so the window and the `rootgate` command can both
-/// change it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ledger {
-    path: PathBuf,
-}
-
-impl Ledger {
-    /// The ledger beside `settings` (Rootgate's settings file).
-    pub fn beside(settings: &Path) -> Ledger {
-        Ledger {
-            path: settings.with_file_name("apps.json"),
-        }
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The ledger's contents; empty when there is no file yet.
-    pub fn load(&self) -> Result<LedgerData, RouteError> {
-        match fs::read_to_string(&self.path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| self.error(e.to_string())),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(LedgerData::default()),
-            Err(e) => Err(self.error(e.to_string())),
-        }
-    }
-
-    /// Runs `f` on the ledger's contents under an exclusive lock and saves
-    /// what it leaves, unless it fails.
-    pub fn change<T>(
-        &self,
-        f: impl FnOnce(&mut LedgerData) -> Result<T, RouteError>,
-    ) -> Result<T, RouteError> {
-        let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| self.error(e.to_string()))?;
-        let lock = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(self.path.with_extension("lock"))
-            .map_err(|e| self.error(e.to_string()))?;
-        // Held until this function returns; the lock file itself stays.
-        let _held = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
-            .map_err(|(_, e)| self.error(e.to_string()))?;
-        let mut data = self.load()?;
-        let out = f(&mut data)?;
-        let text = serde_json::to_string_pretty(&data).map_err(|e| self.error(e.to_string()))?;
-        if !self.path.exists() {
-            write_new(&self.path, b"{}", 0o600).map_err(|e| self.error(e.to_string()))?;
-        }
-        write_atomic(&self.path, text.as_bytes()).map_err(|e| self.error(e.to_string()))?;
-        Ok(out)
-    }
-
-    fn error(&self, reason: String) -> RouteError {
-        RouteError::Ledger {
-            file: self.path.display().to_string(),
-            reason,
-        }
-    }
 }
 
 #[cfg(test)]
