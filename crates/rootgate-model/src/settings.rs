@@ -339,13 +339,19 @@ impl SettingsFile {
     pub(crate) fn target(&self) -> PathBuf {
         let mut path = self.path.clone();
         // As many links as the kernel follows before it gives up (ELOOP).
-        for _ in 0..40 {
+        for hops in 0..40 {
             match fs::read_link(&path) {
                 Ok(next) => path = parent(&path).join(next),
-                Err(_) => return path,
+                Err(_) if hops == 0 => return path,
+                Err(_) => break,
             }
         }
-        path
+        // Named without the `..` a relative link leaves, as a person would
+        // look for it (where a damaged file was moved aside).
+        match (fs::canonicalize(parent(&path)), path.file_name()) {
+            (Ok(dir), Some(name)) => dir.join(name),
+            _ => path,
+        }
     }
 
     /// The prefix of the temporary files saves write beside `target`,
@@ -872,3 +878,9 @@ mod tests {
         assert_eq!(fs::read_to_string(&recovery.moved_to).unwrap(), damaged);
     }
 }
+
+#[cfg(test)]
+mod recovery_tests;
+
+#[cfg(test)]
+mod link_tests;

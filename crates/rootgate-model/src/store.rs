@@ -335,6 +335,9 @@ impl Inner {
 }
 
 #[cfg(test)]
+mod writing_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::consent::Grant;

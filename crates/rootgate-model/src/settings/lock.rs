@@ -94,7 +94,10 @@ mod tests {
         .unwrap();
         assert_eq!(
             file.write_lock_path(),
-            dir.path().join("cfg/../dotfiles/rootgate.json.write.lock")
+            dir.path()
+                .canonicalize()
+                .unwrap()
+                .join("dotfiles/rootgate.json.write.lock")
         );
     }
 
