@@ -287,6 +287,13 @@ impl Ledger {
             .map_err(|e| self.error(e.to_string()))?;
         let held = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
             .map_err(|(_, e)| self.error(e.to_string()))?;
+        // Every save of the ledger holds this lock, so a temporary file of
+        // it now is one a killed save left, and holds nothing the ledger
+        // itself does not.
+        let (temps, _) = super::files::leftovers(&self.path, &[]);
+        for temp in temps {
+            let _ = fs::remove_file(temp);
+        }
         Ok(Locked {
             ledger: self,
             _held: held,
