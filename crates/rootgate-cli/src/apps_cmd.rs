@@ -20,6 +20,7 @@ use rootgate_core::apps::route::{self, Ledger, Plan};
 use rootgate_core::apps::{AppKind, ConfigFile, Transport};
 use rootgate_core::bridge::window_socket::{Unreached, connect_window, refusal_words};
 use rootgate_core::connections::{ImportAnswer, ImportRequest, Report, socket_path};
+use rootgate_core::instance;
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
 
@@ -195,16 +196,10 @@ pub fn import(args: &[String]) -> ExitCode {
     // The values given with --set (typed ones too) go to the window only
     // when it is the person's own: see `window_socket`.
     let window = socket_path(settings.path());
-    match connect_window(&window) {
-        Ok(_) => return import_through_window(&window, app, &o, &places),
-        Err(Unreached::Absent) => {}
-        Err(Unreached::NotOurs(why)) => return fail(refusal_words(&why)),
-        Err(e @ Unreached::Failed(_)) => {
-            return fail(format!(
-                "the Rootgate window's socket {}: {e}",
-                window.display()
-            ));
-        }
+    match through_the_window(settings.path(), &window) {
+        Ok(true) => return import_through_window(&window, app, &o, &places),
+        Ok(false) => {}
+        Err(words) => return fail(words),
     }
     let store = match Store::open(settings.clone()) {
         Ok((store, _)) => store,
@@ -239,16 +234,22 @@ pub fn import(args: &[String]) -> ExitCode {
                 continue;
             }
             let values = catalog::values_for(&o.set, &file, entry, &parsed.inputs, &places);
-            match catalog::import_entry(
-                &store,
-                &ledger,
-                &places,
-                &file,
-                &entry.scope,
-                &entry.key,
-                &values,
-                existing.as_ref(),
-            ) {
+            // Whether the entry is in Rootgate already and which name it
+            // takes are read from the settings and then saved into them:
+            // no other writer comes in between (see `Store::hold`).
+            let imported = store.hold().map_err(AppsError::from).and_then(|_held| {
+                catalog::import_entry(
+                    &store,
+                    &ledger,
+                    &places,
+                    &file,
+                    &entry.scope,
+                    &entry.key,
+                    &values,
+                    existing.as_ref(),
+                )
+            });
+            match imported {
                 Ok(done) => {
                     any = true;
                     let next = "it waits for your approval in the Rootgate window";
@@ -303,6 +304,51 @@ pub fn import(args: &[String]) -> ExitCode {
         println!("Open the window (`rootgate`) to approve it.");
     }
     status
+}
+
+/// How often a start of the window that holds the settings but has not
+/// bound its socket yet is looked at again.
+const WINDOW_RECHECK: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Whether an import goes through the window: yes when the person's own
+/// window answers on `window`. When none answers but a Rootgate holds the
+/// settings (`instance`: a window still starting, its lock taken and its
+/// socket not yet bound), it is waited for as a second start waits, for
+/// at most `instance::PATIENCE`, so that the window hears of the import and
+/// asks for its approval. When none holds them, the import writes the
+/// settings itself: under their write lock (see `Store::hold`), so a window
+/// that starts meanwhile keeps the server, adopting it at its next change.
+fn through_the_window(settings: &Path, window: &Path) -> Result<bool, String> {
+    let deadline = std::time::Instant::now() + instance::PATIENCE;
+    loop {
+        match connect_window(window) {
+            Ok(_) => return Ok(true),
+            Err(Unreached::Absent) => {}
+            Err(Unreached::NotOurs(why)) => return Err(refusal_words(&why)),
+            Err(e @ Unreached::Failed(_)) => {
+                return Err(format!(
+                    "the Rootgate window's socket {}: {e}",
+                    window.display()
+                ));
+            }
+        }
+        // Taken only to look, and let go at once: a window starting now
+        // takes it (its own start tries again) and waits for nothing.
+        match instance::claim(settings) {
+            Ok(Some(_free)) => return Ok(false),
+            Ok(None) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(format!(
+                "a Rootgate window has these settings open but did not answer on {} within \
+                 {} s; nothing was imported, so run the command again once it is open",
+                window.display(),
+                instance::PATIENCE.as_secs()
+            ));
+        }
+        std::thread::sleep(WINDOW_RECHECK);
+    }
 }
 
 /// Says which of an imported server's secrets could not be kept: without
