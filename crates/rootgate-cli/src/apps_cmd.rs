@@ -443,6 +443,12 @@ pub fn route(args: &[String]) -> ExitCode {
         Err(e) => return fail(e),
     };
     let ledger = Ledger::beside(settings.path());
+    // As in `unroute`: what a killed command began is settled first.
+    if !o.dry_run
+        && let Err(e) = ledger.settle()
+    {
+        return fail(e);
+    }
     let known = match ledger.load() {
         Ok(known) => known,
         Err(e) => return fail(e),
@@ -503,6 +509,7 @@ pub fn route(args: &[String]) -> ExitCode {
             }
             Err(e) => status = fail(e),
         }
+        say_leftovers(&ledger, &file.path);
     }
     if !routed_any && !routed_before && status == ExitCode::SUCCESS {
         for why in &left {
@@ -531,6 +538,11 @@ pub fn unroute(args: &[String]) -> ExitCode {
         Err(e) => return fail(e),
     };
     let ledger = Ledger::beside(settings.path());
+    // A route or undo a killed command began is settled first, so what
+    // follows (and what is left beside the files) is what is on disk.
+    if let Err(e) = ledger.settle() {
+        return fail(e);
+    }
     let mut status = ExitCode::SUCCESS;
     let mut undone = false;
     for file in files(app, &o.config, &places) {
@@ -551,6 +563,9 @@ pub fn unroute(args: &[String]) -> ExitCode {
             Err(route::RouteError::NotRouted { .. }) => {}
             Err(e) => status = fail(e),
         }
+        if file.path.exists() {
+            say_leftovers(&ledger, &file.path);
+        }
     }
     if !undone && status == ExitCode::SUCCESS {
         return fail(format!(
@@ -559,6 +574,28 @@ pub fn unroute(args: &[String]) -> ExitCode {
         ));
     }
     status
+}
+
+/// Names the files beside `file` that an interrupted write left and the
+/// ledger does not account for (see `Ledger::leftovers`): they are not
+/// removed, since one may hold the only copy of the file as it was.
+fn say_leftovers(ledger: &Ledger, file: &Path) {
+    for left in ledger.leftovers(file).unwrap_or_default() {
+        let name = left
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let what = if name.starts_with('.') {
+            "a temporary file of an interrupted write"
+        } else {
+            "a copy of the file from an interrupted route that Rootgate has no record of"
+        };
+        println!(
+            "Left beside it: {} ({what}; Rootgate does not use it, so delete it once you \
+             have looked).",
+            shown_path(&left.display().to_string())
+        );
+    }
 }
 
 /// A path or argument as the terminal shows it: invisible and reordering
