@@ -214,10 +214,7 @@ fn four_entries_on_their_own_folders_and_tokens_are_four_servers_each_routed_to_
         "{:?}",
         notes.candidates[0].differences
     );
-    assert_eq!(
-        notes.needs[0].token, "${input:token}",
-        "the token is asked for"
-    );
+    assert_eq!(notes.needs[0].token, "token", "the token is asked for");
     let listing = format!("{apps:?}");
     for token in ["claude-token-1111", "webapp-token-2222", "zed-token-4444"] {
         assert!(!listing.contains(token), "a listing holds a token");

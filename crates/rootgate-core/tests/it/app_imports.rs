@@ -133,15 +133,16 @@ fn every_app_is_found_with_its_servers_and_offers() {
     assert_eq!(windows.kept_paths.len(), 2, "{:?}", windows.kept_paths);
     let vscode = entry(&apps, AppKind::VsCode, "github");
     assert_eq!(vscode.needs.len(), 1);
-    assert_eq!(vscode.needs[0].token, "${input:token}");
+    // Asked for by the input's id, never by the text with its `$`.
+    assert_eq!(vscode.needs[0].token, "token");
     assert!(vscode.needs[0].secret);
     assert_eq!(vscode.needs[0].hint, "GitHub Personal Access Token");
     let workspace = entry(&apps, AppKind::VsCode, "workspace-files");
     let tokens: Vec<&str> = workspace.needs.iter().map(|n| n.token.as_str()).collect();
-    assert_eq!(tokens, ["${workspaceFolder}", "envFile"]);
+    assert_eq!(tokens, ["workspaceFolder", "envFile"]);
     assert!(entry(&apps, AppKind::VsCode, "context7").remote);
     let cursor = entry(&apps, AppKind::Cursor, "brave-search");
-    assert_eq!(cursor.needs[0].token, "${env:API_KEY}");
+    assert_eq!(cursor.needs[0].token, "API_KEY");
     let zed = entry(&apps, AppKind::Zed, "filesystem");
     assert_eq!(zed.folders, [home.join("code")]);
     for (app, key, folder) in [
@@ -177,18 +178,11 @@ fn every_app_is_found_with_its_servers_and_offers() {
             .cloned()
             .unwrap_or_else(|| panic!("{app:?} {key} does not need {token}"))
     };
-    assert!(
-        need(
-            AppKind::Continue,
-            "GitHub",
-            "${{ secrets.GITHUB_PERSONAL_ACCESS_TOKEN }}"
-        )
-        .secret
-    );
-    assert!(need(AppKind::GeminiCli, "pythonTools", "$DB_CONNECTION_STRING").required);
-    assert!(need(AppKind::GeminiCli, "pythonTools", "${EXTERNAL_API_KEY}").secret);
-    assert!(need(AppKind::Opencode, "my-local-mcp-server", "{env:MY_API_KEY}").secret);
-    assert!(need(AppKind::Windsurf, "github", "${env:GITHUB_TOKEN}").secret);
+    assert!(need(AppKind::Continue, "GitHub", "GITHUB_PERSONAL_ACCESS_TOKEN").secret);
+    assert!(need(AppKind::GeminiCli, "pythonTools", "DB_CONNECTION_STRING").required);
+    assert!(need(AppKind::GeminiCli, "pythonTools", "EXTERNAL_API_KEY").secret);
+    assert!(need(AppKind::Opencode, "my-local-mcp-server", "MY_API_KEY").secret);
+    assert!(need(AppKind::Windsurf, "github", "GITHUB_TOKEN").secret);
     let codex = need(AppKind::Codex, "github", "GITHUB_PERSONAL_ACCESS_TOKEN");
     assert!(
         codex.secret && codex.hint.contains("environment"),
@@ -334,4 +328,52 @@ fn claude_codes_project_servers_are_in_their_own_scope() {
             .any(|s| matches!(s, Scope::Project(p) if PathBuf::from(p).ends_with("notes"))),
         "{scopes:?}"
     );
+}
+
+/// The window's import (#40): it asks for each need by its name and sends
+/// the values so; Gemini CLI's `$DB_CONNECTION_STRING` and
+/// `${EXTERNAL_API_KEY}` become the entry's own DATABASE_URL and API_KEY,
+/// secret, in the keyring, never a variable named with a `$`, and never in
+/// the settings file or a line shown.
+#[test]
+fn the_windows_values_fill_gemini_variables_under_the_entrys_names() {
+    let h = home();
+    let apps = survey(&h);
+    let listed = entry(&apps, AppKind::GeminiCli, "pythonTools");
+    let asked: Vec<&str> = listed.needs.iter().map(|n| n.token.as_str()).collect();
+    assert_eq!(asked, ["EXTERNAL_API_KEY", "DB_CONNECTION_STRING"]);
+    assert!(listed.needs.iter().all(|n| n.secret && n.required));
+    let file = catalog::file_of(AppKind::GeminiCli, 0, &h.places).unwrap();
+    let values = BTreeMap::from([
+        ("DB_CONNECTION_STRING".to_owned(), SECRETS[0].to_owned()),
+        ("EXTERNAL_API_KEY".to_owned(), SECRETS[1].to_owned()),
+    ]);
+    let done = catalog::import_entry(
+        &h.store,
+        &h.ledger,
+        &h.places,
+        &file,
+        &Scope::Global,
+        "pythonTools",
+        &values,
+        None,
+    )
+    .unwrap();
+    let server = &done.server;
+    let names: Vec<&String> = server.env.keys().collect();
+    assert_eq!(
+        names,
+        ["API_KEY", "DATABASE_URL"],
+        "no variable named with a `$`"
+    );
+    for (name, value) in [("DATABASE_URL", SECRETS[0]), ("API_KEY", SECRETS[1])] {
+        assert_eq!(server.env[name], "", "{name}'s value is not in the spec");
+        assert_eq!(h.store.secret_value(&server.id, name).unwrap(), value);
+    }
+    let settings = std::fs::read_to_string(h.store.file().path()).unwrap();
+    let shown = [server.command_line(), server.masked_command_line()];
+    for secret in SECRETS {
+        assert!(!settings.contains(secret), "the settings file holds it");
+        assert!(!shown.iter().any(|l| l.contains(secret)), "{shown:?}");
+    }
 }
