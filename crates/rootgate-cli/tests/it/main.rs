@@ -25,6 +25,7 @@ mod modern;
 mod more_apps;
 mod notes;
 mod one_reading;
+mod one_writer;
 mod registry;
 mod second_start;
 mod secrets_in_args;
