@@ -51,6 +51,10 @@ impl AppSide for Relay {
         Box::pin(Relay::detach(self, life, why))
     }
 
+    fn restarting<'a>(&'a self, life: u64, why: &'a str) -> AppFuture<'a, ()> {
+        Box::pin(Relay::restarting(self, life, why))
+    }
+
     fn app_arrived(&self) -> bool {
         self.subscribe().borrow().app.is_some()
     }

@@ -237,10 +237,11 @@ async fn serve(
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let working =
         relay::workspace::working_folder(std::env::current_dir().ok().as_deref(), home.as_deref());
-    // A server given its folders as arguments starts with them, before the
-    // app says what it works in: Workspace cannot narrow it.
-    let narrowed = spec.workspace_only && !rootgate_model::placeholders::has_placeholders(&spec);
-    let roots = relay::workspace::narrow(roots, relay, working, narrowed);
+    // A server given its folders as arguments is narrowed too: it starts
+    // with the part its first guess of the project allows, and again once
+    // the app has said what it works in (see `relay::workspace`).
+    let arguments = rootgate_model::placeholders::has_placeholders(&spec);
+    let roots = relay::workspace::narrow(roots, relay, working, spec.workspace_only, arguments);
     let session =
         Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
     let mut status = session.subscribe_status();

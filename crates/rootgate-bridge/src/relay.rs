@@ -30,6 +30,7 @@ mod asked;
 mod asks;
 mod audit;
 mod lines;
+mod resend;
 pub mod workspace;
 
 use lines::too_long;
@@ -370,6 +371,10 @@ impl Relay {
             } else {
                 Vec::new()
             };
+            // Then what the last life was written and not answered, and
+            // only reads (see `route::resend`).
+            let mut lines = lines;
+            lines.extend(state.router.take_resend());
             (state.attached.clone(), lines)
         };
         let Some(frames) = frames else { return };
@@ -386,7 +391,9 @@ impl Relay {
     pub async fn detach(&self, life: u64, why: &str) {
         let outs = {
             let mut state = self.lock();
-            if state.life != life {
+            // Once a life: a life already detached (by the restart that
+            // ends it, see `resend`) has nothing left of its own to fail.
+            if state.life != life || state.attached.is_none() {
                 return;
             }
             state.attached = None;
@@ -415,6 +422,8 @@ impl Relay {
         if let Some(Some(line)) = refused {
             let _ = self.app_out.send(line).await;
         }
+        let kept = self.fail_kept(why);
+        self.perform(kept, None).await;
     }
 
     /// The app's `initialize` can never be served (unknown server, command
@@ -492,7 +501,7 @@ impl Relay {
         let frames = frames.clone();
         tokio::spawn(async move {
             relay.hold_first(&what).await;
-            let _ = frames.send(Frame::Lines(line)).await;
+            relay.to_life(&frames, line).await;
         });
         outs
     }
@@ -506,9 +515,7 @@ impl Relay {
         while let Some(out) = queue.pop_front() {
             match out {
                 Out::Server(line) => match from {
-                    Some((_, frames)) => {
-                        let _ = frames.send(Frame::Lines(line)).await;
-                    }
+                    Some((_, frames)) => self.to_life(frames, line).await,
                     // The app's lines, from its one reader, in order: while
                     // no life is ready (the server starts or restarts), the
                     // reader waits, and the app is held back by its pipe.
@@ -597,11 +604,9 @@ impl Relay {
         // no wait.
         let now = self.ready.borrow().clone();
         let mut line = match now {
-            Some(frames) => match frames.try_send(Frame::Lines(line)) {
+            Some(frames) => match self.hand_to(&frames, line).await {
                 Ok(()) => return,
-                Err(mpsc::error::TrySendError::Full(Frame::Lines(back)))
-                | Err(mpsc::error::TrySendError::Closed(Frame::Lines(back))) => back,
-                Err(_) => return,
+                Err(back) => back,
             },
             None => line,
         };
@@ -610,10 +615,9 @@ impl Relay {
             let Some(frames) = self.next_life(&mut ready, &line).await else {
                 return;
             };
-            match frames.send(Frame::Lines(line)).await {
+            match self.hand_to(&frames, line).await {
                 Ok(()) => return,
-                Err(e) => {
-                    let Frame::Lines(back) = e.0 else { return };
+                Err(back) => {
                     line = back;
                     let _ = ready
                         .wait_for(|f| f.as_ref().is_none_or(|f| !f.same_channel(&frames)))

@@ -38,6 +38,7 @@ mod keys;
 mod lines;
 mod modern;
 mod modern_app;
+mod resend;
 mod server;
 mod strict;
 mod subscriptions;
@@ -48,6 +49,7 @@ pub use tools::{MAX_ASKED, MAX_ASKED_BYTES, REFUSED};
 
 use envelope::{Message, Raw};
 use lines::*;
+pub use resend::request_id;
 
 /// The most app requests that may wait for the server at once; more are
 /// refused until some are answered, so a flood costs a bounded table.
@@ -281,6 +283,12 @@ pub struct Router {
     next_consent: Option<String>,
     /// The size of the app's line being routed now, for its record.
     in_bytes: u64,
+    /// The app's requests not yet put on a life's wire, the lines of those
+    /// that only read, and those to send again to the next life (see
+    /// `resend`).
+    unhanded: std::collections::HashSet<u64>,
+    again: HashMap<u64, Vec<u8>>,
+    resend: Vec<u64>,
 }
 
 impl Default for Router {
@@ -321,6 +329,9 @@ impl Router {
             asked: HashMap::new(),
             next_consent: None,
             in_bytes: 0,
+            unhanded: std::collections::HashSet::new(),
+            again: HashMap::new(),
+            resend: Vec::new(),
         }
     }
 

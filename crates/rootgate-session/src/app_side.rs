@@ -70,6 +70,15 @@ pub trait AppSide: Send + Sync {
     /// The life `life` ended (or is being ended), because of `why`.
     fn detach<'a>(&'a self, life: u64, why: &'a str) -> AppFuture<'a, ()>;
 
+    /// The life `life` is being ended by Rootgate to start the server
+    /// again with other folders (a withdrawal, a new ruleset, new folder
+    /// arguments): the app's requests that the next start can still serve
+    /// wait for it rather than fail with `why` (the app side says which).
+    /// Without that knowledge, as [`AppSide::detach`].
+    fn restarting<'a>(&'a self, life: u64, why: &'a str) -> AppFuture<'a, ()> {
+        self.detach(life, why)
+    }
+
     /// Whether the app has sent its `initialize` yet.
     fn app_arrived(&self) -> bool;
 

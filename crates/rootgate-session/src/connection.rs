@@ -107,7 +107,7 @@ impl Link {
     /// cannot hold the shutdown (it then goes on to SIGTERM). A relay: the
     /// app's requests waiting for this life get an error, and its output is
     /// no longer read (it is drained, see `process::DrainOnDrop`).
-    async fn close(mut self, grace: Duration, why: &str) {
+    async fn close(mut self, grace: Duration, why: &str, restarting: bool) {
         match self.kind {
             LinkKind::Own { cancel, .. } => {
                 cancel.cancel();
@@ -118,7 +118,11 @@ impl Link {
                 life,
                 reader,
             } => {
-                relay.detach(life, why).await;
+                if restarting {
+                    relay.restarting(life, why).await;
+                } else {
+                    relay.detach(life, why).await;
+                }
                 reader.abort();
             }
         }
@@ -156,6 +160,9 @@ pub(super) struct Connection {
     pub(super) link: Option<Link>,
     /// The list an enforced server's ruleset was made from.
     pub(super) enforced: Option<SharedRoots>,
+    /// The list this life was started with (a server given its folders as
+    /// arguments holds exactly these).
+    pub(super) started_with: SharedRoots,
     /// The server's command line with its folders filled in, when it takes
     /// them as arguments.
     pub(super) expanded: Option<placeholders::Expanded>,
@@ -253,6 +260,7 @@ impl Actor {
         self.record(Event::Starting {
             command_line: spec.masked_command_line(),
         });
+        let started_with = at_start.clone();
         let enforced = spec.enforce_roots.then_some(at_start);
         // What the server prints of its secrets is written out of its log,
         // and so of failures quoting it.
@@ -316,6 +324,7 @@ impl Actor {
             wire: None,
             link: None,
             enforced,
+            started_with,
             expanded,
             era: rootgate_model::servers::Era::Legacy,
             started: false,
@@ -346,9 +355,10 @@ impl Actor {
         }
         let grace = self.config.shutdown_grace;
         let why = ending.why_link_closes();
+        let restarting = ending.restarts_for_folders();
         let close_stdin = async move {
             if let Some(link) = link {
-                link.close(grace, why).await;
+                link.close(grace, why, restarting).await;
             }
             if let Some(wire) = wire {
                 wire.close();
@@ -399,6 +409,17 @@ impl Ending {
             Ending::Exited | Ending::Closed => "the server stopped",
             _ => "the server was stopped by Rootgate before it answered",
         }
+    }
+
+    /// Whether Rootgate ends this life only to start the server again with
+    /// other folders: the app's requests the old life had not been given
+    /// (or that are safe to send twice) then go to the new start rather
+    /// than fail (see the bridge's `relay::resend`).
+    fn restarts_for_folders(&self) -> bool {
+        matches!(
+            self,
+            Ending::Withdraw(_) | Ending::Reenforce(_) | Ending::Reargue(_)
+        )
     }
 
     /// Once the process has ended (`ended`): the status the life leaves,

@@ -38,6 +38,7 @@ impl Actor {
             link,
             enforced,
             expanded,
+            started_with,
             ..
         } = conn;
         let (Some(wire), Some(link)) = (wire.as_ref(), link.as_mut()) else {
@@ -52,8 +53,8 @@ impl Actor {
         let mut first = self.first_folders(expanded.is_some());
         let mut last_given: Option<Arc<[SharedRoot]>> = None;
         let mut waiting = Waiting::default();
-        let state = waiting.state(&gate, self.roots.borrow().generation());
-        self.publish_delivery(state, None);
+        let arguments = expanded.as_ref().map(|_| started_with.shared());
+        self.publish_running(arguments.as_ref(), &mut waiting, &gate, None);
         loop {
             let wake = [
                 gate.next_wake(self.roots.borrow().generation()),
@@ -173,8 +174,28 @@ impl Actor {
                     });
                 }
             }
-            let state = waiting.state(&gate, self.roots.borrow().generation());
-            self.publish_delivery(state, last_given.as_ref());
+            self.publish_running(arguments.as_ref(), &mut waiting, &gate, last_given.as_ref());
+        }
+    }
+
+    /// Publishes where the running life stands with its folders. A server
+    /// given them as arguments holds the list it was started with
+    /// (`arguments`) from its start, whatever it asks: any other list
+    /// starts it again (see `restart_for_change`). The app's first request
+    /// waits on this (the bridge's `asked` and `workspace`): for such a
+    /// server, until the start that has its folders.
+    fn publish_running(
+        &self,
+        arguments: Option<&Arc<[SharedRoot]>>,
+        waiting: &mut Waiting,
+        gate: &NotifyGate,
+        last_given: Option<&Arc<[SharedRoot]>>,
+    ) {
+        if let Some(started_with) = arguments {
+            self.publish_delivery(DeliveryState::UpToDate, Some(started_with));
+        } else {
+            let state = waiting.state(gate, self.roots.borrow().generation());
+            self.publish_delivery(state, last_given);
         }
     }
 

@@ -26,6 +26,18 @@
 //! nothing, and the app's first request that could touch files waits for
 //! the server to have the project ([`Relay::settle_workspace`]).
 //!
+//! A server given its folders as arguments (`${folders}`) cannot be
+//! given nothing: it does not start without a folder, and it must start
+//! before the app says what it works in (the app's roots come after the
+//! server's `initialize` answer). It is started with a first guess: the
+//! shared folders within the folder the app started the bridge in, when
+//! that counts, else everything shared with it; once the app has said what
+//! it works in, the list becomes that part, and the session starts the
+//! server again with it (the app's first request waits for that start,
+//! and is sent to it: see `route::resend`). The part may be empty (nothing
+//! shared lies in the project): such a server then cannot start, and the
+//! app is told so, as when nothing is shared with it at all.
+//!
 //! Every connection reports what it is given and why ([`Sees`]), with the
 //! setting on or off, for the window's Connections view. The setting is
 //! read when the connection starts: a change applies to the connections
@@ -138,14 +150,22 @@ fn within(root: &SharedRoot, folders: &[PathBuf]) -> bool {
         .is_ok_and(|path| folders.iter().any(|f| path.starts_with(f)))
 }
 
-/// Which folders are given, and why, in words.
-fn sees(on: bool, known: &AppFolders, given: &[SharedRoot]) -> Sees {
+/// Which folders are given, and why, in words; `arguments` for a server
+/// given its folders as arguments (started with a first guess).
+fn sees(on: bool, arguments: bool, known: &AppFolders, given: &[SharedRoot]) -> Sees {
     let shown = |uri: &str| {
         rootgate_model::uri::uri_to_path(uri)
             .map_or_else(|_| uri.to_owned(), |p| p.display().to_string())
     };
     let why = match (on, known) {
         (false, _) => "everything shared with the server (its Workspace setting is off)".to_owned(),
+        (true, AppFolders::NotYet) if arguments => "for now, the shared folders in the folder \
+                                                    the app started in, or everything shared: \
+                                                    Workspace is on, and the server takes its \
+                                                    folders as arguments, so it starts before \
+                                                    the app says which folders it works in; it \
+                                                    starts again with those once it does"
+            .to_owned(),
         (true, AppFolders::NotYet) => {
             "nothing yet: Workspace is on, and the app has not said which folders it works in"
                 .to_owned()
@@ -179,12 +199,14 @@ fn sees(on: bool, known: &AppFolders, given: &[SharedRoot]) -> Sees {
 /// the app works in, kept up to date as either changes; otherwise `all`
 /// itself. Either way the relay says what is given and why ([`Sees`]).
 /// `working` is the bridge's working folder, if it counts (see
-/// [`working_folder`]).
+/// [`working_folder`]); `arguments` says the server is given its folders
+/// as arguments (see the module's doc).
 pub fn narrow(
     all: watch::Receiver<SharedRoots>,
     relay: &Arc<Relay>,
     working: Option<String>,
     on: bool,
+    arguments: bool,
 ) -> watch::Receiver<SharedRoots> {
     let given = watch::Sender::new(SharedRoots::empty());
     let session = if on { given.subscribe() } else { all.clone() };
@@ -193,8 +215,49 @@ pub fn narrow(
     if on {
         relay.lock().workspace = Some(rx);
     }
-    tokio::spawn(follow(all, Arc::clone(relay), working, on, given, tx));
+    let (working, mode) = (Working::new(working), Mode { on, arguments });
+    tokio::spawn(follow(all, Arc::clone(relay), working, mode, given, tx));
     session
+}
+
+/// The bridge's working folder, as a URI and as the real path it names.
+struct Working {
+    uri: Option<String>,
+    paths: Vec<PathBuf>,
+}
+
+impl Working {
+    fn new(uri: Option<String>) -> Working {
+        let paths = real_paths(uri.as_slice());
+        Working { uri, paths }
+    }
+}
+
+/// The server's Workspace setting, and whether it takes its folders as
+/// arguments.
+#[derive(Clone, Copy)]
+struct Mode {
+    on: bool,
+    arguments: bool,
+}
+
+/// Whether the shared folder `r` is given while the app's folders are
+/// `known` (their real paths `paths`).
+fn keeps(
+    r: &SharedRoot,
+    mode: Mode,
+    known: &AppFolders,
+    paths: &[PathBuf],
+    working: &Working,
+) -> bool {
+    match known {
+        // A server given its folders as arguments starts before the app
+        // says what it works in: with the first guess.
+        AppFolders::NotYet if mode.arguments => working.uri.is_none() || within(r, &working.paths),
+        AppFolders::NotYet => false,
+        AppFolders::Nothing => true,
+        AppFolders::Roots(_) | AppFolders::WorkingFolder(_) => within(r, paths),
+    }
 }
 
 /// Keeps the narrowed list and what the relay says of it up to date,
@@ -202,11 +265,12 @@ pub fn narrow(
 async fn follow(
     mut all: watch::Receiver<SharedRoots>,
     relay: Arc<Relay>,
-    working: Option<String>,
-    on: bool,
+    working: Working,
+    mode: Mode,
     given: watch::Sender<SharedRoots>,
     known_tx: watch::Sender<Option<Sees>>,
 ) {
+    let on = mode.on;
     let mut seen = relay.subscribe();
     let mut overdue_at: Option<Instant> = None;
     let mut known = AppFolders::NotYet;
@@ -218,7 +282,7 @@ async fn follow(
                 overdue_at = Some(Instant::now() + ROOTS_WITHIN);
             }
             let overdue = overdue_at.is_some_and(|at| Instant::now() >= at);
-            app_folders(&s, overdue, working.as_deref())
+            app_folders(&s, overdue, working.uri.as_deref())
         };
         if now != known {
             paths = real_paths(&now.uris());
@@ -226,11 +290,7 @@ async fn follow(
         }
         let list = all.borrow_and_update().clone();
         let shown: Vec<SharedRoot> = if on {
-            let keep = |r: &SharedRoot| match &known {
-                AppFolders::NotYet => false,
-                AppFolders::Nothing => true,
-                AppFolders::Roots(_) | AppFolders::WorkingFolder(_) => within(r, &paths),
-            };
+            let keep = |r: &SharedRoot| keeps(r, mode, &known, &paths, &working);
             given.send_if_modified(|current| match list.narrowed(current, keep) {
                 Some(next) => {
                     *current = next;
@@ -242,7 +302,7 @@ async fn follow(
         } else {
             list.roots().to_vec()
         };
-        let said = sees(on, &known, &shown);
+        let said = sees(on, mode.arguments, &known, &shown);
         let settled = on && known != AppFolders::NotYet;
         let working_now = match &known {
             AppFolders::WorkingFolder(uri) if on => Some(uri.clone()),
@@ -301,7 +361,7 @@ impl Relay {
             Some(sees) if sees.folders.is_empty() => return,
             Some(sees) => {
                 let given = self
-                    .wait_given_all(&sees.folders, Instant::now() + HOLD_BOUND)
+                    .wait_given_exactly(&sees.folders, Instant::now() + HOLD_BOUND)
                     .await;
                 format!(
                     "Held the app's first request ({what}) {} ms until the server {} the app's \
@@ -323,6 +383,35 @@ impl Relay {
                 said,
             },
         );
+    }
+
+    /// Waits until the server has been given exactly `uris`, no more (or, a
+    /// modern server, is given them with each request), by `by`: a server
+    /// started with more (a server given its folders as arguments, before
+    /// the app said what it works in) is not the one to send to.
+    async fn wait_given_exactly(&self, uris: &[String], by: Instant) -> bool {
+        let Some(mut delivery) = self.lock().delivery.clone() else {
+            return false;
+        };
+        let has = |d: &Delivery| {
+            let list = match d.state {
+                DeliveryState::PerRequest => Some(&*d.granted),
+                DeliveryState::UpToDate => d.given.as_deref(),
+                _ => None,
+            };
+            list.is_some_and(|l| {
+                l.len() == uris.len() && uris.iter().all(|u| l.iter().any(|r| &r.uri == u))
+            })
+        };
+        loop {
+            if has(&delivery.borrow_and_update()) {
+                return true;
+            }
+            tokio::select! {
+                changed = delivery.changed() => if changed.is_err() { return false },
+                () = tokio::time::sleep_until(by) => return false,
+            }
+        }
     }
 
     /// Waits until the server has been given every one of `uris` (or, a

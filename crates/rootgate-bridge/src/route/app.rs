@@ -121,6 +121,8 @@ impl Router {
                 None => method.to_owned(),
             });
         }
+        let line = request_line(&ours.to_string(), method, params);
+        self.routed_for_server(ours, method, target.as_deref(), &line);
         self.to_server.insert(
             ours,
             ToServer::App(Pending {
@@ -135,7 +137,7 @@ impl Router {
             }),
         );
         self.app_ids.insert(id_text.into(), ours);
-        vec![Out::Server(request_line(&ours.to_string(), method, params))]
+        vec![Out::Server(line)]
     }
 
     /// Keeps what a restarted server must be told again: the logging

@@ -262,6 +262,7 @@ impl Router {
     pub fn server_gone(&mut self, why: &str, now: Instant) -> Vec<Out> {
         let mut out = Vec::new();
         self.subscriptions.server_gone();
+        self.resend.clear();
         let mut waiting: Vec<(u64, ToServer)> = self.to_server.drain().collect();
         waiting.sort_by_key(|(ours, _)| *ours);
         for (_, pending) in waiting {

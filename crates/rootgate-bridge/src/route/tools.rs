@@ -51,6 +51,13 @@ pub(super) struct Claims {
     destructive: Option<bool>,
 }
 
+impl Claims {
+    /// Whether the server listed the tool as one that only reads.
+    pub(super) fn says_read_only(&self) -> bool {
+        self.read_only == Some(true)
+    }
+}
+
 impl Router {
     /// The rules for the server's tools, as the settings say now. Once the
     /// app is initialized, a change of what is hidden from it is told to

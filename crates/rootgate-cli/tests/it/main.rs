@@ -10,6 +10,7 @@
 //! by name still find it.
 
 mod apps;
+mod args_servers;
 mod asked;
 mod asked_window;
 mod bundles;
