@@ -515,6 +515,8 @@ fn setup<R: Runtime>(
                 tracing::info!("the session bus did not answer; questions wait in the window")
             }
         }
+        // Routes made in a terminal reach the Apps view without a Look again.
+        listening.watch_app_files();
         if let Err(e) = listening.listen_for_bridges().await {
             events::notice(
                 &handle,

@@ -22,12 +22,19 @@
 //! closing quits as before, since the window could then only be found
 //! again by starting Rootgate anew.
 //!
+//! While sharing is paused the item looks paused (`paused`: the icon in grey
+//! with a pause badge) and its tooltip says so, so the panel shows the
+//! state without the menu being opened.
+//!
 //! Not here: what pausing does (the core: the store publishes empty lists)
 //! and the questions' words (`Supervisor::waiting_questions`).
 
-use std::sync::{Arc, OnceLock};
+mod paused;
+
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rootgate_core::supervisor::{PromptId, Supervisor};
+use tauri::image::Image;
 use tauri::menu::{CheckMenuItem, Menu, MenuEvent, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Emitter, Manager, Runtime};
@@ -52,6 +59,14 @@ impl TrayHost {
     }
 }
 
+/// The look the item was last given: paused or not (none yet).
+#[derive(Default)]
+struct Look(Mutex<Option<bool>>);
+
+/// The tooltip for each look.
+const TOOLTIP: &str = "Rootgate";
+const TOOLTIP_PAUSED: &str = "Rootgate: sharing is paused";
+
 /// Puts Rootgate in the tray and keeps its menu current.
 pub(crate) fn install<R: Runtime>(
     app: &AppHandle<R>,
@@ -60,13 +75,15 @@ pub(crate) fn install<R: Runtime>(
     let handle = app.clone();
     let mut builder = TrayIconBuilder::with_id(TRAY)
         .menu(&menu(&handle, supervisor)?)
-        .tooltip("Rootgate")
+        .tooltip(TOOLTIP)
         .on_menu_event(on_menu);
     if let Some(icon) = app.default_window_icon() {
         builder = builder.icon(icon.clone());
     }
     builder.build(app)?;
     app.manage(TrayHost::default());
+    app.manage(Look::default());
+    show_look(app, supervisor.sharing_paused());
     let mut prompts = supervisor.subscribe_prompts();
     let mut settings = supervisor.store().subscribe_revision();
     let weak = Arc::downgrade(supervisor);
@@ -93,8 +110,41 @@ pub(crate) fn install<R: Runtime>(
     Ok(())
 }
 
-/// Makes the menu anew from what the core holds now.
+/// Gives the item its paused look, or its own, when that changed.
+fn show_look<R: Runtime>(app: &AppHandle<R>, paused: bool) {
+    let (Some(tray), Some(look)) = (app.tray_by_id(TRAY), app.try_state::<Look>()) else {
+        return;
+    };
+    {
+        let mut shown = look.0.lock().unwrap_or_else(|p| p.into_inner());
+        if *shown == Some(paused) {
+            return;
+        }
+        *shown = Some(paused);
+    }
+    if let Some(icon) = app.default_window_icon() {
+        let image = if paused {
+            Image::new_owned(
+                paused::paused_look(icon.rgba(), icon.width(), icon.height()),
+                icon.width(),
+                icon.height(),
+            )
+        } else {
+            icon.clone().to_owned()
+        };
+        if let Err(e) = tray.set_icon(Some(image)) {
+            tracing::warn!(error = %e, "the tray's icon could not be changed");
+        }
+    }
+    let tooltip = if paused { TOOLTIP_PAUSED } else { TOOLTIP };
+    if let Err(e) = tray.set_tooltip(Some(tooltip)) {
+        tracing::warn!(error = %e, "the tray's tooltip could not be changed");
+    }
+}
+
+/// Makes the menu anew from what the core holds now, and the look with it.
 fn refresh<R: Runtime>(app: &AppHandle<R>, supervisor: &Supervisor) {
+    show_look(app, supervisor.sharing_paused());
     let Some(tray) = app.tray_by_id(TRAY) else {
         return;
     };

@@ -161,6 +161,19 @@ pub enum Change {
     /// Consent prompts opened without the window asking: folders an AI app
     /// works in, suggested for sharing.
     Prompts { prompts: Vec<ConsentPrompt> },
+    /// A server brought in without the window asking (`rootgate import`
+    /// while the window holds the settings), or one whose approval
+    /// notification's "Open Rootgate" was pressed: the window shows its
+    /// command for approval, as for its own import, and then `prompts`,
+    /// the consent prompts for the folders in its arguments.
+    ApprovalWanted {
+        server: Box<ServerView>,
+        prompts: Vec<ConsentPrompt>,
+    },
+    /// One of the AI apps' config files, or the record of their routes,
+    /// changed on disk (a route or undo made in a terminal, an app
+    /// rewriting its own file): the window lists the apps again.
+    AppsChanged,
     /// A published server to show for installing, opened without the
     /// window asking: a bundle opened from the file manager or another
     /// start's command line.

@@ -171,12 +171,17 @@ fn bindings_match_the_committed_file() {
 /// the record of calls and the consent prompts.
 #[test]
 fn the_windows_app_names_are_the_cores() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/app-names.json");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/app-names.json");
     let text = std::fs::read_to_string(&path).unwrap();
     let table: std::collections::BTreeMap<String, String> = serde_json::from_str(&text).unwrap();
     assert!(table.len() >= 19, "{table:?}");
     for (client, title) in &table {
-        assert_eq!(client, &client.to_lowercase(), "names are kept in lower case, as they are compared");
+        assert_eq!(
+            client,
+            &client.to_lowercase(),
+            "names are kept in lower case, as they are compared"
+        );
         assert_eq!(
             AppKind::from_client_name(client).map(AppKind::title),
             Some(title.as_str()),

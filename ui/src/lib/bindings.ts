@@ -683,7 +683,7 @@ entries: Array<Entry>,
  */
 older: number, };
 
-export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "install", install: InstallView, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, } | { "kind": "questions", questions: Array<QuestionView>, } | { "kind": "promptsClosed", prompts: Array<PromptId>, } | { "kind": "toolQuestions", questions: Array<ToolQuestion>, };
+export type Change = { "kind": "settings", revision: number, } | { "kind": "status", server: ServerId, status: Status, } | { "kind": "log", server: ServerId, line: LogLine, } | { "kind": "delivery", server: ServerId, delivery: DeliverySummary, } | { "kind": "connection", connection: ConnectionView, } | { "kind": "connectionEntry", connection: ConnectionId, entry: Entry, } | { "kind": "prompts", prompts: Array<ConsentPrompt>, } | { "kind": "approvalWanted", server: ServerView, prompts: Array<ConsentPrompt>, } | { "kind": "appsChanged" } | { "kind": "install", install: InstallView, } | { "kind": "retry", server: ServerId, retry: Retry | null, } | { "kind": "callProgress", call: number, progress: number, total: number | null, message: string | null, } | { "kind": "offersChanged", server: ServerId, offer: OfferKind, } | { "kind": "resourceUpdated", server: ServerId, uri: string, } | { "kind": "questions", questions: Array<QuestionView>, } | { "kind": "promptsClosed", prompts: Array<PromptId>, } | { "kind": "toolQuestions", questions: Array<ToolQuestion>, };
 
 export type ServerTemplate = { id: string, title: string, description: string, draft: ServerDraft, };
 
@@ -695,8 +695,13 @@ export type Scope = { "kind": "global" } | { "kind": "project", "path": string }
 
 export type Need = { 
 /**
- * What stands in the file (`${input:token}`, `${workspaceFolder}`),
- * or the variable name for a value kept elsewhere (Goose's keyring).
+ * The name the person gives the value under, in words they know it
+ * by: the variable's own name (`GEMINI_DATA_TOKEN`, whether the file
+ * writes `$GEMINI_DATA_TOKEN`, `${GEMINI_DATA_TOKEN}`, `${env:…}` or
+ * `{env:…}`), a Continue secret's name, a VS Code input's id
+ * (`token`), an app's own variable (`workspaceFolder`), or the name
+ * of a value kept elsewhere (Goose's keyring). Never the text with its
+ * `$` and braces, which is [`Need::forms`].
  */
 token: string, 
 /**

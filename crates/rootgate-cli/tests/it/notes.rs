@@ -98,6 +98,51 @@ async fn a_restart_to_withdraw_a_folder_from_an_ai_apps_server_is_said_on_the_de
     let _ = app.child.wait().await;
 }
 
+/// A pause is not a withdrawal (#40): the npm filesystem server an AI app
+/// reaches is restarted without its folders, as for a withdrawal, but the
+/// desktop is told that sharing is paused, never that a folder was
+/// withdrawn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_that_restarts_an_ai_apps_server_is_said_as_a_pause_not_a_withdrawal() {
+    let desktop = TestDesktop::start().await;
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    sup.ask_through(Arc::new(
+        Desktop::at(&desktop.address).await.expect("desktop"),
+    ));
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (root, shared) = rg.folder("shared");
+    rg.share(&files.id, &root);
+    let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
+    let now: Vec<std::path::PathBuf> = allowed(&mut app).await;
+    assert_eq!(now, vec![shared]);
+    connection(&sup, |c| c.live).await;
+
+    sup.set_sharing_paused(true).expect("pause");
+    let menu = eventually("the notification on the desktop", || async {
+        let menu = desktop.menu();
+        if menu.iter().any(|l| l.contains("sharing is paused")) {
+            Ok(menu)
+        } else {
+            Err(format!("{menu:?}"))
+        }
+    })
+    .await;
+    assert!(
+        menu.iter().any(|l| l.starts_with(
+            "#Open Rootgate (files was restarted for ts-app-stand-in: sharing is paused)"
+        )),
+        "{menu:?}"
+    );
+    assert!(
+        !menu.iter().any(|l| l.contains("to withdraw a folder")),
+        "a pause is said as a withdrawal: {menu:?}"
+    );
+    app.send(serde_json::json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_rootgate_import_brought_in_waits_for_approval_and_that_is_said() {
     let desktop = TestDesktop::start().await;

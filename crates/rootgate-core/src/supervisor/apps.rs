@@ -10,8 +10,9 @@
 //! `apps` (shared with the `rootgate` command); this file only holds the
 //! plans and opens the prompts.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -19,10 +20,11 @@ use super::{ConsentPrompt, ServerView, Supervisor, SupervisorError, lock};
 use rootgate_apps::catalog::{self, AppView, AppsError, Joined};
 use rootgate_apps::import::ImportError;
 use rootgate_apps::locate::Places;
-use rootgate_apps::route::{self, Ledger, Plan, RoutedEntry, Skipped};
+use rootgate_apps::route::{self, Ledger, LedgerData, Plan, RoutedEntry, Skipped};
 use rootgate_apps::{AppKind, ConfigFile, Scope, Transport};
 use rootgate_bridge::connections::{ImportAnswer, ImportRequest};
 use rootgate_model::ids::ServerId;
+use rootgate_model::watch::Watches;
 
 /// Plans shown and not yet applied or dropped.
 #[derive(Default)]
@@ -80,6 +82,51 @@ impl Supervisor {
 
     fn ledger(&self) -> Ledger {
         Ledger::beside(self.store.file().path())
+    }
+
+    /// Watches the AI apps' config files and the record of routes beside
+    /// the settings, from now on: each change to one of them becomes
+    /// `Change::AppsChanged`, so the window shows a route made in a terminal
+    /// without being asked. Called once, by the app. The files are those
+    /// the apps would have now; a folder made later (an app installed
+    /// meanwhile) is watched from the window's next start.
+    pub fn watch_app_files(self: &Arc<Self>) {
+        let Ok(places) = self.places() else {
+            return;
+        };
+        let mut files: HashSet<PathBuf> =
+            catalog::survey(&places, &LedgerData::default(), &self.store.snapshot())
+                .into_iter()
+                .flat_map(|app| app.files.into_iter().map(|f| f.path))
+                .collect();
+        files.insert(self.ledger().path().to_path_buf());
+        let (mut watch, mut changes) = Watches::process().subscribe(false);
+        // A file is watched through its folder (a save renames over it);
+        // a folder of files (Continue's) is watched itself.
+        for path in &files {
+            if path.is_dir() {
+                watch.add(path);
+            } else if let Some(dir) = path.parent() {
+                watch.add(dir);
+            }
+        }
+        let me = self.me.clone();
+        self.runtime.spawn(async move {
+            // Kept while the task runs: dropping it unwatches the folders.
+            let _watch = watch;
+            while let Some(change) = changes.recv().await {
+                let Some(supervisor) = me.upgrade() else {
+                    return;
+                };
+                let concerns = change.paths.is_empty()
+                    || change.paths.iter().any(|p| {
+                        files.contains(p) || p.parent().is_some_and(|d| files.contains(d))
+                    });
+                if concerns {
+                    let _ = supervisor.changes.send(super::Change::AppsChanged);
+                }
+            }
+        });
     }
 
     /// Every AI app found on this machine, its files and servers.
@@ -202,9 +249,10 @@ impl Supervisor {
     }
 
     /// Imports what `rootgate import` asked for while this window holds
-    /// the settings: each server as the window's own import does, with the
-    /// consent prompts for its folders shown in the window, and an answer
-    /// in words for the terminal.
+    /// the settings: each server as the window's own import does, its
+    /// command shown for approval when it waits for one and the consent
+    /// prompts for its folders after (`Change::ApprovalWanted`), and an
+    /// answer in words for the terminal.
     pub(super) fn import_for_terminal(&self, request: ImportRequest) -> ImportAnswer {
         let mut answer = ImportAnswer::default();
         let places = match self.places() {
@@ -269,23 +317,34 @@ impl Supervisor {
                     if let Err(e) = self.ensure_session(&done.server) {
                         answer.errors.push(e.to_string());
                     }
-                    if !done.server.is_approved() {
-                        self.note_import(
-                            &done.server.name,
-                            done.server.id.as_str(),
-                            request.app.title(),
-                        );
-                    }
                     answer.lines.extend(catalog::joined_lines(
                         &entry.key,
                         &done,
                         "approve it in the Rootgate window",
                     ));
+                    let mut its_prompts = Vec::new();
                     for folder in &done.folders {
                         match self.prompt_for_import(folder, &done.server, &from) {
-                            Ok(prompt) => prompts.push(prompt),
+                            Ok(prompt) => its_prompts.push(prompt),
                             Err(e) => answer.errors.push(format!("{}: {e}", folder.display())),
                         }
+                    }
+                    // A command that waits for approval is shown for it, as
+                    // the window's own import does, its folders asked about
+                    // after; else the folders are asked about at once.
+                    match self.server(&done.server.id) {
+                        Ok(view) if !view.approved => {
+                            self.note_import(
+                                &done.server.name,
+                                &done.server.id,
+                                request.app.title(),
+                            );
+                            let _ = self.changes.send(super::Change::ApprovalWanted {
+                                server: Box::new(view),
+                                prompts: its_prompts,
+                            });
+                        }
+                        _ => prompts.extend(its_prompts),
                     }
                     if !done.folders.is_empty() {
                         answer.lines.push(format!(

@@ -1,8 +1,10 @@
 //! The desktop notifications besides the questions, each one a choice in
 //! the window's Settings (`NotifyChoices`): a server that failed to start
 //! for an AI app routed through Rootgate (with its reason), a server
-//! restarted so that a withdrawal took effect, and a command imported by
-//! `rootgate import` that waits for the person's approval. Each says what
+//! restarted so that a withdrawal took effect (or, while sharing is
+//! paused, restarted without its folders: said as the pause), and a
+//! command imported by `rootgate import` that waits for the person's
+//! approval (its "Open Rootgate" opens that approval). Each says what
 //! a person using an AI app with the window closed would otherwise not
 //! see, and offers "Open Rootgate".
 //!
@@ -14,12 +16,12 @@
 //! Not here: the questions (`questions`), the choices' storage
 //! (`rootgate_model::preferences`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use rootgate_bridge::connections::ConnectionView;
-use rootgate_model::ids::ConnectionId;
+use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::{Entry, Event};
 use rootgate_notify::Notification;
 use rootgate_session::Status;
@@ -30,10 +32,14 @@ use super::{Supervisor, app_title, lock};
 /// the daemon's history after.
 const SHOWN_FOR: Duration = Duration::from_secs(20);
 
-/// What was sent already, so nothing is said twice.
+/// What was sent already, so nothing is said twice, and which
+/// notifications stand for a server waiting for approval.
 #[derive(Default)]
 pub(super) struct Noted {
     sent: Mutex<HashSet<String>>,
+    /// The desktop's id of each approval notification, and its server:
+    /// its "Open Rootgate" opens that server's approval in the window.
+    approvals: Mutex<HashMap<u32, ServerId>>,
 }
 
 impl Noted {
@@ -95,6 +101,22 @@ impl Supervisor {
         else {
             return;
         };
+        // A pause takes every folder away at once, and a server given its
+        // folders as arguments is restarted with none: that is the pause
+        // the person chose, not a folder withdrawn, and it is said so.
+        if self.sharing_paused() {
+            self.send_note(
+                format!(
+                    "{} was restarted for {}: sharing is paused",
+                    view.server_name,
+                    app_of(&view)
+                ),
+                "It sees no folders until you resume sharing in the Rootgate window. \
+                 A call it was answering may have ended with an error."
+                    .to_owned(),
+            );
+            return;
+        }
         self.send_note(
             format!(
                 "{} was restarted for {} to withdraw a folder",
@@ -106,22 +128,47 @@ impl Supervisor {
     }
 
     /// `rootgate import` brought in a server whose command waits for the
-    /// person's approval.
-    pub(super) fn note_import(&self, server_name: &str, server_id: &str, app: &str) {
+    /// person's approval. Its "Open Rootgate" opens that approval.
+    pub(super) fn note_import(&self, server_name: &str, server_id: &ServerId, app: &str) {
         if !self.store.preferences().notify.approval_waiting
             || !self.notes.first(format!("approve {server_id}"))
         {
             return;
         }
-        self.send_note(
+        self.send_note_for(
             format!("{server_name} waits for your approval"),
             format!(
                 "Imported from {app}. Rootgate runs it once you approve its command in the window."
             ),
+            Some(server_id.clone()),
         );
     }
 
+    /// "Open Rootgate" was pressed on the notification `id`: when it said a
+    /// server waits for approval, and it still does, the window shows its
+    /// approval (the window itself is raised by the caller).
+    pub(super) fn note_opened(&self, id: u32) {
+        let Some(server) = lock(&self.notes.approvals).get(&id).cloned() else {
+            return;
+        };
+        match self.server(&server) {
+            Ok(view) if !view.approved => {
+                let _ = self.changes.send(super::Change::ApprovalWanted {
+                    server: Box::new(view),
+                    prompts: Vec::new(),
+                });
+            }
+            _ => {}
+        }
+    }
+
     fn send_note(&self, summary: String, body: String) {
+        self.send_note_for(summary, body, None);
+    }
+
+    /// Sends a notification; `approval`, when set, is the server whose
+    /// approval its "Open Rootgate" opens.
+    fn send_note_for(&self, summary: String, body: String, approval: Option<ServerId>) {
         let Some(desktop) = self.asking.desktop() else {
             return;
         };
@@ -131,9 +178,15 @@ impl Supervisor {
             actions: vec![("open".into(), "Open Rootgate".into())],
             expire: Some(SHOWN_FOR),
         };
+        let me = self.me.clone();
         self.runtime.spawn(async move {
-            if let Err(e) = desktop.notify(&notification).await {
-                tracing::info!(error = %e, "a notification could not be shown");
+            match desktop.notify(&notification).await {
+                Ok(id) => {
+                    if let (Some(server), Some(supervisor)) = (approval, me.upgrade()) {
+                        lock(&supervisor.notes.approvals).insert(id, server);
+                    }
+                }
+                Err(e) => tracing::info!(error = %e, "a notification could not be shown"),
             }
         });
     }

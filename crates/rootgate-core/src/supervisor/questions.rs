@@ -340,6 +340,8 @@ impl Supervisor {
         // "Open Rootgate" on any of Rootgate's notifications (a question,
         // or one of `notes`) shows the window.
         if action == "open" {
+            // An approval's notification opens that approval too (`notes`).
+            self.note_opened(id);
             if let Some(open) = self.asking.on_open.get() {
                 open();
             }

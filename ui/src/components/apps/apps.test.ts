@@ -275,6 +275,85 @@ describe("importing a server", () => {
   });
 });
 
+describe("routes made outside the window (#40)", () => {
+  const imported = appEntry("files", { importedAs: { id: "s1", name: "files" } });
+  const notRouted = () => [claudeDesktop([appFile([imported])])];
+  const routed = () => [claudeDesktop([appFile([{ ...imported, routedTo: "files" }], { routedByRootgate: true })])];
+
+  it("are shown as soon as the core says an app's file changed", async () => {
+    const { api, handlers } = await startApp((b) => b.api.listApps.mockResolvedValue(notRouted()));
+    await openApps();
+    expect(q("undo-button")).toBeNull();
+    api.listApps.mockResolvedValue(routed());
+    handlers.changes?.([{ kind: "appsChanged" }]);
+    await settle();
+    flushSync();
+    expect(q("undo-button")).not.toBeNull();
+  });
+
+  it("make a stale Route click say in plain words what happened, over the file as it is now, not as an error", async () => {
+    const { api } = await startApp((b) => {
+      b.api.listApps.mockResolvedValue(notRouted());
+      b.api.planRoute.mockRejectedValue({ code: "apps", message: "Claude Desktop has no imported server to route" });
+    });
+    await openApps();
+    api.listApps.mockResolvedValue(routed());
+    q("route-button")?.click();
+    await settle();
+    flushSync();
+    expect(q("route-dialog")).toBeNull();
+    const toasts = all("notice");
+    expect(toasts.map((t) => t.getAttribute("role"))).toEqual(["status"]);
+    expect(toasts[0].classList.contains("error")).toBe(false);
+    expect(text(toasts[0].querySelector(".message"))).toBe(
+      "Claude Desktop's file changed outside this window (a route or undo in a terminal, or the app itself): it is routed through Rootgate now (files). Here it is as it is now.",
+    );
+    expect(q("undo-button")).not.toBeNull();
+  });
+
+  it("leave a refusal with nothing changed an error, in the backend's words", async () => {
+    await startApp((b) => {
+      b.api.listApps.mockResolvedValue(notRouted());
+      b.api.planRoute.mockRejectedValue({ code: "apps", message: "Claude Desktop's file cannot be read" });
+    });
+    await openApps();
+    q("route-button")?.click();
+    await settle();
+    flushSync();
+    const toasts = all("notice");
+    expect(toasts.map((t) => t.getAttribute("role"))).toEqual(["alert"]);
+    expect(text(toasts[0].querySelector(".message"))).toContain("cannot be read");
+  });
+});
+
+describe("an import from the terminal while the window is open (#40)", () => {
+  it("shows the new server for approval, then asks about its folders, as the window's own import does", async () => {
+    const { handlers } = await startApp();
+    const added = server("s9", { name: "files", approved: false });
+    handlers.changes?.([{ kind: "approvalWanted", server: added, prompts: [prompt(41)] }]);
+    flushSync();
+    expect(text(q("approval-command"))).toBe("/bin/srv");
+    expect(q("consent-dialog")).toBeNull();
+    q("approval-cancel")?.click();
+    flushSync();
+    expect(q("approval-dialog")).toBeNull();
+    expect(q("consent-dialog")).not.toBeNull();
+  });
+
+  it("shows a second import's approval after the first, never in its place", async () => {
+    const { handlers } = await startApp();
+    handlers.changes?.([
+      { kind: "approvalWanted", server: server("s1", { name: "one", approved: false, commandLine: "/bin/one" }), prompts: [] },
+      { kind: "approvalWanted", server: server("s2", { name: "two", approved: false, commandLine: "/bin/two" }), prompts: [] },
+    ]);
+    flushSync();
+    expect(text(q("approval-command"))).toBe("/bin/one");
+    q("approval-cancel")?.click();
+    flushSync();
+    expect(text(q("approval-command"))).toBe("/bin/two");
+  });
+});
+
 describe("routing a file through Rootgate", () => {
   const imported = appEntry("files", { importedAs: { id: "s1", name: "files" } });
 

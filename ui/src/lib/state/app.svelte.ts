@@ -285,11 +285,14 @@ export class AppState {
     this.settings.onChanges(changes);
     // For the open server's Tools, Resources and Prompts.
     for (const c of changes) this.offers.onChange(c);
-    if (changes.some((c) => c.kind === "settings")) {
-      void this.reload();
-      // A terminal's import reaches the window as a settings change: the
-      // Apps view shows it without a Look again.
-      if (this.nav.view === "apps") void this.apps.load();
+    const settingsChanged = changes.some((c) => c.kind === "settings");
+    if (settingsChanged) void this.reload();
+    // A terminal's import reaches the window as a settings change, and a
+    // route or undo made in a terminal (or an app rewriting its own file)
+    // as `appsChanged`, from the core's watch on the apps' files: the Apps
+    // view shows either without a Look again.
+    if ((settingsChanged || changes.some((c) => c.kind === "appsChanged")) && this.nav.view === "apps") {
+      void this.apps.load();
     }
   }
 

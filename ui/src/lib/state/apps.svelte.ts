@@ -42,6 +42,32 @@ export interface RouteRequest {
   error: string | null;
 }
 
+/**
+ * How one of an app's files stands, as the list shows it: `key` compares
+ * two readings (routed, and each entry's import and route), `words` says
+ * it.
+ */
+function fileState(
+  list: readonly AppView[] | null,
+  app: AppKind,
+  index: number,
+): { key: string; title: string; words: string } | null {
+  const found = list?.find((a) => a.app === app);
+  const file = found?.files.find((f) => f.index === index);
+  if (!found || !file) return null;
+  const entries = file.servers.map((e) => [e.key, e.importedAs?.name ?? null, e.routedTo ?? null]);
+  const key = JSON.stringify([file.exists, file.routedByRootgate, entries]);
+  const routed = file.servers.filter((e) => e.routedTo).map((e) => e.key);
+  const words = !file.exists
+    ? "it is not there any more"
+    : file.routedByRootgate
+      ? `it is routed through Rootgate now${routed.length > 0 ? ` (${routed.join(", ")})` : ""}`
+      : routed.length > 0
+        ? `${routed.join(", ")} ${routed.length === 1 ? "goes" : "go"} through Rootgate now`
+        : "nothing in it goes through Rootgate now";
+  return { key, title: found.title, words };
+}
+
 export class AppsState {
   /** AI apps found on this machine, with their files; null until first listed. */
   list = $state.raw<AppView[] | null>(null);
@@ -134,9 +160,29 @@ export class AppsState {
       const plan = await this.api.planRoute(app, file, only);
       this.routeRequest = { app, file, only, undo: false, plan, error: null };
     } catch (e) {
-      this.notices.notify(plainMessage(e));
-      void this.load();
+      await this.refused(app, file, plainMessage(e));
     }
+  }
+
+  /**
+   * A route or undo could not be planned: the apps are listed again, and
+   * when the file stands otherwise than the window showed (routed or undone
+   * in a terminal, or changed by its app, since), that is said in plain
+   * words over the file as it is now, not as an error. Otherwise the
+   * backend's words are the error.
+   */
+  private async refused(app: AppKind, file: number, why: string): Promise<void> {
+    const before = fileState(this.list, app, file);
+    await this.load();
+    const after = fileState(this.list, app, file);
+    if (before === null || after === null || before.key === after.key) {
+      this.notices.notify(why);
+      return;
+    }
+    this.notices.notify(
+      `${after.title}'s file changed outside this window (a route or undo in a terminal, or the app itself): ${after.words}. Here it is as it is now.`,
+      "info",
+    );
   }
 
   /** Plans undoing Rootgate's route of an app's file and opens the dialog showing the change. */
@@ -147,8 +193,7 @@ export class AppsState {
       // The toast that offered this Undo has done its job.
       this.notices.withdrawOffer(writtenMessage(plan.title, false));
     } catch (e) {
-      this.notices.notify(plainMessage(e));
-      void this.load();
+      await this.refused(app, file, plainMessage(e));
     }
   }
 

@@ -84,6 +84,8 @@ export class ServersState {
   private justAdded: ServerId | null = null;
   /** Consent prompts an import opened, queued once its approval dialog closes. */
   private afterApproval: ConsentPrompt[] = [];
+  /** Approvals asked for while another was open, each with its prompts: shown in turn. */
+  private laterApprovals: { server: ServerView; prompts: readonly ConsentPrompt[] }[] = [];
 
   constructor(
     private api: Api,
@@ -133,7 +135,11 @@ export class ServersState {
     const deliveries = new Map<ServerId, DeliverySummary>();
     const retries = new Map<ServerId, Retry | null>();
     for (const c of changes) {
-      if (c.kind === "status") {
+      if (c.kind === "approvalWanted") {
+        // `rootgate import` with the window open, or "Open Rootgate" on its
+        // notification: shown for approval as the window's own import is.
+        this.approveThenAsk(this.upsert(c.server), c.prompts);
+      } else if (c.kind === "status") {
         this.statusEvents += 1;
         this.latestStatus.set(c.server, { n: this.statusEvents, status: c.status });
         statuses.set(c.server, c.status);
@@ -259,6 +265,9 @@ export class ServersState {
   approveThenAsk(server: ServerView, prompts: readonly ConsentPrompt[]): void {
     if (server.approved) {
       this.prompts.enqueue(prompts);
+    } else if (this.approval !== null && this.approval.id !== server.id) {
+      // Another approval is open: this one follows it, never replaces it.
+      this.laterApprovals = [...this.laterApprovals.filter((l) => l.server.id !== server.id), { server, prompts }];
     } else {
       this.afterApproval = [...this.afterApproval, ...prompts];
       this.approval = server;
@@ -272,6 +281,14 @@ export class ServersState {
     const next = this.afterApproval;
     this.afterApproval = [];
     if (next.length > 0) this.prompts.enqueue(next);
+    const [later, ...rest] = this.laterApprovals;
+    this.laterApprovals = rest;
+    if (later) {
+      // As the list has it now: it may have been approved or removed since.
+      const now = this.list.find((s) => s.id === later.server.id);
+      if (now) this.approveThenAsk(now, later.prompts);
+      else this.prompts.enqueue(later.prompts);
+    }
   }
 
   // ----- running ---------------------------------------------------------
