@@ -9,6 +9,7 @@
 //! keeps its former file as its module (`connect::…`), so nextest's filters
 //! by name still find it.
 
+mod app_variables;
 mod apps;
 mod args_servers;
 mod asked;
