@@ -18,6 +18,8 @@
 //!   list it receives to.
 //! - [`rng`]: a small seeded random number generator for the randomised
 //!   tests.
+//! - [`window_process`]: the window's supervisor as a process of its own
+//!   (the test binary run again), for tests that kill it or start a second.
 //!
 //! Not here: any test, or anything a person's build links; the crates use
 //! this only as a dev-dependency.
@@ -29,6 +31,7 @@ pub mod peers;
 pub mod report;
 pub mod rng;
 pub mod tray;
+pub mod window_process;
 
 /// The name libtest knows a test by, for a test that runs its own binary
 /// again with `--exact`: `module_path!()` of the test's module without its

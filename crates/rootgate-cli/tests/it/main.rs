@@ -23,6 +23,7 @@ mod forged;
 mod four_apps;
 mod help;
 mod hidden_tools;
+mod model;
 mod modern;
 mod more_apps;
 mod notes;
