@@ -139,6 +139,7 @@ async fn a_pause_that_restarts_an_ai_apps_server_is_said_as_a_pause_not_a_withdr
         !menu.iter().any(|l| l.contains("to withdraw a folder")),
         "a pause is said as a withdrawal: {menu:?}"
     );
+    desktop.screenshot("notes-pause");
     app.send(serde_json::json!({"op": "close"})).await;
     let _ = app.child.wait().await;
 }
@@ -185,5 +186,102 @@ async fn a_command_rootgate_import_brought_in_waits_for_approval_and_that_is_sai
         menu.iter()
             .any(|l| l.starts_with("#Open Rootgate (files waits for your approval)")),
         "{menu:?}"
+    );
+}
+
+/// The next change `want` picks out of `changes`, waited for.
+async fn next_change<T>(
+    changes: &mut tokio::sync::broadcast::Receiver<rootgate_core::supervisor::Change>,
+    what: &str,
+    want: impl Fn(&rootgate_core::supervisor::Change) -> Option<T>,
+) -> T {
+    let found = tokio::time::timeout(WAIT, async {
+        loop {
+            match changes.recv().await {
+                Ok(change) => {
+                    if let Some(found) = want(&change) {
+                        return found;
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(e) => panic!("the supervisor's changes ended: {e}"),
+            }
+        }
+    })
+    .await;
+    found.unwrap_or_else(|_| panic!("no change for {what} within {WAIT:?}"))
+}
+
+/// `rootgate import` with the window open (#40): the window is asked to
+/// show the new server's command for approval, with the consent prompt for
+/// the folder in its arguments to follow, as its own import does; and
+/// "Open Rootgate" on the notification that says it waits asks again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rootgate_import_with_the_window_open_raises_its_approval_and_open_rootgate_opens_it() {
+    use rootgate_core::supervisor::Change;
+    let desktop = TestDesktop::start().await;
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    sup.ask_through(Arc::new(
+        Desktop::at(&desktop.address).await.expect("desktop"),
+    ));
+    let notes = rg.home().join("notes");
+    std::fs::create_dir_all(&notes).expect("folder");
+    let shared = notes.canonicalize().expect("real path");
+    let dir = rg.config_home.join("Claude");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    let config = serde_json::json!({ "mcpServers": { "files": {
+        "command": "/bin/true", "args": ["--serve", shared.display().to_string()] } } });
+    std::fs::write(dir.join("claude_desktop_config.json"), config.to_string()).expect("config");
+    let mut changes = sup.subscribe();
+    let out = tokio::process::Command::new(binary("rootgate"))
+        .args(["import", "claude-desktop", "files"])
+        .envs(bus_env())
+        .env("HOME", rg.home())
+        .env("XDG_CONFIG_HOME", &rg.config_home)
+        .output()
+        .await
+        .expect("run rootgate import");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (server, prompts) = next_change(&mut changes, "the approval", |c| match c {
+        Change::ApprovalWanted { server, prompts } => Some((server.clone(), prompts.clone())),
+        _ => None,
+    })
+    .await;
+    assert_eq!(server.spec.name, "files");
+    assert!(!server.approved, "it waits for approval");
+    assert_eq!(
+        prompts.len(),
+        1,
+        "the folder in its arguments is asked about after"
+    );
+    assert_eq!(prompts[0].real_path, shared);
+
+    eventually("the notification on the desktop", || async {
+        let menu = desktop.menu();
+        if menu
+            .iter()
+            .any(|l| l.contains("files waits for your approval"))
+        {
+            Ok(menu)
+        } else {
+            Err(format!("{menu:?}"))
+        }
+    })
+    .await;
+    desktop.screenshot("notes-import-approval");
+    desktop.press("Open Rootgate");
+    let again = next_change(&mut changes, "the approval again", |c| match c {
+        Change::ApprovalWanted { server, .. } => Some(server.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        again.spec.id, server.spec.id,
+        "Open Rootgate opens that server's approval"
     );
 }
