@@ -246,6 +246,17 @@ async fn serve(
         Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
     let mut status = session.subscribe_status();
     relay.follow_delivery(session.subscribe_delivery());
+    // No app request that could touch files goes on with folders older
+    // than the last save, nor to a server that may still hold one the
+    // person withdrew (relay/fence.rs).
+    if let Ok(shared) = store.subscribe(&spec.id) {
+        relay.fence_withdrawals(relay::Fence::new(
+            Arc::clone(&store),
+            shared,
+            session.subscribe_delivery(),
+            config.notify,
+        ));
+    }
     let (id, name) = (spec.id.clone(), spec.name.clone());
     // The server starts first: the app's `initialize` waits for it, and
     // what follows (the watches and the window's link) is done while its
@@ -366,9 +377,16 @@ fn cannot_start(store: &Store, id: &ServerId, name: &str, reason: &str) -> Strin
     let name = store
         .server(id)
         .map_or_else(|_| name.to_owned(), |s| s.name);
+    let paused = store.preferences().sharing_paused;
     match (granted, available) {
         (false, _) => format!(
             "{name} has no folder shared with it in Rootgate; share one in the Rootgate window"
+        ),
+        // A pause withdraws every folder and keeps the grants: the folders
+        // are there, and saying otherwise sent people looking for them.
+        (true, 0) if paused => format!(
+            "{name} has no folder now because sharing is paused in Rootgate; press \
+             “Resume sharing” in the Rootgate window to give it its folders again"
         ),
         (true, 0) => format!(
             "{name} has no folder it can be given in Rootgate: the folders shared with it are \
@@ -481,6 +499,54 @@ mod tests {
             before.iter().all(|c| c.paths == [tmp.clone()]),
             "{before:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod paused_tests {
+    use super::*;
+
+    /// While sharing is paused, an app whose server cannot start is told
+    /// so, and how to resume, in words: not that its folders were moved,
+    /// deleted or unmounted, which they were not.
+    #[test]
+    fn a_pause_is_said_as_a_pause_with_how_to_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = SettingsFile::at(dir.path().join("settings.json"));
+        let secrets = rootgate_model::secrets::Secrets::new(Arc::new(
+            rootgate_model::secrets::MemoryKeyring::default(),
+        ));
+        let (store, _) = Store::open_with_secrets(file, secrets).unwrap();
+        let spec = store
+            .add_server(rootgate_model::servers::ServerDraft {
+                name: "files".into(),
+                command: "npx".into(),
+                args: vec!["-y".into(), "server".into(), "${folders}".into()],
+                ..Default::default()
+            })
+            .unwrap();
+        let path = dir.path().join("notes");
+        std::fs::create_dir_all(&path).unwrap();
+        let checked = rootgate_model::folders::check(&path).unwrap();
+        let root = store.add_root(&checked, None).unwrap().root.id;
+        store.grant(&spec.id, &root).unwrap();
+        store
+            .change_preferences(|p| p.sharing_paused = true)
+            .unwrap();
+
+        let said = cannot_start(&store, &spec.id, "files", "no folders");
+        assert!(said.contains("sharing is paused"), "{said}");
+        assert!(said.contains("Resume sharing"), "{said}");
+        assert!(!said.contains("moved, deleted or unmounted"), "{said}");
+
+        // A folder that is really gone is still said as gone.
+        store
+            .change_preferences(|p| p.sharing_paused = false)
+            .unwrap();
+        std::fs::remove_dir(&path).unwrap();
+        store.set_available(&root, false).unwrap();
+        let said = cannot_start(&store, &spec.id, "files", "no folders");
+        assert!(said.contains("moved, deleted or unmounted"), "{said}");
     }
 }
 

@@ -6,13 +6,15 @@
 //! its timeline, the app's identity, the server's status and the app's own
 //! folders as they change. When there is no window, or it goes away, the
 //! bridge waits for the socket to appear again (watching its folder, not
-//! polling) and then reports everything it kept. The window may tell the
-//! bridge one thing back on the same socket: what it does about a folder
-//! the app works in that is not shared ([`Told`]: asking the person,
-//! answered, or not asked), which only says how long the app's first
-//! request is held (`relay::asked`). Consent never comes this way: a
-//! "Share" reaches the bridge through the settings file, as every grant
-//! does.
+//! polling) and then reports everything it kept. It notices the window
+//! going away by the window's end closing, not at its next write, so a
+//! window that starts again lists every live bridge at once. The window
+//! may tell the bridge one thing back on the same socket: what it does
+//! about a folder the app works in that is not shared ([`Told`]: asking
+//! the person, answered, or not asked), which only says how long the
+//! app's first request is held (`relay::asked`). Consent never comes this
+//! way: a "Share" reaches the bridge through the settings file, as every
+//! grant does.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -84,6 +86,12 @@ impl Link {
                 // window is there to ask the person.
                 let (read, write) = stream.into_split();
                 let relay = Arc::clone(&self.relay);
+                // The window's end closing ends the reports at once: a
+                // bridge that waited to notice until it next had something
+                // to write was missing from a restarted window until its
+                // app's next call.
+                let closed = tokio_util::sync::CancellationToken::new();
+                let window_gone = closed.clone();
                 let listen = tokio::spawn(async move {
                     relay.window_present(true);
                     let mut lines = tokio::io::BufReader::new(read).lines();
@@ -97,8 +105,9 @@ impl Link {
                     // The window went away: nobody is asked any more, and
                     // a request held for an answer goes on at once.
                     relay.window_present(false);
+                    window_gone.cancel();
                 });
-                let _ = self.report(write).await;
+                let _ = self.report(write, &closed).await;
                 listen.abort();
                 self.relay.window_present(false);
             }
@@ -121,7 +130,13 @@ impl Link {
             .is_some_and(|dir| matches!(check_private(dir), Ok(Some(()))))
     }
 
-    async fn report(&mut self, stream: OwnedWriteHalf) -> std::io::Result<()> {
+    /// Reports to the window on `stream` until it goes away: a write
+    /// fails, or its end closed (`closed`).
+    async fn report(
+        &mut self,
+        stream: OwnedWriteHalf,
+        closed: &tokio_util::sync::CancellationToken,
+    ) -> std::io::Result<()> {
         let mut out = tokio::io::BufWriter::new(stream);
         // Subscribed before the entries so far are read, so none falls
         // between; those seen twice are skipped by their sequence number.
@@ -148,6 +163,7 @@ impl Link {
         self.reported.send_replace(Some(status));
         loop {
             let batch = tokio::select! {
+                () = closed.cancelled() => return Ok(()),
                 entry = entries.recv() => match entry {
                     Ok(entry) if entry.seq > last_seq && entry.server == self.server => {
                         last_seq = entry.seq;

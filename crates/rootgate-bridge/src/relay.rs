@@ -29,6 +29,7 @@ use tokio::time::Instant;
 mod asked;
 mod asks;
 mod audit;
+mod fence;
 mod lines;
 mod resend;
 pub mod workspace;
@@ -37,6 +38,7 @@ use lines::too_long;
 pub use lines::{Line, Lines, MAX_LINE, write_app};
 
 pub use asks::TOOL_ASK_BOUND;
+pub use fence::{Fence, WITHDRAWAL_BOUND};
 
 use super::route::{AppInfo, Call, Out, Router};
 use crate::connections::{Sees, WaitingCall};
@@ -138,6 +140,9 @@ pub struct Relay {
     listed: watch::Sender<
         Option<Arc<std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>>>,
     >,
+    /// What keeps requests from a server that may still hold a withdrawn
+    /// folder (see `fence`); none in tests that make no store.
+    fence: std::sync::OnceLock<Arc<Fence>>,
 }
 
 /// A server life attached to the relay.
@@ -180,6 +185,7 @@ impl Relay {
             me: me.clone(),
             listed: watch::Sender::new(None),
             audit: std::sync::OnceLock::new(),
+            fence: std::sync::OnceLock::new(),
         })
     }
 
@@ -600,6 +606,11 @@ impl Relay {
     /// Sends an app line to the server life that is ready, waiting for one;
     /// a line the life did not take (it ended under it) goes to the next.
     async fn to_ready_server(&self, line: Vec<u8>) {
+        // Never on folders older than the last save, nor to a server that
+        // may still hold one withdrawn (see `fence`).
+        let Some(line) = self.fenced(line).await else {
+            return;
+        };
         // The common case: a life is ready and has room; no subscription,
         // no wait.
         let now = self.ready.borrow().clone();

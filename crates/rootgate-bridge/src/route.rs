@@ -48,6 +48,7 @@ pub use subscriptions::{MAX_SUBSCRIPTION_BYTES, MAX_SUBSCRIPTIONS};
 pub use tools::{MAX_ASKED, MAX_ASKED_BYTES, REFUSED};
 
 use envelope::{Message, Raw};
+pub(crate) use lines::depends_on_folders;
 use lines::*;
 pub use resend::request_id;
 

@@ -44,7 +44,7 @@ pub(super) fn app_info(params: &Map<String, Value>) -> AppInfo {
 /// for a new server life to have them. Lifecycle, `ping`, and the lists
 /// whose items a server declares whatever its folders are exempt;
 /// `resources/list` is not, as a server's resources are often its files.
-pub(super) fn depends_on_folders(method: &str) -> bool {
+pub(crate) fn depends_on_folders(method: &str) -> bool {
     !matches!(
         method,
         "initialize" | "ping" | "tools/list" | "prompts/list" | "resources/templates/list"

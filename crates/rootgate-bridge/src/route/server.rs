@@ -291,6 +291,24 @@ impl Router {
         out
     }
 
+    /// A request written under the bridge's id `ours` that will not be
+    /// sent after all (see the relay's fence): the app gets `why` as its
+    /// error, and the call is recorded. Nothing for any other id.
+    pub fn withhold(&mut self, ours: u64, why: &str, now: Instant) -> Vec<Out> {
+        match self.to_server.remove(&ours) {
+            Some(ToServer::App(pending)) => {
+                self.app_ids.remove(&pending.app_id);
+                self.subscriptions.forget(ours);
+                pending.failed(now, why).into()
+            }
+            Some(other) => {
+                self.to_server.insert(ours, other);
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    }
+
     /// An error answer to the app's `initialize`, when the server cannot
     /// be reached at all (unknown, not approved, failed to start). `None`
     /// while the app's `initialize` has not arrived; `Some(None)` when it

@@ -27,7 +27,14 @@ use crate::connections::{AskAnswer, ToolAsk};
 const HIDDEN: i64 = -32602;
 /// The error code of a call the person refused or did not answer: the
 /// request was understood and not carried out, by the person's choice.
-pub const REFUSED: i64 = -32001;
+/// It must not be a code an SDK gives a meaning of its own: -32001 was, and
+/// the official TypeScript and Python SDKs read it as their own request
+/// timeout. MCP leaves -32000 to -32019 to implementations and gives the
+/// specification's codes from -32020 on; the SDKs take theirs from -32000
+/// upwards (-32000 connection closed, -32001 timeout, -32002 resource not
+/// found, since retired), so a refusal takes -32010, the middle of the
+/// band, which none of them uses (a test reads their code tables).
+pub const REFUSED: i64 = -32010;
 /// The most calls of one connection that wait for the person at once; one
 /// more is refused at once. A person answers one question at a time, and
 /// an app that floods asks costs its own connection this much, no more.
@@ -815,5 +822,87 @@ mod tests {
             "a hidden tool was asked or passed on because it changed: {out:?}"
         );
         assert_eq!(app_lines(&out)[0]["error"]["code"], -32602);
+    }
+
+    /// Every error code the official SDKs installed for the tests know
+    /// (the TypeScript SDK 1.x and 2.x, the Python SDK and its types), read
+    /// from their sources: a refusal's code is none of them, so no app
+    /// takes the person's "no" for its own timeout or a lost connection.
+    #[test]
+    fn a_refusals_code_is_none_an_official_sdk_gives_a_meaning() {
+        fn codes_in(dir: &std::path::Path, found: &mut std::collections::BTreeSet<i64>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                if path.is_dir() {
+                    if name != "__pycache__" && name != "node_modules" {
+                        codes_in(&path, found);
+                    }
+                    continue;
+                }
+                let source = path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| ["js", "mjs", "cjs", "py", "ts"].contains(&e));
+                let Some(text) = source
+                    .then(|| std::fs::read_to_string(&path).ok())
+                    .flatten()
+                else {
+                    continue;
+                };
+                // "-32" and three more digits, not part of a longer number.
+                let bytes = text.as_bytes();
+                for (at, _) in text.match_indices("-32") {
+                    let len = bytes[at + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                    if len == 5
+                        && let Ok(code) = text[at..at + 6].parse::<i64>()
+                    {
+                        found.insert(code);
+                    }
+                }
+            }
+        }
+        let peers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/peers");
+        let mut sdks = vec![peers.join("node_modules/@modelcontextprotocol/sdk/dist/esm")];
+        for v2 in ["client", "server", "core"] {
+            sdks.push(
+                peers
+                    .join("node_modules/@modelcontextprotocol")
+                    .join(v2)
+                    .join("dist"),
+            );
+        }
+        for lib in std::fs::read_dir(peers.join(".venv/lib"))
+            .expect("the Python peers (scripts/setup.sh test)")
+            .flatten()
+        {
+            for package in ["mcp", "mcp_types"] {
+                sdks.push(lib.path().join("site-packages").join(package));
+            }
+        }
+        let mut codes = std::collections::BTreeSet::new();
+        for sdk in &sdks {
+            assert!(
+                sdk.is_dir(),
+                "{} is missing (scripts/setup.sh test)",
+                sdk.display()
+            );
+            codes_in(sdk, &mut codes);
+        }
+        // The SDKs' own codes are among them: the reading works.
+        assert!(
+            codes.contains(&-32001) && codes.contains(&-32000),
+            "{codes:?}"
+        );
+        assert!(
+            !codes.contains(&REFUSED),
+            "{REFUSED} means something else to an official SDK (its codes: {codes:?})"
+        );
     }
 }

@@ -38,4 +38,6 @@ mod tool_asks;
 mod tray;
 mod watches;
 mod window;
+mod window_back;
+mod withdrawn_when_shown;
 mod workspace;

@@ -1,0 +1,529 @@
+//! The withdrawal fence: an app request that could touch files never
+//! reaches a server that may still hold a folder the person withdrew.
+//!
+//! The window saves a withdrawal and shows it at once; a bridge learns of
+//! the save through its settings watch (inotify, then a 50 ms settle and a
+//! re-read), and the server learns of it later still (`list_changed`, its
+//! `roots/list`, its own time to apply the answer; or a restart). A bridged
+//! npm filesystem server read a withdrawn folder 42–56 times, up to 96 ms
+//! after the save. So before an app request that depends on folders is
+//! written to the server, the fence looks at the settings file itself (one
+//! `stat`: a save renames a new file over it) and reads it again if it
+//! changed, so no request goes on with folders older than the last save;
+//! then, if the server may still hold a folder no longer shared, the
+//! request waits, with the app's reader behind it, until the server was
+//! told and is taken to have applied the answer (the notify gate's apply
+//! time and settle margin, the same notion the first request's hold uses),
+//! or until the life that held the folder is gone (a restart starts the
+//! server with the folders as they are now; then the new life's first
+//! folders are waited for, as for any first request).
+//!
+//! What "may still hold" means, from what the session publishes
+//! (`Delivery`): a folder in the list the server was last given (`given`),
+//! or in the list the session last acted on (`granted`: not yet past it
+//! when the change has not reached the session's actor), that the settings
+//! just read no longer share with it. A modern server is given its folders
+//! with each request: once the session has the new list, there is nothing
+//! to wait for.
+//!
+//! What is not here: which requests depend on folders (`route::lines`),
+//! the session's telling and restarting (`rootgate-session`), and the
+//! settings watch itself (`bridge::watch_settings`), which still brings a
+//! change to an idle connection.
+
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use rootgate_model::consent::{SharedRoot, SharedRoots};
+use rootgate_model::store::Store;
+use rootgate_session::Delivery;
+use rootgate_session::notify::NotifyTiming;
+
+use super::Relay;
+
+/// The most a request waits for a server to let go of a withdrawn folder.
+/// A server that asks is told within milliseconds; one that does not is
+/// restarted by its session once the pickup time (3 s) has passed. Past
+/// this bound something is stuck, and the request is answered with an
+/// error rather than sent to a server that may still read the folder.
+pub const WITHDRAWAL_BOUND: Duration = Duration::from_secs(10);
+
+/// The settings file as last read: a save renames a new file over it, so
+/// its inode changes; a write in place changes its size or times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileKey {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileKey {
+    fn of(path: &std::path::Path) -> Option<FileKey> {
+        let m = std::fs::metadata(path).ok()?;
+        Some(FileKey {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        })
+    }
+}
+
+/// Where the server stands with the folders the settings share now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Standing {
+    /// It holds no folder that is not shared with it.
+    Clear,
+    /// It may still hold a withdrawn folder: it has not been told yet.
+    Holds,
+    /// It was told, and is taken to apply the answer until then.
+    Applying(Instant),
+}
+
+/// What was looked at last, under one lock.
+struct Looked {
+    file: Option<FileKey>,
+    delivery: watch::Receiver<Delivery>,
+    /// The generation of the shared list last found clear, with the
+    /// delivery as last borrowed: nothing to compare again until either
+    /// moves.
+    clear_at: Option<u64>,
+    /// The list the server was given, as last seen.
+    given: Option<Arc<[SharedRoot]>>,
+    /// Until when the server is taken to apply a list that dropped a
+    /// folder.
+    applying: Option<Instant>,
+}
+
+/// The fence of one connection.
+pub struct Fence {
+    store: Arc<Store>,
+    file: PathBuf,
+    /// The store's list for the server, before any Workspace narrowing: a
+    /// folder withdrawn there is withdrawn from every part of it.
+    shared: watch::Receiver<SharedRoots>,
+    timing: NotifyTiming,
+    looked: Mutex<Looked>,
+}
+
+impl Fence {
+    /// A fence for the server whose store list is `shared` and whose
+    /// session publishes `delivery`, told with `timing`.
+    pub fn new(
+        store: Arc<Store>,
+        shared: watch::Receiver<SharedRoots>,
+        delivery: watch::Receiver<Delivery>,
+        timing: NotifyTiming,
+    ) -> Arc<Fence> {
+        let file = store.file().path().to_path_buf();
+        let fence = Arc::new(Fence {
+            store,
+            file,
+            shared,
+            timing,
+            looked: Mutex::new(Looked {
+                file: None,
+                delivery: delivery.clone(),
+                clear_at: None,
+                given: None,
+                applying: None,
+            }),
+        });
+        // The moment the server is given a list without a folder starts
+        // its apply time; an idle connection sees it too, so a request
+        // made soon after still waits out the rest.
+        let weak = Arc::downgrade(&fence);
+        let mut delivery = delivery;
+        tokio::spawn(async move {
+            while delivery.changed().await.is_ok() {
+                let Some(fence) = weak.upgrade() else { return };
+                let now = delivery.borrow_and_update().given.clone();
+                fence.observe_given(&mut fence.lock(), now, Instant::now());
+            }
+        });
+        fence
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Looked> {
+        // Each critical section leaves `Looked` whole.
+        self.looked.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Where the server stands, after reading the settings again if they
+    /// were saved since they were last read. Cheap when nothing moved: one
+    /// `stat`, two watch reads.
+    pub(crate) fn standing(&self) -> Standing {
+        let mut looked = self.lock();
+        self.look_at_file(&mut looked);
+        let generation = self.shared.borrow().generation();
+        let moved = looked.delivery.has_changed().unwrap_or(false);
+        if moved || looked.clear_at != Some(generation) {
+            let delivery = looked.delivery.borrow_and_update().clone();
+            self.observe_given(&mut looked, delivery.given.clone(), Instant::now());
+            let holds = {
+                let shared = self.shared.borrow();
+                let now: HashSet<&str> = shared.roots().iter().map(|r| r.uri.as_str()).collect();
+                delivery
+                    .granted
+                    .iter()
+                    .chain(delivery.given.iter().flat_map(|g| g.iter()))
+                    .any(|r| !now.contains(r.uri.as_str()))
+            };
+            if holds {
+                looked.clear_at = None;
+                return Standing::Holds;
+            }
+            looked.clear_at = Some(generation);
+        }
+        match looked.applying {
+            Some(until) if until > Instant::now() => Standing::Applying(until),
+            _ => Standing::Clear,
+        }
+    }
+
+    /// Reads the settings again if the file is not the one last read. The
+    /// key is taken before the read: a save between the two is read now,
+    /// and seen again (harmlessly) next time.
+    fn look_at_file(&self, looked: &mut Looked) {
+        let key = FileKey::of(&self.file);
+        if key.is_none() || key == looked.file {
+            return;
+        }
+        // A damaged file is said by the settings watch; the list stays
+        // what it was.
+        if self.store.reload().is_ok() {
+            looked.file = key;
+        }
+    }
+
+    /// A new list given to the server: if it drops a folder of the one
+    /// before, the server is taken to apply it for its modelled time plus
+    /// the settle margin (the notify gate's `applied_by`).
+    fn observe_given(&self, looked: &mut Looked, given: Option<Arc<[SharedRoot]>>, now: Instant) {
+        let same = match (&looked.given, &given) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return;
+        }
+        if let (Some(before), Some(after)) = (&looked.given, &given) {
+            let kept: HashSet<&str> = after.iter().map(|r| r.uri.as_str()).collect();
+            if before.iter().any(|r| !kept.contains(r.uri.as_str())) {
+                let until = now + self.timing.apply_for(after.len()) + self.timing.settle;
+                looked.applying = Some(looked.applying.map_or(until, |u| u.max(until)));
+            }
+        }
+        looked.given = given;
+    }
+
+    /// A receiver of the session's delivery, to wait for it to move.
+    pub(crate) fn delivery(&self) -> watch::Receiver<Delivery> {
+        self.lock().delivery.clone()
+    }
+}
+
+/// How a request's wait at the fence ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fenced {
+    /// The server was told and is taken to have applied the change.
+    Told,
+    /// The life that held the folder is gone; the next one starts without it.
+    Restarted,
+    /// [`WITHDRAWAL_BOUND`] passed first.
+    Bound,
+}
+
+/// An app request written for the server: the bridge's id and its method.
+fn request_of(line: &[u8]) -> Option<(u64, String)> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        id: Option<u64>,
+        method: Option<String>,
+    }
+    let peek: Peek = serde_json::from_slice(line).ok()?;
+    Some((peek.id?, peek.method?))
+}
+
+impl Relay {
+    /// Sets the connection's fence (see the module's doc); once.
+    pub fn fence_withdrawals(&self, fence: Arc<Fence>) {
+        let _ = self.fence.set(fence);
+    }
+
+    /// Passes an app line for the server through the fence: at once when
+    /// the server holds no withdrawn folder or the line cannot touch files;
+    /// else after the wait. `None` when the request was answered instead
+    /// (the wait reached its bound).
+    pub(super) async fn fenced(&self, line: Vec<u8>) -> Option<Vec<u8>> {
+        let Some(fence) = self.fence.get() else {
+            return Some(line);
+        };
+        if fence.standing() == Standing::Clear {
+            return Some(line);
+        }
+        // Only now is the line read: a request that depends on folders
+        // waits; anything else (an answer to the server, a notification,
+        // a list of tools) cannot reach a folder and goes on.
+        let Some((ours, method)) = request_of(&line) else {
+            return Some(line);
+        };
+        if !crate::route::depends_on_folders(&method) {
+            return Some(line);
+        }
+        let what = match super::waiting_call(&line) {
+            Some(call) => {
+                let words = match &call.target {
+                    Some(target) => format!("{} “{target}”", call.method),
+                    None => call.method.clone(),
+                };
+                self.seen.send_modify(|s| s.waiting = Some(call));
+                words
+            }
+            None => method,
+        };
+        let start = Instant::now();
+        let end = self.wait_at_fence(fence).await;
+        self.seen.send_modify(|s| s.waiting = None);
+        let held_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let said = match end {
+            Fenced::Told => format!(
+                "Held {what} {held_ms} ms until the server was told a folder was withdrawn."
+            ),
+            Fenced::Restarted => format!(
+                "Held {what} {held_ms} ms until the server was started again without a \
+                 withdrawn folder."
+            ),
+            Fenced::Bound => format!(
+                "Held {what} {held_ms} ms, the most Rootgate waits, and answered it with an \
+                 error: the server had not let go of a withdrawn folder."
+            ),
+        };
+        self.timeline.record(
+            &self.server,
+            rootgate_model::timeline::Event::FirstRequest { held_ms, said },
+        );
+        if end == Fenced::Bound {
+            let why = "Rootgate could not make sure the server no longer uses a folder that \
+                       was withdrawn, so this request was not sent; try again";
+            let outs = self.lock().router.withhold(ours, why, Instant::now());
+            self.perform_gone(outs).await;
+            return None;
+        }
+        Some(line)
+    }
+
+    /// Carries out a withheld request's answer and record (nothing else
+    /// comes of it).
+    async fn perform_gone(&self, outs: Vec<super::Out>) {
+        for out in outs {
+            match out {
+                super::Out::App(line) => {
+                    let _ = self.app_out.send(line).await;
+                }
+                super::Out::Call(call) => self.record_call(call),
+                _ => {}
+            }
+        }
+    }
+
+    /// The wait itself: until the server was told and applied the change,
+    /// or the life that held the folder is gone (and then until the next
+    /// one has its first folders), at most [`WITHDRAWAL_BOUND`].
+    async fn wait_at_fence(&self, fence: &Fence) -> Fenced {
+        let deadline = Instant::now() + WITHDRAWAL_BOUND;
+        let mut delivery = fence.delivery();
+        let mut ready = self.ready.subscribe();
+        let first = ready.borrow_and_update().clone();
+        let gone = |now: &Option<tokio::sync::mpsc::Sender<super::Frame>>| match (&first, now) {
+            (Some(first), Some(now)) => !first.same_channel(now),
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        let end = loop {
+            if gone(&ready.borrow_and_update()) {
+                break Fenced::Restarted;
+            }
+            let until = match fence.standing() {
+                Standing::Clear => break Fenced::Told,
+                Standing::Holds => deadline,
+                Standing::Applying(until) => until.min(deadline),
+            };
+            if Instant::now() >= deadline {
+                break Fenced::Bound;
+            }
+            tokio::select! {
+                changed = delivery.changed() => if changed.is_err() { break Fenced::Bound },
+                changed = ready.changed() => if changed.is_err() { break Fenced::Bound },
+                () = tokio::time::sleep_until(until) => {}
+            }
+        };
+        if end == Fenced::Restarted {
+            self.first_folders_of_next_life(&mut ready, first.as_ref(), deadline)
+                .await;
+        }
+        end
+    }
+
+    /// After a restart: waits for the next life to be ready, or for word
+    /// that none can start (the request then gets why, on its way), and
+    /// then for that life's first folders, as for any first request.
+    async fn first_folders_of_next_life(
+        &self,
+        ready: &mut watch::Receiver<Option<tokio::sync::mpsc::Sender<super::Frame>>>,
+        first: Option<&tokio::sync::mpsc::Sender<super::Frame>>,
+        deadline: Instant,
+    ) {
+        let mut unstartable = self.unstartable.subscribe();
+        loop {
+            let new = ready
+                .borrow_and_update()
+                .as_ref()
+                .is_some_and(|now| first.is_none_or(|first| !first.same_channel(now)));
+            if new {
+                break;
+            }
+            if unstartable.borrow_and_update().is_some() {
+                return;
+            }
+            tokio::select! {
+                changed = ready.changed() => if changed.is_err() { return },
+                changed = unstartable.changed() => if changed.is_err() { return },
+                () = tokio::time::sleep_until(deadline) => return,
+            }
+        }
+        let readiness = self.lock().readiness.clone();
+        if let Some(mut readiness) = readiness {
+            rootgate_session::ready::hold(&mut readiness, rootgate_session::ready::HOLD_BOUND)
+                .await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rootgate_session::DeliveryState;
+
+    struct Setup {
+        _dir: tempfile::TempDir,
+        window: Store,
+        fence: Arc<Fence>,
+        delivery: watch::Sender<Delivery>,
+        server: rootgate_model::ids::ServerId,
+        roots: Vec<rootgate_model::ids::RootId>,
+    }
+
+    /// A window's store sharing two folders with a server, a bridge's
+    /// read-only store of the same file, and a fence over the latter whose
+    /// server was given both folders.
+    fn setup() -> Setup {
+        use rootgate_model::settings::SettingsFile;
+        let dir = tempfile::tempdir().unwrap();
+        let file = SettingsFile::at(dir.path().join("settings.json"));
+        let secrets = rootgate_model::secrets::Secrets::new(Arc::new(
+            rootgate_model::secrets::MemoryKeyring::default(),
+        ));
+        let (window, _) = Store::open_with_secrets(file.clone(), secrets).unwrap();
+        let spec = window
+            .add_server(rootgate_model::servers::ServerDraft {
+                name: "files".into(),
+                command: "true".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let mut roots = Vec::new();
+        for name in ["a", "b"] {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(&path).unwrap();
+            let checked = rootgate_model::folders::check(&path).unwrap();
+            let root = window.add_root(&checked, None).unwrap().root.id;
+            window.grant(&spec.id, &root).unwrap();
+            roots.push(root);
+        }
+        let (bridge, _) = Store::open_read_only(file).unwrap();
+        let bridge = Arc::new(bridge);
+        let shared = bridge.subscribe(&spec.id).unwrap();
+        let now = shared.borrow().clone();
+        let delivery = watch::Sender::new(Delivery {
+            state: DeliveryState::UpToDate,
+            given: Some(now.shared()),
+            granted: now.shared(),
+            generation: now.generation(),
+            ..Delivery::default()
+        });
+        let fence = Fence::new(
+            bridge,
+            shared,
+            delivery.subscribe(),
+            NotifyTiming::default(),
+        );
+        Setup {
+            _dir: dir,
+            window,
+            fence,
+            delivery,
+            server: spec.id,
+            roots,
+        }
+    }
+
+    /// The moment the window's save returns, the fence sees the withdrawal
+    /// (no settings watch runs here: only its own look at the file), and
+    /// holds until the server was given a list without the folder and has
+    /// had its time to apply it.
+    #[tokio::test]
+    async fn a_save_is_seen_at_the_next_request_and_held_until_told_and_applied() {
+        let s = setup();
+        assert_eq!(s.fence.standing(), Standing::Clear);
+        s.window.revoke(&s.server, &s.roots[0]).unwrap();
+        assert_eq!(s.fence.standing(), Standing::Holds, "seen without a watch");
+
+        // The session acts on it (told, not answered yet): still held.
+        let now = s.fence.shared.borrow().clone();
+        s.delivery.send_modify(|d| {
+            d.granted = now.shared();
+            d.generation = now.generation();
+            d.state = DeliveryState::Waiting { since_ms: 0 };
+        });
+        assert_eq!(s.fence.standing(), Standing::Holds, "not told yet");
+
+        // Answered with the list without it: held while it applies.
+        s.delivery.send_modify(|d| d.given = Some(now.shared()));
+        match s.fence.standing() {
+            Standing::Applying(until) => {
+                let margin = until - Instant::now();
+                assert!(margin <= NotifyTiming::default().settle + Duration::from_millis(1));
+                assert!(margin > Duration::ZERO);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A change that withdraws nothing (a folder shared) never holds.
+    #[tokio::test]
+    async fn sharing_more_holds_nothing() {
+        let s = setup();
+        s.window.revoke(&s.server, &s.roots[1]).unwrap();
+        let now = s.fence.shared.borrow().clone();
+        s.delivery.send_modify(|d| {
+            d.granted = now.shared();
+            d.given = Some(now.shared());
+        });
+        let _ = s.fence.standing();
+        // Let the apply time of that withdrawal pass in the model.
+        s.fence.lock().applying = None;
+        s.window.grant(&s.server, &s.roots[1]).unwrap();
+        assert_eq!(s.fence.standing(), Standing::Clear);
+    }
+}
