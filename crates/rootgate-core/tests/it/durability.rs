@@ -524,7 +524,9 @@ impl Reports {
     }
 }
 
-/// Names in the settings folder other than the settings file itself.
+/// Names in the settings folder other than the settings file itself and
+/// the empty lock file every writer takes (`settings::lock`), which holds
+/// nothing and stays by design.
 fn strays(config_dir: &Path) -> Vec<String> {
     std::fs::read_dir(config_dir)
         .map(|entries| {
@@ -535,7 +537,7 @@ fn strays(config_dir: &Path) -> Vec<String> {
                         .to_string_lossy()
                         .into_owned()
                 })
-                .filter(|n| n != "settings.json")
+                .filter(|n| n != "settings.json" && n != "settings.json.write.lock")
                 .collect()
         })
         .unwrap_or_default()
