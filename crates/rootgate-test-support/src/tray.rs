@@ -167,6 +167,36 @@ pub struct TrayItem {
 }
 
 impl TrayItem {
+    /// One of the item's `org.kde.StatusNotifierItem` properties, as text.
+    async fn text_property(&self, name: &str) -> String {
+        let reply = self
+            .conn
+            .call_method(
+                Some(self.service.as_str()),
+                self.path.as_str(),
+                Some("org.freedesktop.DBus.Properties"),
+                "Get",
+                &(ITEM, name),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the item's {name} property: {e}"));
+        let value: OwnedValue = reply.body().deserialize().expect("a variant");
+        String::try_from(value).unwrap_or_default()
+    }
+
+    /// The image file the item shows now, as a panel finds it: libayatana
+    /// exports an icon given as a file by its `IconName` (a full path, or
+    /// a name in `IconThemePath`).
+    pub async fn icon_file(&self) -> std::path::PathBuf {
+        let name = self.text_property("IconName").await;
+        let path = std::path::PathBuf::from(&name);
+        if path.is_absolute() {
+            return path;
+        }
+        let theme = self.text_property("IconThemePath").await;
+        std::path::Path::new(&theme).join(format!("{name}.png"))
+    }
+
     /// The item's menu now (`GetLayout` from the root, all levels).
     pub async fn menu(&self) -> Vec<Entry> {
         let reply = self

@@ -184,6 +184,7 @@ async fn the_tray_item_registers_and_pauses_every_bridge_but_only_the_window_res
     assert_eq!(app.connected["event"], "connected", "{}", app.connected);
     allowed_becomes(&mut app, std::slice::from_ref(&shared)).await;
 
+    let running_icon = std::fs::read(item.icon_file().await).expect("the icon shown");
     item.click("Pause all sharing").await;
     pause_is(&item, true).await;
     // GTK flips the check mark itself on the click, before the app has
@@ -191,6 +192,22 @@ async fn the_tray_item_registers_and_pauses_every_bridge_but_only_the_window_res
     // written: they are waited for on their own.
     settings_paused(&rg, true).await;
     allowed_becomes(&mut app, &[]).await;
+    // The item looks paused (#40): another image, made for the pause.
+    let paused_icon = eventually("the tray's icon to look paused", || async {
+        let file = item.icon_file().await;
+        match std::fs::read(&file) {
+            Ok(bytes) if bytes != running_icon => Ok(bytes),
+            Ok(_) => Err(format!("{} is the running icon still", file.display())),
+            Err(e) => Err(format!("{}: {e}", file.display())),
+        }
+    })
+    .await;
+    if let Some(dir) = std::env::var_os("ROOTGATE_SCREENSHOTS") {
+        let dir = PathBuf::from(dir);
+        let _ = std::fs::create_dir_all(&dir);
+        std::fs::write(dir.join("tray-running.png"), &running_icon).expect("save the icon");
+        std::fs::write(dir.join("tray-paused.png"), &paused_icon).expect("save the icon");
+    }
 
     // Pressed again it does not resume: any program on the session bus can
     // press a tray item, and resuming gives every server its folders back,
