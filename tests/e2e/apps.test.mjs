@@ -27,7 +27,9 @@
 // partial undo after the app changed its file.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
 
@@ -40,6 +42,15 @@ const SECRET = 'sk-test-SECRET-1234';
 const KEY = 'files';
 const FOLDER_NAME = 'shared by Claude';
 const ROUTED = 'Claude Desktop now reaches its servers through Rootgate. Restart Claude Desktop to use it.';
+
+/** The `rootgate` command run as a person runs it in a terminal, with the window open: its output. */
+async function terminal(...args) {
+  const { stdout } = await promisify(execFile)(env.rootgateCli, args, {
+    env: { ...process.env, XDG_CONFIG_HOME: env.configHome },
+    timeout: 60_000,
+  });
+  return stdout;
+}
 
 /** `src` at `dest`: a hard link when the file system allows one (instant), else a copy. */
 function place(src, dest) {
@@ -301,5 +312,38 @@ describe('connect an app: import a Claude Desktop server, route Claude Desktop t
     assert.deepEqual(backups(), [], 'the backup is removed once its bytes are back');
     await waitUntil(async () => (await chip()) === `Imported as ${KEY}`, { message: 'the chip to say imported again' });
     assert.equal(await app.isPresent('undo-button', await app.visible('app-card-claude-desktop')), false);
+  });
+
+  step('`rootgate import` in a terminal, with the window open, raises the approval there, its folder asked after (#40)', async () => {
+    const notes = path.join(base, 'notes for Claude');
+    fs.mkdirSync(notes);
+    const notesReal = fs.realpathSync(notes);
+    const config = JSON.parse(fs.readFileSync(configFile, 'utf8'));
+    config.mcpServers.notes = { command: process.execPath, args: [js, notesReal] };
+    fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+    const said = await terminal('import', 'claude-desktop', 'notes');
+    assert.match(said, /notes/, said);
+    const dialog = await app.visible('approval-dialog', { message: 'the approval the terminal import raised' });
+    assert.equal(await app.text('approval-command', { within: dialog }), commandLine(process.execPath, [js, '${folders}']));
+    assert.equal(await app.isPresent('consent-dialog'), false, 'the folder is asked about after the approval');
+    await app.screenshot('apps-terminal-import-approval');
+    await app.click('approval-approve', { within: dialog });
+    await app.gone('approval-dialog');
+    const consent = await app.visible('consent-dialog', { message: 'the consent prompt for the imported folder' });
+    assert.equal(await app.text('consent-real-path'), notesReal);
+    await app.click('consent-cancel', { within: consent });
+    await app.gone('consent-dialog');
+  });
+
+  step('`rootgate route` in a terminal shows in the Apps view without Look again (#40)', async () => {
+    await app.click('nav-apps');
+    assert.equal(await chip(), `Imported as ${KEY}`);
+    await terminal('route', 'claude-desktop', KEY);
+    assert.deepEqual(JSON.parse(fs.readFileSync(configFile, 'utf8')).mcpServers[KEY].args, ['connect', KEY]);
+    await waitUntil(async () => (await chip()) === `Routed through Rootgate (${KEY})`, {
+      message: 'the Apps view to show the route made in the terminal',
+    });
+    await app.visible('undo-button', { within: await app.visible('app-card-claude-desktop') });
+    await app.screenshot('apps-terminal-route');
   });
 });

@@ -26,10 +26,13 @@ import { after, before, describe } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { App, cleanup, env, Key, tempDir, TIMEOUT, waitUntil } from './lib/app.mjs';
-import { approveAndStart, consentChoices, serverId, share, showView } from './lib/flows.mjs';
+import { approveAndStart, consentChoices, folderRow, serverId, serverRow, share, showView } from './lib/flows.mjs';
 import { rootUris, StandIn } from './lib/standin.mjs';
 import { step } from './lib/steps.mjs';
 
+// The stand-in introduces itself as Claude Code does (`clientInfo.name`
+// `claude-code`, version 1.0.0); the window names it by its product.
+const CLIENT_NAME = 'claude-code';
 const APP_NAME = 'Claude Code';
 const SERVER = 'Example server';
 const FOLDER_NAME = 'the app works here';
@@ -42,6 +45,7 @@ async function connectionRows(app) {
       id: row.getAttribute('data-connection-id'),
       live: row.getAttribute('data-live') === 'true',
       app: text(row, 'connection-app'),
+      version: text(row, 'connection-app-version'),
       server: text(row, 'connection-server'),
       when: text(row, 'connection-when'),
       status: row.querySelector('[data-testid="server-status"]')?.getAttribute('data-state') ?? null,
@@ -97,15 +101,17 @@ describe('an AI app through rootgate connect: shown live, its folder suggested, 
 
   step(`"${APP_NAME}", started with rootgate connect, shows as a live connection to the server`, async () => {
     standIn = await StandIn.start({
-      args: ['--roots', pathToFileURL(real).href, '--name', APP_NAME],
+      args: ['--roots', pathToFileURL(real).href, '--name', CLIENT_NAME],
       command: [env.rootgateCli, 'connect', SERVER],
     });
     assert.equal(standIn.connected.server?.name, 'rootgate-fixture', JSON.stringify(standIn.connected));
     const row = await connectionRow(
       app,
-      (r) => r.live && r.app?.startsWith(APP_NAME) && r.server === SERVER,
+      (r) => r.live && r.app === APP_NAME && r.server === SERVER,
       `a live connection of ${APP_NAME} to ${SERVER}`,
     );
+    // The product's name, its version apart (#40): never `claude-code 1.0.0`.
+    assert.equal(row.version, '1.0.0');
     assert.deepEqual(await connectionRows(app).then((rows) => rows.map((r) => r.id)), [row.id], 'one connection');
     assert.match(row.when, /^since \d\d:\d\d:\d\d · \d+ calls?$/);
     // The folder it works in, from its roots, as a path.
@@ -126,6 +132,21 @@ describe('an AI app through rootgate connect: shown live, its folder suggested, 
     const choices = await consentChoices(app);
     assert.deepEqual([...choices.keys()], [example]);
     assert.equal(await choices.get(example).isSelected(), true, `${SERVER} starts ticked`);
+    // The card names the server it shares with, whole (#40): its badges
+    // ("running", "Claude Code connected") once squeezed the name to nothing.
+    const name = await app.driver.executeScript(() => {
+      const el = document.querySelector('[data-testid="consent-choice-name"]');
+      const box = el.getBoundingClientRect();
+      return { text: el.textContent.trim(), width: box.width, clipped: el.scrollWidth > el.clientWidth + 1 };
+    });
+    assert.equal(name.text, SERVER);
+    assert.ok(name.width > 0 && !name.clipped, `the server's name is shown whole on its card: ${JSON.stringify(name)}`);
+    // The ticked suggestion has focus, so it is in view.
+    assert.equal(
+      await app.driver.executeScript(() => document.activeElement?.getAttribute('data-server-id')),
+      example,
+      'focus on the ticked suggestion',
+    );
     assert.equal(await app.text('consent-share'), 'Share');
     await app.screenshot('suggestion-prompt');
     // Saying where it works shares nothing: the server, asked through the
@@ -151,6 +172,65 @@ describe('an AI app through rootgate connect: shown live, its folder suggested, 
     // ask_roots twice or more, list_roots once: each counted.
     await connectionRow(app, (r) => calls(r) >= 3, 'the row to count the calls');
     await app.screenshot('connections');
+  });
+
+  step('the record of calls names the app by its product, its version apart', async () => {
+    await app.click('record-toggle');
+    const cells = await waitUntil(
+      async () => {
+        const found = await app.driver.executeScript(() =>
+          [...document.querySelectorAll('[data-testid="record-app"]')].map((c) => ({
+            name: c.querySelector('.name')?.textContent.trim() ?? null,
+            version: c.querySelector('.version')?.textContent.trim() ?? null,
+            title: c.getAttribute('title'),
+          })),
+        );
+        return found.length > 0 && found;
+      },
+      { timeout: TIMEOUT.server, message: 'the record to list the calls' },
+    );
+    assert.deepEqual(cells[0], { name: APP_NAME, version: '1.0.0', title: `It calls itself “${CLIENT_NAME}” 1.0.0` });
+    await app.screenshot('connections-record');
+    await app.click('record-toggle');
+  });
+
+  step('the server row says the app it runs for, not "manual start"', async () => {
+    await showView(app, 'servers');
+    const row = await serverRow(app, SERVER);
+    const said = await waitUntil(
+      async () => {
+        const [badge] = await app.all('server-apps', row);
+        return badge && app.textOf(badge);
+      },
+      { timeout: TIMEOUT.server, message: 'the row to say which app it runs for' },
+    );
+    assert.equal(said, `running for ${APP_NAME}`);
+    assert.doesNotMatch(await app.textOf(row), /manual start/);
+    await app.screenshot('connections-server-row');
+  });
+
+  step('withdrawing the folder while the app is connected says so in one sentence', async () => {
+    await showView(app, 'folders');
+    const { row } = await folderRow(app, real);
+    await app.click('folder-access', { within: row });
+    await app.visible('consent-dialog');
+    const choices = await consentChoices(app);
+    await choices.get(example).click();
+    const warning = await app.visible('consent-in-use');
+    assert.match(await app.textOf(warning), new RegExp(`^${APP_NAME} is connected to ${SERVER} now\\. Withdrawing takes`));
+    // One sentence in one column item, a few lines at most: each piece was
+    // once a line of its own under "Folder that would be shared".
+    const shape = await app.driver.executeScript(() => {
+      const column = document.querySelector('[data-testid="consent-in-use"] .warning-text');
+      const line = parseFloat(getComputedStyle(column).lineHeight) || 20;
+      return { children: column.children.length, lines: Math.round(column.getBoundingClientRect().height / line) };
+    });
+    assert.equal(shape.children, 1, JSON.stringify(shape));
+    assert.ok(shape.lines <= 3, `the warning takes ${shape.lines} lines`);
+    await app.screenshot('consent-withdraw-in-use');
+    await app.click('consent-cancel');
+    await app.gone('consent-dialog');
+    await showView(app, 'connections');
   });
 
   step("the connection's detail, opened with Enter, shows the calls in its timeline; Escape goes back", async () => {
@@ -184,7 +264,7 @@ describe('an AI app through rootgate connect: shown live, its folder suggested, 
     assert.equal(exit.code, 0, `the stand-in exited cleanly: ${JSON.stringify(exit)}\n${standIn.stderr()}`);
     const row = await connectionRow(app, (r) => !r.live, 'the connection to show as ended');
     assert.match(row.when, /^since \d\d:\d\d:\d\d · ended \d\d:\d\d:\d\d · \d+ calls$/);
-    assert.equal(row.app?.startsWith(APP_NAME), true);
+    assert.equal(row.app, APP_NAME);
     assert.equal(await app.isPresent('live-connections'), false, 'no live connection is counted');
     await app.screenshot('connections-ended');
   });

@@ -68,6 +68,12 @@ describe('install a bundle and add from the registry', () => {
     fs.writeFileSync(picks, '');
     const source = path.join(base, 'hello');
     fs.cpSync(path.join(env.repo, 'crates/rootgate-cli/tests/fixtures/bundles/hello'), source, { recursive: true });
+    // Who made it, whole, as an MCP bundle's manifest says it: a name, an
+    // address and a page, and its licence.
+    const manifest = JSON.parse(fs.readFileSync(path.join(source, 'manifest.json'), 'utf8'));
+    manifest.author = { name: "Rootgate's tests", email: 'tests@example.com', url: 'https://example.com/rootgate-tests' };
+    manifest.license = 'MIT';
+    fs.writeFileSync(path.join(source, 'manifest.json'), JSON.stringify(manifest, null, 2));
     bundle = path.join(base, 'hello.mcpb');
     execFileSync(path.join(env.repo, 'tests/peers/node_modules/.bin/mcpb'), ['pack', source, bundle], { stdio: 'pipe' });
     dataHome = process.env.XDG_DATA_HOME ?? path.join(process.env.HOME, '.local/share');
@@ -89,6 +95,8 @@ describe('install a bundle and add from the registry', () => {
     await app.click('install-bundle');
     const dialog = await app.visible('install-dialog', { message: 'the install dialog after the picker' });
     assert.equal(await app.text('install-title', { within: dialog }), 'hello 1.0.0');
+    assert.equal(await app.text('install-author', { within: dialog }), "By Rootgate's tests <tests@example.com>");
+    assert.equal(await app.text('install-homepage', { within: dialog }), 'https://example.com/rootgate-tests · licence MIT');
     assert.match(await app.text('install-signature', { within: dialog }), /^Not signed/);
     assert.match(await app.text('install-command', { within: dialog }), /node .*bundles\/hello\/1\.0\.0\/server\/index\.js/);
     assert.equal(fs.existsSync(path.join(dataHome, 'rootgate/bundles/hello')), false, 'nothing unpacked yet');
