@@ -24,7 +24,7 @@ use rootgate_apps::route::{self, Ledger, LedgerData, Plan, RoutedEntry, Skipped}
 use rootgate_apps::{AppKind, ConfigFile, Scope, Transport};
 use rootgate_bridge::connections::{ImportAnswer, ImportRequest};
 use rootgate_model::ids::ServerId;
-use rootgate_model::watch::Watches;
+use rootgate_model::watch::{Watch, Watches};
 
 /// Plans shown and not yet applied or dropped.
 #[derive(Default)]
@@ -87,42 +87,37 @@ impl Supervisor {
     /// Watches the AI apps' config files and the record of routes beside
     /// the settings, from now on: each change to one of them becomes
     /// `Change::AppsChanged`, so the window shows a route made in a terminal
-    /// without being asked. Called once, by the app. The files are those
-    /// the apps would have now; a folder made later (an app installed
-    /// meanwhile) is watched from the window's next start.
+    /// without being asked. Called once, by the app. The files are every
+    /// app's main file, found or not, and the files of the apps found; a
+    /// file whose folder is not there yet is watched through the nearest
+    /// folder above it that is, so an app installed meanwhile is seen.
     pub fn watch_app_files(self: &Arc<Self>) {
         let Ok(places) = self.places() else {
             return;
         };
-        let mut files: HashSet<PathBuf> =
+        let mut files: HashSet<PathBuf> = AppKind::ALL
+            .iter()
+            .map(|&app| rootgate_apps::locate::main_file(app, &places).path)
+            .collect();
+        files.extend(
             catalog::survey(&places, &LedgerData::default(), &self.store.snapshot())
                 .into_iter()
-                .flat_map(|app| app.files.into_iter().map(|f| f.path))
-                .collect();
+                .flat_map(|app| app.files.into_iter().map(|f| f.path)),
+        );
         files.insert(self.ledger().path().to_path_buf());
         let (mut watch, mut changes) = Watches::process().subscribe(false);
-        // A file is watched through its folder (a save renames over it);
-        // a folder of files (Continue's) is watched itself.
-        for path in &files {
-            if path.is_dir() {
-                watch.add(path);
-            } else if let Some(dir) = path.parent() {
-                watch.add(dir);
-            }
-        }
+        watch_folders_of(&mut watch, &files);
         let me = self.me.clone();
         self.runtime.spawn(async move {
             // Kept while the task runs: dropping it unwatches the folders.
-            let _watch = watch;
+            let mut watch = watch;
             while let Some(change) = changes.recv().await {
                 let Some(supervisor) = me.upgrade() else {
                     return;
                 };
-                let concerns = change.paths.is_empty()
-                    || change.paths.iter().any(|p| {
-                        files.contains(p) || p.parent().is_some_and(|d| files.contains(d))
-                    });
-                if concerns {
+                if change.paths.is_empty() || change.paths.iter().any(|p| concerns(&files, p)) {
+                    // A folder made on the way to a file is watched in turn.
+                    watch_folders_of(&mut watch, &files);
                     let _ = supervisor.changes.send(super::Change::AppsChanged);
                 }
             }
@@ -399,5 +394,67 @@ impl Supervisor {
         };
         plans.open.insert(id, (plan, kind));
         view
+    }
+}
+
+/// Watches, for each of `files`, the folder it is in (a save renames over
+/// it; a folder of files, as Continue's, is watched itself), or the
+/// nearest folder above that is there.
+fn watch_folders_of(watch: &mut Watch, files: &HashSet<PathBuf>) {
+    for path in files {
+        let mut dir = if path.is_dir() {
+            Some(path.as_path())
+        } else {
+            path.parent()
+        };
+        while let Some(d) = dir {
+            if d.is_dir() {
+                watch.add(d);
+                break;
+            }
+            dir = d.parent();
+        }
+    }
+}
+
+/// Whether a change to `path` can change what the Apps view shows: one of
+/// `files`, an entry of a folder of files, or a folder on the way to one.
+fn concerns(files: &HashSet<PathBuf>, path: &Path) -> bool {
+    files.contains(path)
+        || path.parent().is_some_and(|d| files.contains(d))
+        || files.iter().any(|f| f.starts_with(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_concerns_the_apps_when_it_is_a_file_a_folder_of_files_or_on_the_way_to_one() {
+        let files: HashSet<PathBuf> = [
+            "/home/me/.config/Claude/claude_desktop_config.json",
+            "/home/me/.continue/mcpServers",
+            "/home/me/.cursor/mcp.json",
+        ]
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+        for yes in [
+            "/home/me/.config/Claude/claude_desktop_config.json",
+            "/home/me/.continue/mcpServers/git.yaml",
+            // Cursor installed while the window is open: its folder is made.
+            "/home/me/.cursor",
+            "/home/me/.config/Claude",
+        ] {
+            assert!(concerns(&files, Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "/home/me/notes.txt",
+            "/home/me/.config/Claude/claude_desktop_config.json.tmp-1",
+            "/home/me/.cursor/extensions",
+            "/home/me/.config/Claude/logs",
+        ] {
+            assert!(!concerns(&files, Path::new(no)), "{no}");
+        }
     }
 }
