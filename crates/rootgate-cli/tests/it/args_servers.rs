@@ -205,6 +205,21 @@ async fn workspace_starts_an_arguments_server_with_only_the_project_the_app_work
         vec![a.clone(), b.clone()]
     );
 
+    // An app that lists its roots but was started from the home folder: the
+    // server starts with the first guess (everything shared), and again
+    // with the project once the app has listed it; the first call waits for
+    // that start and is sent to it.
+    let roots_from_home = app_in(&rg, &home, &["--roots", &uri_a, "--name", "claude-code"])
+        .await
+        .expect("app with roots in home");
+    let said = said_on_connections(&sup);
+    assert_eq!(
+        first_allowed(&roots_from_home.connected),
+        vec![a.clone()],
+        "{said}"
+    );
+    assert!(said.contains("RestartedForArguments"), "{said}");
+
     // The window is told the setting is at work for these connections.
     let c = connection(&sup, |c| {
         c.sees
