@@ -240,6 +240,9 @@ enum Fenced {
     Told,
     /// The life that held the folder is gone; the next one starts without it.
     Restarted,
+    /// No life can start (its folders are arguments, and none is left):
+    /// the request goes on, to be answered with why.
+    CannotStart,
     /// [`WITHDRAWAL_BOUND`] passed first.
     Bound,
 }
@@ -297,6 +300,7 @@ impl Relay {
         self.seen.send_modify(|s| s.waiting = None);
         let held_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let said = match end {
+            Fenced::CannotStart => return Some(line),
             Fenced::Told => format!(
                 "Held {what} {held_ms} ms until the server was told a folder was withdrawn."
             ),
@@ -338,70 +342,52 @@ impl Relay {
     }
 
     /// The wait itself: until the server was told and applied the change,
-    /// or the life that held the folder is gone (and then until the next
-    /// one has its first folders), at most [`WITHDRAWAL_BOUND`].
+    /// or the life that held the folder is gone (then the next one starts
+    /// with the folders as they are now, and its first folders are waited
+    /// for as for any first request), at most [`WITHDRAWAL_BOUND`]. While
+    /// no life can start at all, the request goes on at once, to be
+    /// answered with why (`Relay::cannot_start`).
     async fn wait_at_fence(&self, fence: &Fence) -> Fenced {
         let deadline = Instant::now() + WITHDRAWAL_BOUND;
         let mut delivery = fence.delivery();
         let mut ready = self.ready.subscribe();
-        let first = ready.borrow_and_update().clone();
-        let gone = |now: &Option<tokio::sync::mpsc::Sender<super::Frame>>| match (&first, now) {
-            (Some(first), Some(now)) => !first.same_channel(now),
-            (Some(_), None) => true,
-            (None, _) => false,
-        };
-        let end = loop {
-            if gone(&ready.borrow_and_update()) {
-                break Fenced::Restarted;
+        let mut unstartable = self.unstartable.subscribe();
+        let mut restarted = false;
+        loop {
+            if Instant::now() >= deadline {
+                return Fenced::Bound;
+            }
+            if ready.borrow_and_update().is_none() {
+                restarted = true;
+                if unstartable.borrow_and_update().is_some() {
+                    return Fenced::CannotStart;
+                }
+                tokio::select! {
+                    changed = ready.changed() => if changed.is_err() { return Fenced::Bound },
+                    changed = unstartable.changed() => if changed.is_err() { return Fenced::Bound },
+                    () = tokio::time::sleep_until(deadline) => {}
+                }
+                if ready.borrow().is_some() {
+                    self.first_folders().await;
+                }
+                continue;
             }
             let until = match fence.standing() {
-                Standing::Clear => break Fenced::Told,
+                Standing::Clear if restarted => return Fenced::Restarted,
+                Standing::Clear => return Fenced::Told,
                 Standing::Holds => deadline,
                 Standing::Applying(until) => until.min(deadline),
             };
-            if Instant::now() >= deadline {
-                break Fenced::Bound;
-            }
             tokio::select! {
-                changed = delivery.changed() => if changed.is_err() { break Fenced::Bound },
-                changed = ready.changed() => if changed.is_err() { break Fenced::Bound },
+                changed = delivery.changed() => if changed.is_err() { return Fenced::Bound },
+                changed = ready.changed() => if changed.is_err() { return Fenced::Bound },
                 () = tokio::time::sleep_until(until) => {}
             }
-        };
-        if end == Fenced::Restarted {
-            self.first_folders_of_next_life(&mut ready, first.as_ref(), deadline)
-                .await;
         }
-        end
     }
 
-    /// After a restart: waits for the next life to be ready, or for word
-    /// that none can start (the request then gets why, on its way), and
-    /// then for that life's first folders, as for any first request.
-    async fn first_folders_of_next_life(
-        &self,
-        ready: &mut watch::Receiver<Option<tokio::sync::mpsc::Sender<super::Frame>>>,
-        first: Option<&tokio::sync::mpsc::Sender<super::Frame>>,
-        deadline: Instant,
-    ) {
-        let mut unstartable = self.unstartable.subscribe();
-        loop {
-            let new = ready
-                .borrow_and_update()
-                .as_ref()
-                .is_some_and(|now| first.is_none_or(|first| !first.same_channel(now)));
-            if new {
-                break;
-            }
-            if unstartable.borrow_and_update().is_some() {
-                return;
-            }
-            tokio::select! {
-                changed = ready.changed() => if changed.is_err() { return },
-                changed = unstartable.changed() => if changed.is_err() { return },
-                () = tokio::time::sleep_until(deadline) => return,
-            }
-        }
+    /// A new life is ready: its first folders, as for any first request.
+    async fn first_folders(&self) {
         let readiness = self.lock().readiness.clone();
         if let Some(mut readiness) = readiness {
             rootgate_session::ready::hold(&mut readiness, rootgate_session::ready::HOLD_BOUND)
