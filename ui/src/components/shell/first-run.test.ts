@@ -139,6 +139,7 @@ describe("a prompt that takes a folder away", () => {
     expect(column?.children).toHaveLength(1);
     expect(column?.children[0]).toBe(q("consent-in-use-text"));
     expect(text(q("consent-in-use-text"))).toBe(text(q("consent-in-use")));
+    expect(text(q("consent-folder-label"))).toBe("Folder that would be withdrawn");
 
     // Withdrawing from one and sharing with another is a change of who sees it.
     (all("consent-server")[1] as HTMLInputElement).click();
