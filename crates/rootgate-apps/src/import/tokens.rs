@@ -1,7 +1,8 @@
 //! The placeholders each app fills itself, found in an entry's values so
 //! that import can ask the person for them: `${NAME}` and its forms for
-//! every app (VS Code's `${input:…}`, Windsurf's `${env:NAME}`), and the
-//! forms only some apps define: Continue's `${{ secrets.NAME }}` and
+//! every app (VS Code's `${input:…}`, Windsurf's `${env:NAME}` and
+//! `${file:PATH}`, Claude Code's `${NAME:-default}`), and the forms only
+//! some apps define: Continue's `${{ secrets.NAME }}` and
 //! `${{ inputs.NAME }}`, Gemini CLI's bare `$NAME` (its docs take both
 //! `$VAR_NAME` and `${VAR_NAME}`), and opencode's `{env:NAME}` and
 //! `{file:PATH}`.
@@ -208,6 +209,13 @@ pub(super) fn describe(token: &str) -> Option<(String, bool)> {
         return Some((format!("the app's environment variable {name}"), true));
     }
     if let Some(path) = token
+        .strip_prefix("${file:")
+        .and_then(|t| t.strip_suffix('}'))
+    {
+        // Windsurf's form of the same: the file's contents, read by the app.
+        return Some((format!("the contents of {path}, which the app reads"), true));
+    }
+    if let Some(path) = token
         .strip_prefix("{file:")
         .and_then(|t| t.strip_suffix('}'))
     {
@@ -246,6 +254,14 @@ mod tests {
     fn secrets_are_described_as_secret() {
         assert_eq!(describe("${{ secrets.GH }}").map(|d| d.1), Some(true));
         assert_eq!(describe("{file:key.txt}").map(|d| d.1), Some(true));
+        assert_eq!(describe("${file:/run/key}").map(|d| d.1), Some(true));
+        assert_eq!(name("${file:/run/key}").0, "file:/run/key");
+        assert_eq!(
+            name("${workspaceFolder}"),
+            ("workspaceFolder".into(), Kind::App)
+        );
+        assert_eq!(name("${VAR:-x}"), ("VAR".into(), Kind::Env));
+        assert_eq!(name("${{ secrets.GH }}"), ("GH".into(), Kind::Secret));
         assert_eq!(describe("${input:x}"), None);
     }
 }
