@@ -198,11 +198,10 @@ impl Fence {
         if key.is_none() || key == looked.file {
             return;
         }
-        // A damaged file is said by the settings watch; the list stays
-        // what it was.
-        if self.store.reload().is_ok() {
-            looked.file = key;
-        }
+        // A damaged file is said by the settings watch, and the list stays
+        // what it was; it is not read again at every line while it lasts.
+        let _ = self.store.reload();
+        looked.file = key;
     }
 
     /// A new list given to the server: if it drops a folder of the one

@@ -32,15 +32,34 @@ fn read_ok(answer: &Value, contents: &str) -> (bool, String) {
     (read && text.contains(contents), text)
 }
 
+/// The server asks for its folders (`roots/list`): it is told with
+/// `list_changed`, and asks again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_read_of_a_withdrawn_folder_succeeds_once_the_withdrawal_is_saved() {
+    reads_across_a_withdrawal(false).await;
+}
+
+/// The server is given its folders as arguments (`${folders}`, as an
+/// import writes most filesystem servers): it is started again without
+/// the folder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_read_of_a_withdrawn_folder_succeeds_when_folders_are_arguments() {
+    reads_across_a_withdrawal(true).await;
+}
+
+async fn reads_across_a_withdrawal(as_arguments: bool) {
     let rg = Rootgate::new();
     let js = fs_server_js().display().to_string();
-    let files = rg.server("files", "node", &[&js]);
+    let args: &[&str] = if as_arguments {
+        &[&js, "${folders}"]
+    } else {
+        &[&js]
+    };
+    let files = rg.server("files", "node", args);
     let (gone, gone_path) = rg.folder("withdrawn");
     let (kept, kept_path) = rg.folder("kept");
-    std::fs::write(gone_path.join("secret.txt"), "inside the withdrawn folder").unwrap();
-    std::fs::write(kept_path.join("kept.txt"), "inside the kept folder").unwrap();
+    std::fs::write(gone_path.join("secret.txt"), "inside the withdrawn folder").expect("write");
+    std::fs::write(kept_path.join("kept.txt"), "inside the kept folder").expect("write");
     rg.share(&files.id, &gone);
     rg.share(&files.id, &kept);
     let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
