@@ -134,15 +134,21 @@ async fn an_import_while_the_window_starts_waits_and_goes_through_it() {
         .kill_on_drop(true)
         .output();
     let running = tokio::spawn(running);
-    tokio::task::spawn_blocking(move || {
+    // Read on a thread of its own, so that a command that never looks
+    // fails the test rather than keeping it waiting.
+    let (looked, looking) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut buf = [std::mem::MaybeUninit::uninit(); 4096];
-        rustix::fs::inotify::Reader::new(&inotify, &mut buf)
+        let opened = rustix::fs::inotify::Reader::new(&inotify, &mut buf)
             .next()
-            .map(|_| ())
-    })
-    .await
-    .expect("watch")
-    .expect("the command looked at the window's lock");
+            .map(|_| ());
+        let _ = looked.send(opened);
+    });
+    tokio::task::spawn_blocking(move || looking.recv_timeout(WAIT))
+        .await
+        .expect("watch")
+        .expect("the command never looked whether a window holds the settings")
+        .expect("the watch of the window's lock");
     sup.listen_for_bridges().await.expect("listen");
     let out = tokio::time::timeout(WAIT, running)
         .await
