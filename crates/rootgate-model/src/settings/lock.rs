@@ -23,6 +23,7 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
 use super::{SettingsError, SettingsFile, file_name, parent, private_dir};
@@ -31,7 +32,8 @@ use super::{SettingsError, SettingsFile, file_name, parent, private_dir};
 /// Opened close-on-exec, so no program started meanwhile inherits it.
 #[derive(Debug)]
 pub struct WriteLock {
-    _held: Flock<File>,
+    /// None on a filesystem that has no locks (see [`SettingsFile::lock`]).
+    _held: Option<Flock<File>>,
 }
 
 impl SettingsFile {
@@ -43,7 +45,8 @@ impl SettingsFile {
     }
 
     /// Waits until no other process is changing the settings, and holds
-    /// the lock until the [`WriteLock`] is dropped. Another process holds
+    /// the lock until the [`WriteLock`] is dropped (on a filesystem that
+    /// has no locks, goes on without one, and says so in the log). Another process holds
     /// it only for the length of one change (a few milliseconds), or of one
     /// import, whose longest wait is the keyring's.
     pub fn lock(&self) -> Result<WriteLock, SettingsError> {
@@ -61,9 +64,20 @@ impl SettingsFile {
             .mode(0o600)
             .open(&path)
             .map_err(error)?;
-        let held = Flock::lock(file, FlockArg::LockExclusive)
-            .map_err(|(_, errno)| error(std::io::Error::from(errno)))?;
-        Ok(WriteLock { _held: held })
+        match Flock::lock(file, FlockArg::LockExclusive) {
+            Ok(held) => Ok(WriteLock { _held: Some(held) }),
+            // A filesystem without locks (some FUSE and network ones): the
+            // settings are still read again before each change and saved
+            // by a rename, as they were before this lock, rather than never
+            // saved at all.
+            Err((_, Errno::ENOLCK | Errno::EOPNOTSUPP | Errno::ENOSYS)) => {
+                tracing::warn!(path = %path.display(),
+                    "the settings' folder cannot be locked; changes made by two Rootgate \
+                     processes at the same moment may overwrite each other");
+                Ok(WriteLock { _held: None })
+            }
+            Err((_, errno)) => Err(error(std::io::Error::from(errno))),
+        }
     }
 }
 
