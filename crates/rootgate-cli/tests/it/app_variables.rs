@@ -1,8 +1,9 @@
 //! Each AI app's own way of leaving a value to the app (#40): Gemini CLI's
 //! `$NAME` and `${NAME}`, opencode's `{env:NAME}`, Continue's
 //! `${{ secrets.NAME }}`, VS Code's `${input:ID}` and `${env:NAME}`, Kiro's
-//! `${NAME}`, in config files written as each app's documentation shows
-//! them. `rootgate import` asks for the value by the variable's name (never
+//! `${NAME}`, Claude Code's `${NAME:-default}`, Windsurf's `${env:NAME}`, in
+//! config files written as each app's documentation shows them.
+//! `rootgate import` asks for the value by the variable's name (never
 //! a name with `$` or braces in it), puts what the person typed where the
 //! placeholder stood, under the entry's own variable (`DATA_TOKEN` for
 //! `"DATA_TOKEN": "$GEMINI_DATA_TOKEN"`), keeps it in this run's keyring and
@@ -323,6 +324,57 @@ async fn kiros_expanded_variable_reaches_the_server() {
         key: "data",
         set: &[("EXPANDED_VARIABLE", "kiroVALUE8")],
         env: &[("ENV_VAR2", "kiroVALUE8")],
+        argv: &[],
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_codes_variable_with_a_default_reaches_the_server() {
+    // As Claude Code's docs write it: `${VAR}` and `${VAR:-default}`, in
+    // `env` and inside an argument.
+    let contents = json!({
+        "numStartups": 3,
+        "mcpServers": {"data": {
+            "type": "stdio",
+            "command": py(),
+            "args": [env_server(), "--url=https://api.example.com/?key=${API_KEY}"],
+            "env": {"API_KEY": "${API_KEY}", "BASE_URL": "${SERVICE_URL:-https://example.com}"},
+        }},
+    });
+    import_and_start(&Case {
+        app: "claude-code",
+        file: Path::new(".claude.json").into(),
+        contents: serde_json::to_string_pretty(&contents).expect("json"),
+        key: "data",
+        set: &[
+            ("API_KEY", "claudeKEYvalue9"),
+            ("SERVICE_URL", "https://svc.example.com/tenantSECRET10"),
+        ],
+        env: &[
+            ("API_KEY", "claudeKEYvalue9"),
+            ("BASE_URL", "https://svc.example.com/tenantSECRET10"),
+        ],
+        argv: &["--url=https://api.example.com/?key=claudeKEYvalue9"],
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn windsurfs_env_variable_reaches_the_server() {
+    // As Windsurf's docs write it: `${env:NAME}`.
+    let contents = json!({"mcpServers": {"data": {
+        "command": py(),
+        "args": [env_server()],
+        "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${env:GITHUB_TOKEN}"},
+    }}});
+    import_and_start(&Case {
+        app: "windsurf",
+        file: Path::new(".codeium/windsurf/mcp_config.json").into(),
+        contents: serde_json::to_string_pretty(&contents).expect("json"),
+        key: "data",
+        set: &[("GITHUB_TOKEN", "windTOKENvalue11")],
+        env: &[("GITHUB_PERSONAL_ACCESS_TOKEN", "windTOKENvalue11")],
         argv: &[],
     })
     .await;
