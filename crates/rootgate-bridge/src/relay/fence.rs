@@ -246,15 +246,24 @@ enum Fenced {
     Bound,
 }
 
-/// An app request written for the server: the bridge's id and its method.
-fn request_of(line: &[u8]) -> Option<(u64, String)> {
-    #[derive(serde::Deserialize)]
-    struct Peek {
-        id: Option<u64>,
-        method: Option<String>,
+/// An app request as the bridge wrote it for the server
+/// (`route::lines::request_line`, whose head is fixed): its method, read
+/// from that head without parsing the rest (a 1 MiB `write_file` is not
+/// read again). A method written with escapes is returned as `""`, which
+/// counts as depending on folders. `None` for any other line: an answer to
+/// the server's request, a notification.
+fn request_method(line: &[u8]) -> Option<&str> {
+    let rest = line.strip_prefix(br#"{"jsonrpc":"2.0","id":"#)?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = rest[digits..].strip_prefix(br#","method":""#)?;
+    if digits == 0 {
+        return None;
     }
-    let peek: Peek = serde_json::from_slice(line).ok()?;
-    Some((peek.id?, peek.method?))
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    if rest[end] == b'\\' {
+        return Some("");
+    }
+    std::str::from_utf8(&rest[..end]).ok()
 }
 
 impl Relay {
@@ -271,16 +280,13 @@ impl Relay {
         let Some(fence) = self.fence.get() else {
             return Some(line);
         };
-        if fence.standing() == Standing::Clear {
+        // Only a request that depends on folders is looked at; anything
+        // else (an answer to the server, a notification, a list of tools)
+        // cannot reach a folder and goes on.
+        if !request_method(&line).is_some_and(crate::route::depends_on_folders) {
             return Some(line);
         }
-        // Only now is the line read: a request that depends on folders
-        // waits; anything else (an answer to the server, a notification,
-        // a list of tools) cannot reach a folder and goes on.
-        let Some((ours, method)) = request_of(&line) else {
-            return Some(line);
-        };
-        if !crate::route::depends_on_folders(&method) {
+        if fence.standing() == Standing::Clear {
             return Some(line);
         }
         let what = match super::waiting_call(&line) {
@@ -292,7 +298,7 @@ impl Relay {
                 self.seen.send_modify(|s| s.waiting = Some(call));
                 words
             }
-            None => method,
+            None => request_method(&line).unwrap_or_default().to_owned(),
         };
         let start = Instant::now();
         let end = self.wait_at_fence(fence).await;
@@ -319,6 +325,7 @@ impl Relay {
         if end == Fenced::Bound {
             let why = "Rootgate could not make sure the server no longer uses a folder that \
                        was withdrawn, so this request was not sent; try again";
+            let ours = crate::route::request_id(&line)?;
             let outs = self.lock().router.withhold(ours, why, Instant::now());
             self.perform_gone(outs).await;
             return None;
@@ -399,6 +406,20 @@ impl Relay {
 mod tests {
     use super::*;
     use rootgate_session::DeliveryState;
+
+    /// The method is read from the head the bridge writes, and only there.
+    #[test]
+    fn a_requests_method_is_read_from_the_head_the_bridge_wrote() {
+        let line = br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"x"}}"#;
+        assert_eq!(request_method(line), Some("tools/call"));
+        let escaped = br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#;
+        assert_eq!(request_method(escaped), Some(""));
+        assert!(crate::route::depends_on_folders(""));
+        let answer = br#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
+        assert_eq!(request_method(answer), None);
+        let notification = br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#;
+        assert_eq!(request_method(notification), None);
+    }
 
     struct Setup {
         _dir: tempfile::TempDir,
