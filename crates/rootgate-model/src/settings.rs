@@ -449,14 +449,20 @@ impl SettingsFile {
     }
 }
 
-/// The SHA-256 of a settings file's bytes: what a store compares to tell
-/// whether another process saved since it last read or wrote the file.
-pub(crate) type Digest = [u8; 32];
+/// What a store keeps of a settings file's bytes to tell whether another
+/// process saved since it last read or wrote them: their length and a
+/// 64-bit hash. Not a cryptographic digest: whoever can write the file can
+/// change the settings anyway, and the standard library's hasher is
+/// compiled optimised even in the debug builds the tests run (the `sha2`
+/// crate is not), over a file of megabytes with thousands of folders.
+pub(crate) type Digest = (usize, u64);
 
 /// The [`Digest`] of `bytes`.
 pub(crate) fn digest(bytes: &[u8]) -> Digest {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(bytes).into()
+    use std::hash::Hasher;
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(bytes);
+    (bytes.len(), hasher.finish())
 }
 
 /// Creates `dir` (0700) and the folders above it when missing.

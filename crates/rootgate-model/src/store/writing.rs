@@ -7,8 +7,8 @@
 //! a `flock` every writing process takes), reads the file again under it,
 //! adopts what another process saved since this store last read or wrote
 //! it (publishing it as `reload` does), applies the change to that, saves,
-//! and lets go. A file unchanged since (same SHA-256 as this store last
-//! saw) is not parsed again, so a window with thousands of folders pays one
+//! and lets go. A file unchanged since (same length and hash as this store
+//! last saw) is not parsed again, so a window with thousands of folders pays one
 //! read of the file per change, not one parse.
 //!
 //! A sequence of reads and changes that must see no other writer between
