@@ -532,4 +532,137 @@ mod tests {
         s.window.grant(&s.server, &s.roots[1]).unwrap();
         assert_eq!(s.fence.standing(), Standing::Clear);
     }
+
+    /// A server life of the test's own, attached to `relay` and ready:
+    /// what the relay writes to it, and where the test writes as it.
+    async fn ready_life(
+        relay: &Arc<Relay>,
+        app: &mut tokio::io::DuplexStream,
+        out: &mut tokio::sync::mpsc::Receiver<Vec<u8>>,
+    ) -> (
+        tokio::sync::mpsc::Receiver<super::super::Frame>,
+        tokio::io::DuplexStream,
+    ) {
+        use tokio::io::AsyncWriteExt;
+        let (frames, mut written) = tokio::sync::mpsc::channel(16);
+        let wire = rootgate_session::wire::Wire {
+            frames,
+            closed: tokio_util::sync::CancellationToken::new(),
+        };
+        let (mut output, stdout) = tokio::io::duplex(64 * 1024);
+        let roots = watch::Sender::new(SharedRoots::empty());
+        let attached = relay.attach(
+            stdout,
+            &wire,
+            rootgate_model::servers::Era::Legacy,
+            roots.subscribe(),
+        );
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n",
+        )
+        .await
+        .unwrap();
+        let Some(super::super::Frame::Lines(init)) = written.recv().await else {
+            panic!("no initialize");
+        };
+        let init: serde_json::Value = serde_json::from_slice(&init).unwrap();
+        let result = serde_json::json!({"jsonrpc": "2.0", "id": init["id"], "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}});
+        output
+            .write_all(format!("{result}\n").as_bytes())
+            .await
+            .unwrap();
+        let answered: serde_json::Value =
+            serde_json::from_slice(&out.recv().await.unwrap()).unwrap();
+        assert_eq!(answered["id"], 1);
+        relay.ready(attached.life, false).await;
+        (written, output)
+    }
+
+    /// The next tools/call written to the life, skipping what else it got.
+    async fn next_call(
+        written: &mut tokio::sync::mpsc::Receiver<super::super::Frame>,
+    ) -> Option<serde_json::Value> {
+        while let Some(frame) = written.recv().await {
+            if let super::super::Frame::Lines(line) = frame {
+                let line: serde_json::Value = serde_json::from_slice(&line).unwrap();
+                if line["method"] == "tools/call" {
+                    return Some(line);
+                }
+            }
+        }
+        None
+    }
+
+    /// Through a relay: a read sent after the save waits until the server
+    /// was given the list without the folder and had the settle margin to
+    /// apply it, and only then is written; one that waits past the bound
+    /// is answered with an error and never written.
+    #[tokio::test(start_paused = true)]
+    async fn a_read_waits_for_the_server_to_let_go_and_past_the_bound_is_answered_never_sent() {
+        use tokio::io::AsyncWriteExt;
+        let s = setup();
+        let (out_tx, mut out) = tokio::sync::mpsc::channel(16);
+        let timeline = Arc::new(rootgate_model::timeline::Timeline::default());
+        let relay = Relay::new(s.server.clone(), Arc::clone(&timeline), out_tx);
+        relay.fence_withdrawals(Arc::clone(&s.fence));
+        let (mut app, app_in) = tokio::io::duplex(64 * 1024);
+        let reader = Arc::clone(&relay);
+        tokio::spawn(async move { reader.read_app(app_in).await });
+        let (mut written, _output) = ready_life(&relay, &mut app, &mut out).await;
+
+        s.window.revoke(&s.server, &s.roots[0]).unwrap();
+        let sent = Instant::now();
+        app.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"read_text_file\",\"arguments\":{}}}\n")
+            .await
+            .unwrap();
+        let mut seen = relay.subscribe();
+        seen.wait_for(|s| s.waiting.is_some()).await.unwrap();
+        // Told: the session acts on it and the server is given the list.
+        let now = s.fence.shared.borrow().clone();
+        s.delivery.send_modify(|d| {
+            d.granted = now.shared();
+            d.given = Some(now.shared());
+        });
+        let call = next_call(&mut written).await.expect("written once told");
+        assert_eq!(call["params"]["name"], "read_text_file");
+        assert!(
+            sent.elapsed() >= NotifyTiming::default().settle,
+            "written {:?} after it was sent, before the settle margin",
+            sent.elapsed()
+        );
+
+        // Withdrawn again, and the session never moves: past the bound the
+        // app is answered, and the server is never written the call.
+        s.window.revoke(&s.server, &s.roots[1]).unwrap();
+        app.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"read_text_file\",\"arguments\":{}}}\n")
+            .await
+            .unwrap();
+        let answer: serde_json::Value = serde_json::from_slice(&out.recv().await.unwrap()).unwrap();
+        assert_eq!(answer["id"], 3, "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("no longer uses a folder that was withdrawn")),
+            "{answer}"
+        );
+        assert!(written.try_recv().is_err(), "nothing more was written");
+        let said: Vec<String> = timeline
+            .all()
+            .into_iter()
+            .filter_map(|e| match e.event {
+                rootgate_model::timeline::Event::FirstRequest { said, .. } => Some(said),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            said.iter()
+                .any(|s| s.contains("until the server was told a folder was withdrawn")),
+            "{said:?}"
+        );
+        assert!(
+            said.iter().any(|s| s.contains("the most Rootgate waits")),
+            "{said:?}"
+        );
+    }
 }
