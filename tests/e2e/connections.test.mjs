@@ -176,18 +176,22 @@ describe('an AI app through rootgate connect: shown live, its folder suggested, 
 
   step('the record of calls names the app by its product, its version apart', async () => {
     await app.click('record-toggle');
+    // The bridge writes a call to the record once it has answered it; a
+    // search made before that finds none, so it is searched again.
     const cells = await waitUntil(
       async () => {
-        const found = await app.driver.executeScript(() =>
-          [...document.querySelectorAll('[data-testid="record-app"]')].map((c) => ({
+        const found = await app.driver.executeScript(() => {
+          const rows = [...document.querySelectorAll('[data-testid="record-app"]')].map((c) => ({
             name: c.querySelector('.name')?.textContent.trim() ?? null,
             version: c.querySelector('.version')?.textContent.trim() ?? null,
             title: c.getAttribute('title'),
-          })),
-        );
+          }));
+          if (rows.length === 0) document.querySelector('form[role="search"] button[type="submit"]')?.click();
+          return rows;
+        });
         return found.length > 0 && found;
       },
-      { timeout: TIMEOUT.server, message: 'the record to list the calls' },
+      { timeout: TIMEOUT.server, interval: 500, message: 'the record to list the calls' },
     );
     assert.deepEqual(cells[0], { name: APP_NAME, version: '1.0.0', title: `It calls itself “${CLIENT_NAME}” 1.0.0` });
     await app.screenshot('connections-record');
@@ -217,6 +221,7 @@ describe('an AI app through rootgate connect: shown live, its folder suggested, 
     const choices = await consentChoices(app);
     await choices.get(example).click();
     const warning = await app.visible('consent-in-use');
+    assert.equal(await app.text('consent-folder-label'), 'Folder that would be withdrawn');
     assert.match(await app.textOf(warning), new RegExp(`^${APP_NAME} is connected to ${SERVER} now\\. Withdrawing takes`));
     // One sentence in one column item, a few lines at most: each piece was
     // once a line of its own under "Folder that would be shared".
