@@ -21,6 +21,7 @@
 //! rename, so it reads the old file or the new one, whole.
 
 use std::collections::HashSet;
+use std::marker::PhantomData;
 use std::thread::{self, ThreadId};
 
 use super::{Inner, Store, StoreError};
@@ -40,11 +41,14 @@ pub(super) enum Seen {
 
 /// The settings' write lock held by [`Store::hold`] for a sequence of
 /// reads and changes; the store's changes on this thread take it from
-/// here. Let go when dropped.
+/// here. Let go when dropped. It stays on the thread that took it (it is
+/// not `Send`): a change on another thread waits for it, so a hold moved
+/// to another thread, or kept across an `.await`, would wait for itself.
 pub struct Held<'a> {
     store: &'a Store,
     /// None when this thread held it already (a nested hold).
     lock: Option<WriteLock>,
+    _this_thread: PhantomData<*const ()>,
 }
 
 impl Drop for Held<'_> {
@@ -70,6 +74,7 @@ impl Store {
             return Ok(Held {
                 store: self,
                 lock: None,
+                _this_thread: PhantomData,
             });
         }
         let lock = self.file.lock()?;
@@ -83,6 +88,7 @@ impl Store {
         Ok(Held {
             store: self,
             lock: Some(lock),
+            _this_thread: PhantomData,
         })
     }
 
