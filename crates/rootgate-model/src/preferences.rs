@@ -9,6 +9,11 @@
 //! those it never started, and must survive a restart of the window. The
 //! store applies it where it publishes each server's list (see `store`).
 //!
+//! A damaged settings file keeps every preference that can still be read,
+//! one field at a time, and one whose pause cannot be read comes back
+//! paused (`settings::tolerant`): they are the person's answers, and a
+//! pause lost would show every app the folders it had withdrawn.
+//!
 //! What is not here: whether Rootgate starts at login (that is a file of
 //! the desktop's, `autostart`, and its truth is the file itself), and when
 //! a notification is sent (the supervisor).
