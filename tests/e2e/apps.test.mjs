@@ -13,7 +13,11 @@
 // rewritten file as Claude Desktop does (`--config FILE --server files`:
 // the SDK's default environment plus the entry's own): the filesystem
 // server it reaches through Rootgate allows exactly the shared folder.
-// Undo restores the file byte for byte and removes the backup.
+// Undo restores the file byte for byte and removes the backup. With the
+// window open, `rootgate import` in a terminal raises the new server's
+// approval in the window, `rootgate route` there shows in the Apps view at
+// once, and an Undo a toast offered before `rootgate unroute` in a terminal
+// says in plain words that the file changed outside the window (#40).
 //
 // The app runs from a folder with the `rootgate` command beside it, as an
 // installed Rootgate is laid out (packaging puts both in /usr/bin): the
@@ -29,9 +33,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { promisify } from 'node:util';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
+import { promisify } from 'node:util';
 
 import { App, cleanup, commandLine, env, Key, tempDir, TIMEOUT, waitUntil } from './lib/app.mjs';
 import { consentChoices, notices, serverId, serverRow, share, showView, waitServerState } from './lib/flows.mjs';
@@ -345,5 +349,38 @@ describe('connect an app: import a Claude Desktop server, route Claude Desktop t
     });
     await app.visible('undo-button', { within: await app.visible('app-card-claude-desktop') });
     await app.screenshot('apps-terminal-route');
+  });
+
+  step('an Undo offered before `rootgate unroute` in a terminal says in plain words what happened, not an error (#40)', async () => {
+    // Routed in the window (notes too): the toast offers Undo.
+    await app.click('route-button', { within: await app.visible('app-card-claude-desktop') });
+    await app.visible('route-dialog');
+    await app.click('route-confirm');
+    await app.gone('route-dialog');
+    const toast = await waitUntil(
+      async () => {
+        for (const n of await app.all('notice')) if ((await app.textOf(n)).startsWith(ROUTED)) return n;
+        return false;
+      },
+      { message: 'the toast offering Undo' },
+    );
+    // Held on screen (a toast waits while the pointer is on it).
+    await app.driver.actions().move({ origin: toast }).perform();
+    await terminal('unroute', 'claude-desktop');
+    await waitUntil(async () => !(await app.isPresent('undo-button', await app.visible('app-card-claude-desktop'))), {
+      message: 'the Apps view to show the undo made in the terminal',
+    });
+    await app.click('notice-action', { within: toast });
+    const said = await waitUntil(
+      async () => (await notices(app)).find((n) => n.includes('changed outside this window')),
+      { message: 'the words for the stale Undo' },
+    );
+    assert.match(said, /^Claude Desktop's file changed outside this window .*: nothing in it goes through Rootgate now\. Here it is as it is now\./);
+    const roles = await app.driver.executeScript(() =>
+      [...document.querySelectorAll('[data-testid="notice"]')].map((n) => n.getAttribute('role')),
+    );
+    assert.ok(!roles.includes('alert'), `no error toast: ${roles}`);
+    assert.equal(await app.isPresent('route-dialog'), false);
+    await app.screenshot('apps-stale-undo');
   });
 });

@@ -311,6 +311,28 @@ describe("routes made outside the window (#40)", () => {
     expect(q("undo-button")).not.toBeNull();
   });
 
+  it("make a toast's stale Undo, after an undo in a terminal the view already shows, say so in plain words", async () => {
+    const { app, api } = await startApp((b) => {
+      b.api.listApps.mockResolvedValue(notRouted());
+      b.api.planUnroute.mockRejectedValue({ code: "apps", message: "Rootgate has not routed Claude Desktop; nothing to undo" });
+    });
+    await openApps();
+    app.notices.notify("Claude Desktop now reaches its servers through Rootgate. Restart Claude Desktop to use it.", "info", {
+      label: "Undo",
+      run: () => void app.apps.planUnroute("claude-desktop", 0),
+    });
+    flushSync();
+    q("notice-action")?.click();
+    await settle();
+    flushSync();
+    expect(api.planUnroute).toHaveBeenCalledWith("claude-desktop", 0);
+    const toasts = all("notice");
+    expect(toasts.map((t) => t.getAttribute("role"))).toEqual(["status"]);
+    expect(text(toasts[0].querySelector(".message"))).toBe(
+      "Claude Desktop's file changed outside this window (a route or undo in a terminal, or the app itself): nothing in it goes through Rootgate now. Here it is as it is now.",
+    );
+  });
+
   it("leave a refusal with nothing changed an error, in the backend's words", async () => {
     await startApp((b) => {
       b.api.listApps.mockResolvedValue(notRouted());

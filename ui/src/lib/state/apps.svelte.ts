@@ -51,7 +51,7 @@ function fileState(
   list: readonly AppView[] | null,
   app: AppKind,
   index: number,
-): { key: string; title: string; words: string } | null {
+): { key: string; title: string; words: string; routed: boolean; routable: boolean } | null {
   const found = list?.find((a) => a.app === app);
   const file = found?.files.find((f) => f.index === index);
   if (!found || !file) return null;
@@ -65,7 +65,10 @@ function fileState(
       : routed.length > 0
         ? `${routed.join(", ")} ${routed.length === 1 ? "goes" : "go"} through Rootgate now`
         : "nothing in it goes through Rootgate now";
-  return { key, title: found.title, words };
+  // Whether a Route would find something to write: an imported entry not
+  // routed yet.
+  const routable = file.servers.some((e) => e.importedAs && !e.routedTo);
+  return { key, title: found.title, words, routed: file.routedByRootgate, routable };
 }
 
 export class AppsState {
@@ -160,25 +163,30 @@ export class AppsState {
       const plan = await this.api.planRoute(app, file, only);
       this.routeRequest = { app, file, only, undo: false, plan, error: null };
     } catch (e) {
-      await this.refused(app, file, plainMessage(e));
+      await this.refused(app, file, false, plainMessage(e));
     }
   }
 
   /**
    * A route or undo could not be planned: the apps are listed again, and
-   * when the file stands otherwise than the window showed (routed or undone
-   * in a terminal, or changed by its app, since), that is said in plain
-   * words over the file as it is now, not as an error. Otherwise the
-   * backend's words are the error.
+   * when the click was stale (the file stands otherwise than the window
+   * showed, or, for a toast's Undo, is no longer Rootgate's to undo, or
+   * has nothing left to route: routed or undone in a terminal, or changed
+   * by its app, since), that is said in plain words over the file as it
+   * is now, not as an error. Otherwise the backend's words are the error.
    */
-  private async refused(app: AppKind, file: number, why: string): Promise<void> {
+  private async refused(app: AppKind, file: number, undo: boolean, why: string): Promise<void> {
     const before = fileState(this.list, app, file);
     await this.load();
     const after = fileState(this.list, app, file);
-    if (before === null || after === null || before.key === after.key) {
+    const stale =
+      before !== null && after !== null && (before.key !== after.key || (undo ? !after.routed : !after.routable));
+    if (!stale || after === null) {
       this.notices.notify(why);
       return;
     }
+    // A toast still offering Undo for this file offers nothing now.
+    if (undo) this.notices.withdrawOffer(writtenMessage(after.title, false));
     this.notices.notify(
       `${after.title}'s file changed outside this window (a route or undo in a terminal, or the app itself): ${after.words}. Here it is as it is now.`,
       "info",
@@ -193,7 +201,7 @@ export class AppsState {
       // The toast that offered this Undo has done its job.
       this.notices.withdrawOffer(writtenMessage(plan.title, false));
     } catch (e) {
-      await this.refused(app, file, plainMessage(e));
+      await this.refused(app, file, true, plainMessage(e));
     }
   }
 
