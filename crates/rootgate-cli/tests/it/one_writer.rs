@@ -4,7 +4,9 @@
 //! and a store that lives on meanwhile, as the window's does, keeps them
 //! at its next change; an import while the window is starting (its lock
 //! taken, its socket not bound yet) waits for it and hands the import to
-//! it, so the window that holds the settings adds the server itself.
+//! it, so the window that holds the settings adds the server itself; and a
+//! settings file that is a symbolic link stays one (before, a save replaced
+//! it with a file).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -163,4 +165,32 @@ async fn an_import_while_the_window_starts_waits_and_goes_through_it() {
     let servers = sup.servers();
     assert_eq!(servers.len(), 1, "the window did not hear of the import");
     assert_eq!(servers[0].spec.args[1], "server-0");
+}
+
+#[test]
+fn an_import_writes_through_a_settings_file_that_is_a_symbolic_link() {
+    // The person keeps their settings with their dotfiles, linked in.
+    let rg = Rootgate::new();
+    let settings = rg.config_home.join("rootgate/settings.json");
+    let kept = rg.dir.path().join("dotfiles/rootgate.json");
+    std::fs::create_dir_all(kept.parent().expect("dir")).expect("dotfiles");
+    rg.server("kept-before", "/bin/true", &[]);
+    std::fs::rename(&settings, &kept).expect("move to the dotfiles");
+    std::os::unix::fs::symlink(&kept, &settings).expect("link");
+
+    let out = import(&rg, &config(&rg, 0)).output().expect("run rootgate");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    let link = std::fs::symlink_metadata(&settings).expect("settings");
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    let written = rootgate_core::settings::SettingsFile::at(&kept)
+        .load()
+        .expect("load")
+        .settings;
+    let mut names: Vec<&str> = written.servers.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["files", "kept-before"]);
 }
