@@ -121,7 +121,15 @@ fn install_opened(
     values: &std::collections::BTreeMap<String, String>,
 ) -> ExitCode {
     let offer = &opened.offer;
-    let done = match opened.install(store, installs, values) {
+    // Whether it was installed before and the name it takes are read from
+    // the settings and then saved into them: no other writer in between.
+    let held = match store.hold() {
+        Ok(held) => held,
+        Err(e) => return fail(e),
+    };
+    let done = opened.install(store, installs, values);
+    drop(held);
+    let done = match done {
         Ok(done) => done,
         Err(BundleError::Install(InstallError::Offer(e @ OfferError::Missing { .. }))) => {
             eprintln!("rootgate: {e}; pass it with --set KEY=VALUE, or --set KEY=- to type it");

@@ -291,7 +291,15 @@ fn add_offer(
         Err(e) => return fail(e),
     };
     let installs = Installs::beside(settings.path());
-    let done = match chosen.install(&store, &installs, values) {
+    // Whether it was added before and the name it takes are read from the
+    // settings and then saved into them: no other writer in between.
+    let held = match store.hold() {
+        Ok(held) => held,
+        Err(e) => return fail(e),
+    };
+    let done = chosen.install(&store, &installs, values);
+    drop(held);
+    let done = match done {
         Ok(done) => done,
         Err(BundleError::Install(InstallError::Offer(e @ OfferError::Missing { .. }))) => {
             eprintln!(
