@@ -340,11 +340,15 @@ async fn with_the_window_open_import_is_handed_to_it_and_it_asks_about_the_folde
     let servers = sup.servers();
     assert_eq!(servers.len(), 1);
     assert!(!servers[0].approved);
+    // The window shows the server for approval, the folder asked about
+    // after it (#40), as for its own import.
     let prompt = tokio::time::timeout(WAIT, async {
         loop {
-            if let Ok(rootgate_core::supervisor::Change::Prompts { prompts }) = changes.recv().await
+            if let Ok(rootgate_core::supervisor::Change::ApprovalWanted { server, prompts }) =
+                changes.recv().await
                 && let Some(prompt) = prompts.into_iter().next()
             {
+                assert!(!server.approved);
                 return prompt;
             }
         }

@@ -294,10 +294,14 @@ async fn four_apps_on_their_own_folders_are_four_servers_through_the_window() {
     while answered < 4 {
         let prompts = tokio::time::timeout(WAIT, async {
             loop {
-                if let Ok(rootgate_core::supervisor::Change::Prompts { prompts }) =
-                    changes.recv().await
-                {
-                    return prompts;
+                // A server waiting for approval brings its folders'
+                // prompts with its approval (#40); others come alone.
+                match changes.recv().await {
+                    Ok(rootgate_core::supervisor::Change::Prompts { prompts })
+                    | Ok(rootgate_core::supervisor::Change::ApprovalWanted { prompts, .. }) => {
+                        return prompts;
+                    }
+                    _ => {}
                 }
             }
         })
