@@ -239,9 +239,11 @@ async fn imported(world: &mut World, model: &mut Model, file: usize) -> Result<(
     Ok(())
 }
 
+/// Whether `rootgate import` said it imported the entry (not that it was
+/// in Rootgate already, or already routed through it).
 fn import_said_done(out: &std::process::Output) -> bool {
     let text = String::from_utf8_lossy(&out.stdout);
-    out.status.success() && !text.contains("already in Rootgate")
+    out.status.success() && !text.contains("nothing to")
 }
 
 /// Takes `op`, changing the model by it.

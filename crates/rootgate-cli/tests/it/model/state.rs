@@ -19,7 +19,7 @@ pub struct Server {
 }
 
 /// Where an app's config stands.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum Routing {
     /// As the person wrote it: [`AppFile::original`], byte for byte.
     Original,
@@ -28,6 +28,17 @@ pub enum Routing {
     /// A `rootgate route` was killed: either of the two, found out by the
     /// next check.
     Unsure,
+}
+
+// Bytes would be shown as numbers: a failure names the state.
+impl std::fmt::Debug for Routing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Routing::Original => f.write_str("as the person wrote it"),
+            Routing::Routed(bytes) => write!(f, "routed ({} bytes)", bytes.len()),
+            Routing::Unsure => f.write_str("after a killed route"),
+        }
+    }
 }
 
 /// An AI app's config file holding one server entry.
