@@ -15,6 +15,13 @@
 //! them (an import decides the server's name from the servers there are,
 //! then adds it) holds the lock for its length with [`Store::hold`].
 //!
+//! A store that lives on while other processes write (the window's) need
+//! not wait for its next change to see what they saved: [`Store::follow`],
+//! called when the file changed, adopts it as a change would, but never
+//! writes: a file that is gone or damaged is left to the next change, so
+//! following cannot move aside a file an editor is still writing, and a
+//! store's own save, already seen, adopts nothing.
+//!
 //! Not here: the changes themselves (`folders.rs`, `servers.rs`,
 //! `secrets.rs`), and the lock file (`settings::lock`). A read-only store
 //! (a bridge) never takes the lock: it only reads, and every save is a
@@ -37,6 +44,18 @@ pub(super) enum Seen {
     Missing,
     /// The file held bytes of this digest.
     Bytes(Digest),
+}
+
+/// What the settings file holds, read now (see `Store::on_disk`).
+enum OnDisk {
+    /// There is no file.
+    Missing,
+    /// The very bytes this store last read or wrote.
+    AsSeen,
+    /// Other bytes, read whole as settings.
+    Whole(Seen, Settings),
+    /// Other bytes that do not read as settings, and why.
+    Damaged(String),
 }
 
 /// The settings' write lock held by [`Store::hold`] for a sequence of
@@ -117,26 +136,86 @@ impl Store {
     /// them again). A damaged one is moved aside, as at start, and this
     /// store's settings, the last it read whole, are saved in its place.
     pub(super) fn catch_up(&self, inner: &mut Inner) -> Result<bool, StoreError> {
-        let Some(bytes) = self.file.read_bytes()? else {
-            inner.seen = Seen::Missing;
-            return Ok(false);
+        match self.on_disk(inner.seen)? {
+            OnDisk::AsSeen => Ok(false),
+            OnDisk::Missing => {
+                inner.seen = Seen::Missing;
+                Ok(false)
+            }
+            OnDisk::Damaged(_) => {
+                let (moved_to, saved) = self.file.replace_damaged(&inner.settings)?;
+                tracing::warn!(moved_to = %moved_to.display(),
+                    "the settings file was damaged while Rootgate ran; it was moved aside and \
+                     the settings this process last read whole were saved in its place");
+                inner.seen = Seen::Bytes(saved);
+                Ok(false)
+            }
+            OnDisk::Whole(seen, settings) => {
+                inner.seen = seen;
+                Ok(adopt(inner, settings))
+            }
+        }
+    }
+
+    /// Makes current what another process saved since this store last
+    /// read or wrote the file, and publishes it (the revision grows), as
+    /// the next change would; returns whether anything was adopted. For a
+    /// store that lives on while other processes write (the window), when
+    /// the file changed. Nothing is written and the write lock is not
+    /// taken: every save is a rename, so the file read is whole, and this
+    /// store's own saves are made under its mutex, which this holds too,
+    /// so what it reads is never older than what this store saved. A file
+    /// that is gone changes nothing (the next change writes it again); a
+    /// damaged one changes nothing either and is not moved aside (another
+    /// process may be writing it in place; the next change recovers it, as
+    /// `catch_up` does), and the error says why.
+    pub fn follow(&self) -> Result<bool, StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        let mut inner = self.lock();
+        let adopted = match self.on_disk(inner.seen)? {
+            OnDisk::AsSeen | OnDisk::Missing => false,
+            OnDisk::Damaged(reason) => {
+                return Err(StoreError::Settings(SettingsError::Unreadable {
+                    path: self.file.path().to_path_buf(),
+                    reason,
+                }));
+            }
+            OnDisk::Whole(seen, settings) => {
+                inner.seen = seen;
+                adopt(&mut inner, settings)
+            }
         };
-        let seen = Seen::Bytes(digest(&bytes));
-        if seen == inner.seen {
-            return Ok(false);
+        drop(inner);
+        if adopted {
+            self.revision.send_modify(|r| *r += 1);
+        }
+        Ok(adopted)
+    }
+
+    /// The file itself, at the end of its symbolic links: where saves
+    /// rename their new file, so the folder to watch for them.
+    pub fn file_target(&self) -> std::path::PathBuf {
+        self.file.target()
+    }
+
+    /// What the file holds now, next to `seen`, what this store last read
+    /// or wrote of it.
+    fn on_disk(&self, seen: Seen) -> Result<OnDisk, StoreError> {
+        let Some(bytes) = self.file.read_bytes()? else {
+            return Ok(OnDisk::Missing);
+        };
+        let now = Seen::Bytes(digest(&bytes));
+        if now == seen {
+            return Ok(OnDisk::AsSeen);
         }
         let parsed = SettingsFile::parse(&bytes);
         drop(bytes);
-        if parsed.problem.is_some() {
-            let (moved_to, saved) = self.file.replace_damaged(&inner.settings)?;
-            tracing::warn!(moved_to = %moved_to.display(),
-                "the settings file was damaged while Rootgate ran; it was moved aside and \
-                 the settings this process last read whole were saved in its place");
-            inner.seen = Seen::Bytes(saved);
-            return Ok(false);
-        }
-        inner.seen = seen;
-        Ok(adopt(inner, parsed.settings))
+        Ok(match parsed.problem {
+            Some(problem) => OnDisk::Damaged(problem),
+            None => OnDisk::Whole(now, parsed.settings),
+        })
     }
 
     /// Reads the settings file again and makes what it says current,
@@ -147,26 +226,25 @@ impl Store {
         // Read with the store locked, so that a change saved by this store
         // meanwhile is never replaced by the file as it was before it.
         let mut inner = self.lock();
-        let Some(bytes) = self.file.read_bytes()? else {
-            inner.seen = Seen::Missing;
-            let changed = adopt(&mut inner, Settings::default());
-            drop(inner);
-            if changed {
-                self.revision.send_modify(|r| *r += 1);
+        // Compared with nothing: every reload parses the file again.
+        let changed = match self.on_disk(Seen::Unknown)? {
+            OnDisk::Missing => {
+                inner.seen = Seen::Missing;
+                adopt(&mut inner, Settings::default())
             }
-            return Ok(());
+            OnDisk::Damaged(reason) => {
+                return Err(StoreError::Settings(SettingsError::Unreadable {
+                    path: self.file.path().to_path_buf(),
+                    reason,
+                }));
+            }
+            OnDisk::Whole(seen, settings) => {
+                inner.seen = seen;
+                adopt(&mut inner, settings)
+            }
+            // Never, compared with nothing.
+            OnDisk::AsSeen => false,
         };
-        let seen = Seen::Bytes(digest(&bytes));
-        let parsed = SettingsFile::parse(&bytes);
-        drop(bytes);
-        if let Some(problem) = parsed.problem {
-            return Err(StoreError::Settings(SettingsError::Unreadable {
-                path: self.file.path().to_path_buf(),
-                reason: problem,
-            }));
-        }
-        inner.seen = seen;
-        let changed = adopt(&mut inner, parsed.settings);
         drop(inner);
         if changed {
             self.revision.send_modify(|r| *r += 1);
@@ -187,3 +265,7 @@ fn adopt(inner: &mut Inner, settings: Settings) -> bool {
     inner.republish();
     true
 }
+
+#[cfg(test)]
+#[path = "follow_tests.rs"]
+mod follow_tests;
