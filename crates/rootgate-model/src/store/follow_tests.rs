@@ -50,7 +50,11 @@ fn another_stores_save_is_adopted_and_published_and_its_own_is_not_told_twice() 
     assert!(window.follow().unwrap(), "the command's save is adopted");
     assert_eq!(names(&window.snapshot()), ["a", "b"]);
     assert_eq!(*revision.borrow(), before + 1, "told once");
-    assert_eq!(shared_with_a.borrow().roots().len(), 1, "a's list published");
+    assert_eq!(
+        shared_with_a.borrow().roots().len(),
+        1,
+        "a's list published"
+    );
     // Followed again with no save since: nothing.
     assert!(!window.follow().unwrap());
     assert_eq!(*revision.borrow(), before + 1);
@@ -74,7 +78,11 @@ fn a_damaged_or_missing_file_is_left_to_the_next_change() {
     let err = window.follow().unwrap_err();
     assert!(err.to_string().contains("settings"), "{err}");
     assert_eq!(window.snapshot(), kept);
-    assert_eq!(std::fs::read(file.path()).unwrap(), half, "left where it is");
+    assert_eq!(
+        std::fs::read(file.path()).unwrap(),
+        half,
+        "left where it is"
+    );
     let aside = |dir: &std::path::Path| {
         std::fs::read_dir(dir)
             .unwrap()
