@@ -244,15 +244,21 @@ impl WindowProcess {
         }
     }
 
-    /// One change; `Ok` once the window made it (saved it and would show
-    /// it), `Err` with the window's words otherwise.
-    pub async fn change(&mut self, request: Value) -> Result<(), String> {
+    /// Asks for one change without waiting for it (to kill the window
+    /// while it makes it).
+    pub async fn send(&mut self, request: Value) -> Result<(), String> {
         let mut line = request.to_string();
         line.push('\n');
         self.stdin
             .write_all(line.as_bytes())
             .await
-            .map_err(|e| format!("the window stand-in is gone: {e}"))?;
+            .map_err(|e| format!("the window stand-in is gone: {e}"))
+    }
+
+    /// One change; `Ok` once the window made it (saved it and would show
+    /// it), `Err` with the window's words otherwise.
+    pub async fn change(&mut self, request: Value) -> Result<(), String> {
+        self.send(request).await?;
         let answer = self.next().await?;
         match answer.get("error") {
             Some(error) => Err(error.as_str().unwrap_or_default().to_owned()),

@@ -60,6 +60,13 @@ pub enum Op {
         conn: usize,
     },
     KillWindow,
+    /// A share asked of the window, which is SIGKILLed after this many
+    /// milliseconds: the grant is saved or not, and nothing else changes.
+    KillWindowSharing {
+        server: String,
+        folder: usize,
+        after_ms: u64,
+    },
     SecondWindow,
     /// Not a person's step: a grant made in the window that the model is
     /// not told of, to show the checks catch it.
@@ -87,6 +94,7 @@ impl Op {
             Op::Close { .. } => "close",
             Op::KillBridge { .. } => "kill-bridge",
             Op::KillWindow => "kill-window",
+            Op::KillWindowSharing { .. } => "kill-window-sharing",
             Op::SecondWindow => "second-window",
             Op::Plant { .. } => "plant",
         }
@@ -110,6 +118,15 @@ fn candidates(model: &Model, world: &World, rng: &mut Rng) -> Vec<(u32, Op)> {
         let server = approved[rng.below(approved.len())].clone();
         let folder = rng.below(folders);
         if !model.servers[&server].grants.contains(&folder) {
+            let after_ms = rng.below(15) as u64;
+            ops.push((
+                1,
+                Op::KillWindowSharing {
+                    server: server.clone(),
+                    folder,
+                    after_ms,
+                },
+            ));
             ops.push((6, Op::Share { server, folder }));
         }
         let server = approved[rng.below(approved.len())].clone();
@@ -174,7 +191,7 @@ fn candidates(model: &Model, world: &World, rng: &mut Rng) -> Vec<(u32, Op)> {
         let conn = rng.below(world.conns.len());
         ops.push((1, Op::Close { conn }));
         let conn = rng.below(world.conns.len());
-        ops.push((2, Op::KillBridge { conn }));
+        ops.push((1, Op::KillBridge { conn }));
     }
     if world.window.is_some() {
         ops.push((1, Op::KillWindow));
@@ -361,6 +378,28 @@ pub async fn apply(op: &Op, world: &mut World, model: &mut Model) -> Result<(), 
         Op::KillWindow => {
             if let Some(window) = world.window.take() {
                 window.kill().await;
+            }
+        }
+        Op::KillWindowSharing {
+            server,
+            folder,
+            after_ms,
+        } => {
+            let path = model.folders[*folder].display().to_string();
+            let window = world.window().await?;
+            window
+                .send(json!({"op": "share", "server": server, "folder": path}))
+                .await?;
+            tokio::time::sleep(Duration::from_millis(*after_ms)).await;
+            if let Some(window) = world.window.take() {
+                window.kill().await;
+            }
+            // Saved or not: the one change in flight is whichever the file
+            // says (the checks then hold everything else to the model).
+            if check::granted(world, model, server, *folder)?
+                && let Some(s) = model.servers.get_mut(server)
+            {
+                s.grants.insert(*folder);
             }
         }
         Op::SecondWindow => {
