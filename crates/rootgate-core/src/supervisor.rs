@@ -15,8 +15,9 @@
 //! asked about and an answer shared), when a server that failed is started
 //! again (`restarts`), secrets, offers, the AI apps' files and suggestions,
 //! the desktop's questions (`questions`) and other notifications (`notes`),
-//! and the window's Settings (`preferences`: pause, Start at login).
-//! Their public types are re-exported here.
+//! and the window's Settings (`preferences`: pause, Start at login). What
+//! other processes save in the settings file is followed in
+//! `settings_watch`. Their public types are re-exported here.
 //!
 //! It does not open dialogs or windows (the shell does, and hands over the
 //! path the person picked), does not hold UI text beyond error, warning and
@@ -63,6 +64,7 @@ mod questions;
 mod restarts;
 mod secrets;
 mod servers;
+mod settings_watch;
 mod suggestions;
 mod tool_asks;
 
@@ -340,6 +342,7 @@ impl Supervisor {
             supervisor.ensure_session(&spec)?;
         }
         supervisor.forward_revisions();
+        supervisor.follow_settings();
         supervisor.move_secrets_from_before();
         supervisor.prune_calls();
         Ok(supervisor)

@@ -1,0 +1,155 @@
+//! The window follows the settings file: what another process saved while
+//! the window is open (`rootgate import`, `install` or `add` with no window
+//! to hand it to, one that found none a moment before the window started,
+//! a Rootgate of another version) is shown at once, not at the window's
+//! own next change.
+//!
+//! The settings file's folder is watched (through the process's one
+//! watcher, `rootgate_model::watch`); a change of the file makes the store
+//! adopt what it holds (`Store::follow`, the catch-up every change makes
+//! under the write lock, here without writing). Adopting grows the store's
+//! revision, which reaches the window as `Change::Settings`, so it lists
+//! everything again; the lists adopted are published, so the sessions of
+//! the servers already there get their new folders. A server that is new
+//! gets its session (idle: commands from elsewhere never approve one), and
+//! one removed elsewhere has its session ended.
+//!
+//! What this does not do: write (a damaged file is left as it is, and the
+//! window keeps what it has until its next change recovers it), or refresh
+//! for the window's own saves: the store knows the bytes it wrote, so
+//! following them adopts nothing and grows nothing.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rootgate_model::ids::ServerId;
+use rootgate_model::watch::{ChangeKind, Watches};
+
+use super::{Supervisor, SupervisorError, lock};
+
+/// How long the events of one save (its temporary file written, renamed
+/// over the file) are gathered before the file is read: one read per
+/// save, not one per event.
+const SETTLE: Duration = Duration::from_millis(50);
+
+impl Supervisor {
+    /// Watches the settings file from now on (see the module's doc).
+    /// Called once, when the supervisor opens.
+    pub(super) fn follow_settings(self: &Arc<Self>) {
+        let path = self.store.file().path().to_path_buf();
+        let target = self.store.file_target();
+        // The file's own folder and, for a symbolic link, the folder of
+        // the file it leads to, where saves rename their new file.
+        let mut names: HashSet<OsString> = HashSet::new();
+        let mut folders: HashSet<PathBuf> = HashSet::new();
+        for file in [&path, &target] {
+            if let (Some(dir), Some(name)) = (file.parent(), file.file_name()) {
+                folders.insert(dir.to_path_buf());
+                names.insert(name.to_owned());
+            }
+        }
+        // Woken now and then where nothing can be watched, to look anyway.
+        let (mut watch, mut events) = Watches::process().subscribe(true);
+        for dir in &folders {
+            watch.add(dir);
+        }
+        let me = self.me.clone();
+        self.runtime.spawn(async move {
+            // Kept while the task runs: dropping it unwatches the folders.
+            let _watch = watch;
+            // Looked at once now that the watch is on: a save made between
+            // opening the store and the watch has no event left to tell it.
+            let mut said = None;
+            let mut look = true;
+            loop {
+                if look {
+                    let Some(supervisor) = me.upgrade() else {
+                        return;
+                    };
+                    said = supervisor.catch_up_with_file(said).await;
+                }
+                let Some(event) = events.recv().await else {
+                    return;
+                };
+                look = match event.kind {
+                    ChangeKind::LookAgain => true,
+                    ChangeKind::Metadata => false,
+                    _ => event
+                        .paths
+                        .iter()
+                        .any(|p| p.file_name().is_some_and(|n| names.contains(n))),
+                };
+                if look {
+                    tokio::time::sleep(SETTLE).await;
+                    while events.try_recv().is_ok() {}
+                }
+            }
+        });
+    }
+
+    /// Adopts what another process saved, if anything, and gives the
+    /// servers it added or removed their sessions or ends them. A problem
+    /// is logged once while it lasts, not at every look; returns what was
+    /// said.
+    async fn catch_up_with_file(self: Arc<Self>, said: Option<String>) -> Option<String> {
+        // The file is read on a thread that may wait (a disk, or this
+        // store's own save in progress), not on the runtime's.
+        let store = Arc::clone(&self.store);
+        let followed = tokio::task::spawn_blocking(move || {
+            let ids = |store: &rootgate_model::store::Store| -> HashSet<ServerId> {
+                store.snapshot().servers.into_iter().map(|s| s.id).collect()
+            };
+            let before = ids(&store);
+            store
+                .follow()
+                .map(|adopted| adopted.then(|| (before, ids(&store))))
+        })
+        .await;
+        match followed {
+            Ok(Ok(Some((before, after)))) => {
+                self.follow_servers(&before, &after).await;
+                None
+            }
+            Ok(Ok(None)) => None,
+            Ok(Err(e)) => {
+                let now = e.to_string();
+                if said.as_ref() != Some(&now) {
+                    tracing::warn!(
+                        "the settings file changed and cannot be read ({now}); the window keeps \
+                         what it had, and its next change saves it again"
+                    );
+                }
+                Some(now)
+            }
+            Err(e) => {
+                tracing::warn!("the settings file could not be read again: {e}");
+                said
+            }
+        }
+    }
+
+    /// A session for each server another process added, and none for one
+    /// it removed, as the window's own adding and removing leave them.
+    /// Only those that came or went with what was adopted: a server the
+    /// window itself is adding or removing meanwhile is left to it.
+    async fn follow_servers(&self, before: &HashSet<ServerId>, after: &HashSet<ServerId>) {
+        for id in after.difference(before) {
+            let added = self.store.server(id).map_err(SupervisorError::from);
+            if let Err(e) = added.and_then(|spec| self.ensure_session(&spec)) {
+                tracing::warn!("could not follow the server {id} added elsewhere: {e}");
+            }
+        }
+        for id in before.difference(after) {
+            self.forget_restarts(id);
+            let session = lock(&self.sessions).remove(id);
+            if let Some(session) = session {
+                session.shutdown().await;
+            }
+            self.timeline.forget(id);
+            self.forget_install(id);
+        }
+    }
+}
