@@ -148,16 +148,23 @@ impl Supervisor {
     ) -> Result<ImportOutcome, SupervisorError> {
         let places = self.places()?;
         let config = catalog::file_of(app, file, &places)?;
-        let imported = catalog::import_entry(
-            &self.store,
-            &self.ledger(),
-            &places,
-            &config,
-            scope,
-            key,
-            values,
-            existing,
-        )?;
+        // Whether the entry is in Rootgate already and the name it takes
+        // are read from the settings and then saved into them: no other
+        // process writes in between (see `Store::hold`), as in the
+        // `rootgate import` that finds no window.
+        let imported = {
+            let _held = self.store.hold()?;
+            catalog::import_entry(
+                &self.store,
+                &self.ledger(),
+                &places,
+                &config,
+                scope,
+                key,
+                values,
+                existing,
+            )?
+        };
         self.ensure_session(&imported.server)?;
         let from = format!("{}'s config", app.title());
         let mut prompts = Vec::new();
@@ -297,16 +304,23 @@ impl Supervisor {
             }
             let values =
                 catalog::values_for(&request.values, &file, entry, &parsed.inputs, &places);
-            let imported = catalog::import_entry(
-                &self.store,
-                &self.ledger(),
-                &places,
-                &file,
-                &entry.scope,
-                &entry.key,
-                &values,
-                existing.as_ref(),
-            );
+            // Read and saved with no other writer in between, as above.
+            let imported = self
+                .store
+                .hold()
+                .map_err(AppsError::from)
+                .and_then(|_held| {
+                    catalog::import_entry(
+                        &self.store,
+                        &self.ledger(),
+                        &places,
+                        &file,
+                        &entry.scope,
+                        &entry.key,
+                        &values,
+                        existing.as_ref(),
+                    )
+                });
             match imported {
                 Ok(done) => {
                     if let Err(e) = self.ensure_session(&done.server) {
