@@ -29,6 +29,7 @@ mod more_apps;
 mod notes;
 mod one_reading;
 mod one_writer;
+mod paused_words;
 mod registry;
 mod second_start;
 mod secrets_in_args;

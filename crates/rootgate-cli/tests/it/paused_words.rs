@@ -1,0 +1,67 @@
+//! A pause said as a pause: while the person has paused all sharing, an
+//! app whose server cannot start without a folder (folders given as
+//! arguments) is told that sharing is paused and how to resume, through
+//! the real `rootgate connect`, not that its folders were moved, deleted
+//! or unmounted; resumed, the same connection reads its folder again.
+
+use rootgate_test_support::app::*;
+use serde_json::{Value, json};
+
+async fn list(app: &mut App) -> Value {
+    app.request(json!({"op": "callTool", "name": "list_allowed_directories",
+                       "arguments": {}, "timeoutMs": 5000}))
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_server_tells_the_app_sharing_is_paused_and_how_to_resume() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js, "${folders}"]);
+    let (notes, notes_path) = rg.folder("notes");
+    rg.share(&files.id, &notes);
+    let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    let first = list(&mut app).await;
+    assert!(
+        tool_text(&first["ok"]).contains(&notes_path.display().to_string()),
+        "{first}"
+    );
+
+    rg.store
+        .change_preferences(|p| p.sharing_paused = true)
+        .expect("pause");
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let said = loop {
+        let answer = list(&mut app).await;
+        if let Some(error) = answer["error"].as_str() {
+            break error.to_owned();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still answered: {answer}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(said.contains("sharing is paused"), "{said}");
+    assert!(said.contains("Resume sharing"), "{said}");
+    assert!(!said.contains("moved, deleted or unmounted"), "{said}");
+
+    rg.store
+        .change_preferences(|p| p.sharing_paused = false)
+        .expect("resume");
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let answer = list(&mut app).await;
+        if tool_text(&answer["ok"]).contains(&notes_path.display().to_string()) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not resumed: {answer}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
