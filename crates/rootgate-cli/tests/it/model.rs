@@ -41,7 +41,7 @@ use state::Model;
 use world::World;
 
 /// Steps in CI.
-const CI_STEPS: usize = 150;
+const CI_STEPS: usize = 200;
 /// Folders the steps choose from.
 const FOLDERS: usize = 4;
 
