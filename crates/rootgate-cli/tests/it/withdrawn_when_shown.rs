@@ -4,7 +4,9 @@
 //! `rootgate connect`, however fast the app asks. The evidence is the real
 //! npm filesystem server's own answers, read by an app stand-in on the
 //! official TypeScript SDK that keeps reads of the folder in flight, in a
-//! tight loop, across the save.
+//! tight loop, across the save; for a server of the modern era (given its
+//! folders inside each call), the folders the TypeScript SDK 2.x server
+//! says each call was given.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -78,55 +80,17 @@ async fn reads_across_a_withdrawal(as_arguments: bool) {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 
-    // Reads of the folder, IN_FLIGHT at a time, each sent as the one
-    // before it is answered; each remembers whether it was sent after the
-    // withdrawal's save had returned.
     let secret = gone_path.join("secret.txt");
-    let mut sent_after: HashMap<u64, bool> = HashMap::new();
-    for _ in 0..IN_FLIGHT {
-        sent_after.insert(app.send(read_of(&secret)).await, false);
-    }
-    let mut saved = false;
-    let (mut before, mut after) = (0usize, 0usize);
-    let mut read_before = 0usize;
-    let mut read_after: Vec<String> = Vec::new();
-    let mut last_after = String::new();
-    while after < AFTER {
-        let answer = app.wait(|v| v.get("tag").is_some()).await;
-        let tag = answer["tag"].as_u64().expect("a tag");
-        let Some(was_after) = sent_after.remove(&tag) else {
-            continue;
-        };
-        let (read, text) = read_ok(&answer, "inside the withdrawn folder");
-        if was_after {
-            after += 1;
-            if read {
-                read_after.push(text.clone());
-            }
-            last_after = text;
-        } else {
-            before += 1;
-            read_before += usize::from(read);
-        }
-        if !saved && before >= BEFORE {
-            // The window's save: when it returns, the window shows the
-            // folder withdrawn.
-            rg.store.revoke(&files.id, &gone).expect("withdraw");
-            saved = true;
-        }
-        sent_after.insert(app.send(read_of(&secret)).await, saved);
-    }
-    assert!(
-        read_before > 0,
-        "the loop read the folder while it was shared ({before} answers)"
-    );
-    assert!(
-        read_after.is_empty(),
-        "{} of {AFTER} reads sent after the withdrawal was saved still read the folder; \
-         the first said: {:?}",
-        read_after.len(),
-        read_after.first()
-    );
+    let seen = across_the_save(
+        &mut app,
+        &rg,
+        &files.id,
+        &gone,
+        read_of(&secret),
+        |answer| read_ok(answer, "inside the withdrawn folder"),
+    )
+    .await;
+    let last_after = seen.assert_none_after();
     // The refusals are the server's own: it no longer allows the folder.
     assert!(
         last_after.contains("Access denied"),
@@ -135,6 +99,115 @@ async fn reads_across_a_withdrawal(as_arguments: bool) {
     let kept_read = app.request(read_of(&kept_path.join("kept.txt"))).await;
     let (ok, text) = read_ok(&kept_read, "inside the kept folder");
     assert!(ok, "the folder still shared is still read: {text}");
+    app.send(json!({"op": "close"})).await;
+    let _ = app.child.wait().await;
+}
+
+/// What the app saw of the folder across the save.
+struct Seen {
+    read_before: usize,
+    read_after: Vec<String>,
+    last_after: String,
+}
+
+impl Seen {
+    /// The loop read the folder while it was shared, and not once in a
+    /// request sent after the save; the last answer after it.
+    fn assert_none_after(self) -> String {
+        assert!(
+            self.read_before > 0,
+            "the loop read the folder while it was shared"
+        );
+        assert!(
+            self.read_after.is_empty(),
+            "{} of {AFTER} reads sent after the withdrawal was saved still read the folder; \
+             the first said: {:?}",
+            self.read_after.len(),
+            self.read_after.first()
+        );
+        self.last_after
+    }
+}
+
+/// Sends `request` IN_FLIGHT at a time, each again as one is answered,
+/// and withdraws `gone` from `server` in the store once BEFORE answers
+/// came: each request remembers whether it was sent after the save had
+/// returned (when the window shows the folder withdrawn), and `reads`
+/// says whether its answer reached the folder.
+async fn across_the_save(
+    app: &mut App,
+    rg: &Rootgate,
+    server: &rootgate_core::ids::ServerId,
+    gone: &rootgate_core::ids::RootId,
+    request: Value,
+    reads: impl Fn(&Value) -> (bool, String),
+) -> Seen {
+    let mut sent_after: HashMap<u64, bool> = HashMap::new();
+    for _ in 0..IN_FLIGHT {
+        sent_after.insert(app.send(request.clone()).await, false);
+    }
+    let mut saved = false;
+    let (mut before, mut after) = (0usize, 0usize);
+    let mut seen = Seen {
+        read_before: 0,
+        read_after: Vec::new(),
+        last_after: String::new(),
+    };
+    while after < AFTER {
+        let answer = app.wait(|v| v.get("tag").is_some()).await;
+        let tag = answer["tag"].as_u64().expect("a tag");
+        let Some(was_after) = sent_after.remove(&tag) else {
+            continue;
+        };
+        let (read, text) = reads(&answer);
+        if was_after {
+            after += 1;
+            if read {
+                seen.read_after.push(text.clone());
+            }
+            seen.last_after = text;
+        } else {
+            before += 1;
+            seen.read_before += usize::from(read);
+        }
+        if !saved && before >= BEFORE {
+            // The window's save: when it returns, the window shows the
+            // folder withdrawn.
+            rg.store.revoke(server, gone).expect("withdraw");
+            saved = true;
+        }
+        sent_after.insert(app.send(request.clone()).await, saved);
+    }
+    seen
+}
+
+/// A server of the modern era is given its folders inside each call (an
+/// input round the bridge answers): no call sent after the save is given
+/// the folder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_call_to_a_modern_server_is_given_a_withdrawn_folder_once_the_withdrawal_is_saved() {
+    let rg = Rootgate::new();
+    let script = ts_modern_server().display().to_string();
+    let spec = rg.server("ts modern", "node", &[&script, "--modern-only"]);
+    let (gone, gone_path) = rg.folder("withdrawn");
+    let (kept, kept_path) = rg.folder("kept");
+    rg.share(&spec.id, &gone);
+    rg.share(&spec.id, &kept);
+    let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("ts modern")).await;
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    let uri = |p: &std::path::Path| rootgate_core::uri::path_to_uri(p).expect("uri").to_string();
+    let (gone_uri, kept_uri) = (uri(&gone_path), uri(&kept_path));
+    let ask = json!({"op": "callTool", "name": "ask_roots"});
+    let seen = across_the_save(&mut app, &rg, &spec.id, &gone, ask, |answer| {
+        let text = match answer.get("error") {
+            Some(error) => error.to_string(),
+            None => tool_text(&answer["ok"]),
+        };
+        (text.lines().any(|l| l == gone_uri), text)
+    })
+    .await;
+    let last = seen.assert_none_after();
+    assert_eq!(last.lines().next(), Some(kept_uri.as_str()), "{last}");
     app.send(json!({"op": "close"})).await;
     let _ = app.child.wait().await;
 }
