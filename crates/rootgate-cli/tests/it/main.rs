@@ -32,6 +32,7 @@ mod one_writer;
 mod paused_words;
 mod registry;
 mod second_start;
+mod settings_followed;
 mod secrets_in_args;
 mod socket_owner;
 mod suggestions;
