@@ -11,24 +11,31 @@
 //! revision, which reaches the window as `Change::Settings`, so it lists
 //! everything again; the lists adopted are published, so the sessions of
 //! the servers already there get their new folders. A server that is new
-//! gets its session (idle: commands from elsewhere never approve one), and
-//! one removed elsewhere has its session ended.
+//! gets its session (idle: commands from elsewhere never approve one), one
+//! removed elsewhere has its session ended, and a running one whose command
+//! changed elsewhere keeps running the approved one until the person
+//! approves the new one, as after an edit in the window.
 //!
 //! What this does not do: write (a damaged file is left as it is, and the
 //! window keeps what it has until its next change recovers it), or refresh
 //! for the window's own saves: the store knows the bytes it wrote, so
 //! following them adopts nothing and grows nothing.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rootgate_model::ids::ServerId;
+use rootgate_model::servers::ServerSpec;
 use rootgate_model::watch::{ChangeKind, Watches};
+use rootgate_session::Status;
 
-use super::{Supervisor, SupervisorError, lock};
+use super::{Supervisor, lock};
+
+/// The servers in the settings, by id.
+type Specs = HashMap<ServerId, ServerSpec>;
 
 /// How long the events of one save (its temporary file written, renamed
 /// over the file) are gathered before the file is read: one read per
@@ -99,13 +106,18 @@ impl Supervisor {
         // store's own save in progress), not on the runtime's.
         let store = Arc::clone(&self.store);
         let followed = tokio::task::spawn_blocking(move || {
-            let ids = |store: &rootgate_model::store::Store| -> HashSet<ServerId> {
-                store.snapshot().servers.into_iter().map(|s| s.id).collect()
+            let specs = |store: &rootgate_model::store::Store| -> Specs {
+                store
+                    .snapshot()
+                    .servers
+                    .into_iter()
+                    .map(|s| (s.id.clone(), s))
+                    .collect()
             };
-            let before = ids(&store);
+            let before = specs(&store);
             store
                 .follow()
-                .map(|adopted| adopted.then(|| (before, ids(&store))))
+                .map(|adopted| adopted.then(|| (before, specs(&store))))
         })
         .await;
         match followed {
@@ -134,15 +146,31 @@ impl Supervisor {
     /// A session for each server another process added, and none for one
     /// it removed, as the window's own adding and removing leave them.
     /// Only those that came or went with what was adopted: a server the
-    /// window itself is adding or removing meanwhile is left to it.
-    async fn follow_servers(&self, before: &HashSet<ServerId>, after: &HashSet<ServerId>) {
-        for id in after.difference(before) {
-            let added = self.store.server(id).map_err(SupervisorError::from);
-            if let Err(e) = added.and_then(|spec| self.ensure_session(&spec)) {
-                tracing::warn!("could not follow the server {id} added elsewhere: {e}");
+    /// window itself is adding or removing meanwhile is left to it. A
+    /// running server whose command was changed elsewhere and waits for
+    /// approval (an update installed from a terminal) keeps running the
+    /// one approved until the person approves the new one, as after an
+    /// edit in the window.
+    async fn follow_servers(&self, before: &Specs, after: &Specs) {
+        for (id, spec) in after {
+            match before.get(id) {
+                None => {
+                    if let Err(e) = self.ensure_session(spec) {
+                        tracing::warn!("could not follow the server {id} added elsewhere: {e}");
+                    }
+                }
+                Some(was) if was.command_line() != spec.command_line() || was.cwd != spec.cwd => {
+                    let running = lock(&self.sessions).get(id).is_some_and(|s| {
+                        !matches!(s.status(), Status::Stopped { .. } | Status::Failed { .. })
+                    });
+                    if running && !spec.is_approved() {
+                        lock(&self.awaiting_approval).insert(id.clone());
+                    }
+                }
+                Some(_) => {}
             }
         }
-        for id in before.difference(after) {
+        for id in before.keys().filter(|id| !after.contains_key(*id)) {
             self.forget_restarts(id);
             let session = lock(&self.sessions).remove(id);
             if let Some(session) = session {
