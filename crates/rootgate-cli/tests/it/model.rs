@@ -27,6 +27,7 @@
 //! -p rootgate-cli -E 'test(model::)'`.
 
 mod check;
+mod commands;
 mod ops;
 mod state;
 mod world;
@@ -70,7 +71,7 @@ async fn check_all(world: &mut World, model: &mut Model) -> Result<(), String> {
     check::settings(world, model)?;
     check::nothing_withdrawn_seen(world, model).await?;
     check::keyring(world, model)?;
-    check::files(world, model)?;
+    check::files(model)?;
     check::everything_shared_seen(world, model).await
 }
 

@@ -152,8 +152,7 @@ pub fn keyring(world: &World, model: &Model) -> Result<(), String> {
 /// what should be: one backup equal to the original while routed, none
 /// otherwise. A file whose route was killed is settled here as what it
 /// turned out to be (the original, or a routed file).
-pub fn files(world: &World, model: &mut Model) -> Result<(), String> {
-    let _ = world;
+pub fn files(model: &mut Model) -> Result<(), String> {
     for file in &mut model.files {
         let bytes =
             std::fs::read(&file.path).map_err(|e| format!("{}: {e}", file.path.display()))?;
