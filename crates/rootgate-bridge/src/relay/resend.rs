@@ -19,6 +19,7 @@ impl Relay {
     /// Puts `line` on the wire `frames`, if that is still the attached
     /// life's, marking the app request it carries as handed; gives the
     /// line back otherwise (the life ended under it), for the next life.
+    /// A request already answered (with why its life went) is dropped.
     pub(super) async fn hand_to(
         &self,
         frames: &mpsc::Sender<Frame>,
@@ -41,6 +42,11 @@ impl Relay {
             return Err(line);
         }
         if let Some(ours) = request_id(&line) {
+            // Answered already (the life it waited for went, and it was
+            // told why): the server must not do it after all.
+            if !state.router.awaits(ours) {
+                return Ok(());
+            }
             state.router.handed(ours);
         }
         permit.send(Frame::Lines(line));
@@ -48,17 +54,17 @@ impl Relay {
     }
 
     /// A line for the life whose output caused it (`frames`): on its wire
-    /// while it is attached; an app request whose life ended under it goes
-    /// to the next life instead, on a task of its own (the ended life's
-    /// reader is about to be stopped); anything else was for that life
-    /// only, and goes with it.
+    /// while it is attached; an app request kept for the next life when
+    /// this one ended under it (see [`Relay::restarting`]) goes to that
+    /// one instead, on a task of its own (the ended life's reader is about
+    /// to be stopped); anything else was for that life only, and goes with
+    /// it.
     pub(super) async fn to_life(&self, frames: &mpsc::Sender<Frame>, line: Vec<u8>) {
         let Err(line) = self.hand_to(frames, line).await else {
             return;
         };
-        if request_id(&line).is_some()
-            && let Some(relay) = self.me.upgrade()
-        {
+        let kept = request_id(&line).is_some_and(|ours| self.lock().router.waits_for_a_life(ours));
+        if kept && let Some(relay) = self.me.upgrade() {
             tokio::spawn(async move { relay.to_ready_server(line).await });
         }
     }
@@ -85,5 +91,135 @@ impl Relay {
     /// [`Relay::restarting`]) get `why` rather than wait for nothing.
     pub(super) fn fail_kept(&self, why: &str) -> Vec<Out> {
         self.lock().router.server_gone(why, Instant::now())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::Value;
+    use tokio::io::AsyncWriteExt;
+    use tokio::sync::{mpsc, watch};
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+    use rootgate_model::consent::SharedRoots;
+    use rootgate_model::ids::ServerId;
+    use rootgate_model::servers::Era;
+    use rootgate_model::timeline::Timeline;
+    use rootgate_session::wire::Wire;
+
+    /// A server life of the test's own: what the relay writes to it, and
+    /// where the test writes as the server.
+    struct Life {
+        number: u64,
+        written: mpsc::Receiver<Frame>,
+        output: tokio::io::DuplexStream,
+    }
+
+    fn attach(relay: &Arc<Relay>, roots: &watch::Sender<SharedRoots>) -> Life {
+        let (frames, written) = mpsc::channel(16);
+        let wire = Wire {
+            frames,
+            closed: CancellationToken::new(),
+        };
+        let (output, stdout) = tokio::io::duplex(64 * 1024);
+        let attached = relay.attach(stdout, &wire, Era::Legacy, roots.subscribe());
+        Life {
+            number: attached.life,
+            written,
+            output,
+        }
+    }
+
+    /// The next line the relay wrote to `life`, as JSON.
+    async fn next_line(life: &mut Life) -> Value {
+        match life.written.recv().await {
+            Some(Frame::Lines(line)) => serde_json::from_slice(&line).expect("JSON"),
+            _ => panic!("no line"),
+        }
+    }
+
+    async fn answer(out: &mut mpsc::Receiver<Vec<u8>>) -> Value {
+        serde_json::from_slice(&out.recv().await.expect("an answer")).expect("JSON")
+    }
+
+    /// A call that waits for a ready life when Rootgate stops the server to
+    /// change its folders was never written: it is not failed, and the next
+    /// life gets it once, after what it must be told again.
+    #[tokio::test]
+    async fn a_call_not_yet_written_when_the_server_restarts_for_folders_goes_to_the_next_life() {
+        let (out_tx, mut out) = mpsc::channel(16);
+        let relay = Relay::new(ServerId::generate(), Arc::new(Timeline::default()), out_tx);
+        let (mut app, app_in) = tokio::io::duplex(64 * 1024);
+        let reader = Arc::clone(&relay);
+        tokio::spawn(async move { reader.read_app(app_in).await });
+        let roots = watch::Sender::new(SharedRoots::empty());
+
+        let mut first = attach(&relay, &roots);
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n",
+        )
+        .await
+        .expect("write");
+        let init = next_line(&mut first).await;
+        let result = serde_json::json!({"jsonrpc": "2.0", "id": init["id"], "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}});
+        first
+            .output
+            .write_all(format!("{result}\n").as_bytes())
+            .await
+            .expect("write");
+        assert_eq!(answer(&mut out).await["id"], 1);
+
+        // The session has not been told the first life answered (it is not
+        // ready): the call waits for it, unwritten.
+        let mut seen = relay.subscribe();
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"write_file\",\"arguments\":{}}}\n",
+        )
+        .await
+        .expect("write");
+        seen.wait_for(|s| s.waiting.is_some()).await.expect("waits");
+        relay
+            .restarting(
+                first.number,
+                "the server was stopped by Rootgate before it answered",
+            )
+            .await;
+        // The first life's own end comes after, and fails nothing more.
+        relay.detach(first.number, "the server stopped").await;
+        assert!(out.try_recv().is_err(), "nothing answered yet");
+
+        let mut next = attach(&relay, &roots);
+        relay.ready(next.number, true).await;
+        let mut calls = Vec::new();
+        let mut methods = Vec::new();
+        while calls.is_empty() {
+            let line = next_line(&mut next).await;
+            let method = line["method"].as_str().unwrap_or_default().to_owned();
+            if method == "tools/call" {
+                calls.push(line.clone());
+            }
+            methods.push(method);
+        }
+        // What the new start must be told again goes first (its
+        // `initialize` is sent on a task of its own, so it is left out).
+        methods.retain(|m| m != "initialize");
+        assert_eq!(methods, vec!["notifications/initialized", "tools/call"]);
+        let result =
+            serde_json::json!({"jsonrpc": "2.0", "id": calls[0]["id"], "result": {"content": []}});
+        next.output
+            .write_all(format!("{result}\n").as_bytes())
+            .await
+            .expect("write");
+        let got = answer(&mut out).await;
+        assert_eq!(got["id"], 2, "{got}");
+        assert!(got.get("result").is_some(), "{got}");
+        while let Ok(Frame::Lines(line)) = next.written.try_recv() {
+            let line = String::from_utf8_lossy(&line).into_owned();
+            assert!(!line.contains("tools/call"), "sent once: {line}");
+        }
     }
 }

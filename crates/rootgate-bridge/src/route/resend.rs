@@ -94,6 +94,18 @@ impl Router {
         self.unhanded.remove(&ours);
     }
 
+    /// Whether the request `ours` still waits for its answer (it was not
+    /// answered already, with an error, while its line waited for a life).
+    pub fn awaits(&self, ours: u64) -> bool {
+        self.to_server.contains_key(&ours)
+    }
+
+    /// Whether the app request `ours` waits for a life to be put on, as
+    /// one kept across a restart (see [`Router::server_restarting`]).
+    pub fn waits_for_a_life(&self, ours: u64) -> bool {
+        self.unhanded.contains(&ours) && self.awaits(ours)
+    }
+
     /// The server's current life is being stopped by Rootgate to start
     /// again with other folders: the app's requests not handed to it wait
     /// for the next (their holders send them), those handed to it that
