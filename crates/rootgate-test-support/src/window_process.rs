@@ -165,6 +165,19 @@ async fn change(sup: &Arc<Supervisor>, request: &Value) -> Result<(), String> {
     }
 }
 
+/// This test binary, hard-linked (else copied) into `dir`, for starting
+/// it again as the window: a build that replaces the binary while a long
+/// run goes on (on a machine shared with other builds) would otherwise take
+/// it away from under the next start.
+pub fn pinned_test_binary(dir: &Path) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let pinned = dir.join("window-stand-in");
+    if std::fs::hard_link(&exe, &pinned).is_err() {
+        std::fs::copy(&exe, &pinned).map_err(|e| format!("copy {}: {e}", exe.display()))?;
+    }
+    Ok(pinned)
+}
+
 /// How a start of the stand-in ended up.
 pub enum Started {
     /// It owns the settings and listens: the window.
@@ -182,15 +195,16 @@ pub struct WindowProcess {
 }
 
 impl WindowProcess {
-    /// Runs `test` of this test binary again as the window on `settings`,
-    /// with `env` added (where the person's home and settings are), and
-    /// waits until it listens or handed over.
+    /// Runs `test` of the test binary `exe` (see [`pinned_test_binary`])
+    /// again as the window on `settings`, with `env` added (where the
+    /// person's home and settings are), and waits until it listens or
+    /// handed over.
     pub async fn start(
+        exe: &Path,
         test: &str,
         settings: &Path,
         env: &[(&str, &std::ffi::OsStr)],
     ) -> Result<Started, String> {
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let mut cmd = Command::new(exe);
         cmd.args(["--exact", test, "--nocapture", "--test-threads=1"])
             .env(WINDOW_ENV, settings)

@@ -16,7 +16,7 @@ use rootgate_core::servers::ServerDraft;
 use rootgate_core::settings::SettingsFile;
 use rootgate_core::store::Store;
 use rootgate_test_support::app::*;
-use rootgate_test_support::window_process::{Started, WindowProcess};
+use rootgate_test_support::window_process::{Started, WindowProcess, pinned_test_binary};
 use serde_json::Value;
 
 use super::state::{AppFile, Model, NOTE, Routing, Server};
@@ -43,7 +43,9 @@ pub struct World {
     pub home: PathBuf,
     pub config_home: PathBuf,
     pub settings: PathBuf,
-    /// This test's name, to run the binary again as the window.
+    /// This test binary and this test's name, to run it again as the
+    /// window.
+    pub exe: PathBuf,
     pub test: String,
     pub window: Option<Box<WindowProcess>>,
     pub conns: Vec<Conn>,
@@ -128,7 +130,9 @@ impl World {
                 leftovers_allowed: false,
             });
         }
+        let exe = pinned_test_binary(dir.path()).expect("the test binary");
         let world = World {
+            exe,
             _dir: dir,
             home,
             config_home,
@@ -154,7 +158,7 @@ impl World {
     /// Starts a window stand-in: the window when none is open, else a
     /// second start that hands over.
     pub async fn start_window(&self) -> Result<Started, String> {
-        WindowProcess::start(&self.test, &self.settings, &self.env()).await
+        WindowProcess::start(&self.exe, &self.test, &self.settings, &self.env()).await
     }
 
     /// The window, started first if it is not open.
