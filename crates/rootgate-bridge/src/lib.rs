@@ -305,7 +305,9 @@ async fn serve(
                     // folder: the app is answered at once meanwhile, and
                     // stays connected for when they do.
                     Status::Waiting { reason } => {
-                        relay.cannot_start(&cannot_start(&store, &id, &name, &reason)).await;
+                        let why = relay::workspace::nothing_in_project(&relay.seen(), &name)
+                            .unwrap_or_else(|| cannot_start(&store, &id, &name, &reason));
+                        relay.cannot_start(&why).await;
                         continue;
                     }
                     Status::Failed { reason } => {

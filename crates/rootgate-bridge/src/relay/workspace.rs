@@ -31,12 +31,13 @@
 //! before the app says what it works in (the app's roots come after the
 //! server's `initialize` answer). It is started with a first guess: the
 //! shared folders within the folder the app started the bridge in, when
-//! that counts, else everything shared with it; once the app has said what
+//! that counts and holds any, else everything shared with it; once the app has said what
 //! it works in, the list becomes that part, and the session starts the
 //! server again with it (the app's first request waits for that start,
 //! and is sent to it: see `route::resend`). The part may be empty (nothing
 //! shared lies in the project): such a server then cannot start, and the
-//! app is told so, as when nothing is shared with it at all.
+//! app's requests are answered at once with why ([`nothing_in_project`]),
+//! until the person shares the project (then it starts with it).
 //!
 //! Every connection reports what it is given and why ([`Sees`]), with the
 //! setting on or off, for the window's Connections view. The setting is
@@ -220,16 +221,21 @@ pub fn narrow(
     session
 }
 
-/// The bridge's working folder, as a URI and as the real path it names.
+/// The bridge's working folder, as a URI and as the real path it names;
+/// `counts` while it is the first guess of a server given its folders as
+/// arguments (it is not when nothing shared lies in it: a guess must not
+/// keep the server from starting).
 struct Working {
     uri: Option<String>,
     paths: Vec<PathBuf>,
+    counts: bool,
 }
 
 impl Working {
     fn new(uri: Option<String>) -> Working {
         let paths = real_paths(uri.as_slice());
-        Working { uri, paths }
+        let counts = uri.is_some();
+        Working { uri, paths, counts }
     }
 }
 
@@ -253,7 +259,7 @@ fn keeps(
     match known {
         // A server given its folders as arguments starts before the app
         // says what it works in: with the first guess.
-        AppFolders::NotYet if mode.arguments => working.uri.is_none() || within(r, &working.paths),
+        AppFolders::NotYet if mode.arguments => !working.counts || within(r, &working.paths),
         AppFolders::NotYet => false,
         AppFolders::Nothing => true,
         AppFolders::Roots(_) | AppFolders::WorkingFolder(_) => within(r, paths),
@@ -265,7 +271,7 @@ fn keeps(
 async fn follow(
     mut all: watch::Receiver<SharedRoots>,
     relay: Arc<Relay>,
-    working: Working,
+    mut working: Working,
     mode: Mode,
     given: watch::Sender<SharedRoots>,
     known_tx: watch::Sender<Option<Sees>>,
@@ -289,6 +295,8 @@ async fn follow(
             known = now;
         }
         let list = all.borrow_and_update().clone();
+        working.counts =
+            working.uri.is_some() && list.roots().iter().any(|r| within(r, &working.paths));
         let shown: Vec<SharedRoot> = if on {
             let keep = |r: &SharedRoot| keeps(r, mode, &known, &paths, &working);
             given.send_if_modified(|current| match list.narrowed(current, keep) {
@@ -322,6 +330,31 @@ async fn follow(
             () = sleep_until(wake) => {}
         }
     }
+}
+
+/// What the app is told while its server, given its folders as arguments,
+/// cannot start because Workspace leaves it none (`seen`: the
+/// connection's): nothing shared with `name` lies in the project the app
+/// works in. `None` when that is not why.
+pub fn nothing_in_project(seen: &Seen, name: &str) -> Option<String> {
+    let sees = seen.sees.as_ref()?;
+    if !sees.workspace || !sees.folders.is_empty() {
+        return None;
+    }
+    let project = seen
+        .app_folders()
+        .first()
+        .or(sees.app_folders.first())
+        .and_then(|uri| rootgate_model::uri::uri_to_path(uri).ok())
+        .map_or_else(
+            || "the folder it started in".to_owned(),
+            |p| p.display().to_string(),
+        );
+    Some(format!(
+        "{name} is set to Workspace in Rootgate, and none of the folders shared with it is in \
+         the project this app works in ({project}); share that folder with {name} in the \
+         Rootgate window"
+    ))
 }
 
 async fn sleep_until(at: Option<Instant>) {
@@ -358,7 +391,10 @@ impl Relay {
                  it works in, and it goes on with none of them",
                 start.elapsed().as_millis()
             ),
-            Some(sees) if sees.folders.is_empty() => return,
+            Some(sees) if sees.folders.is_empty() => {
+                self.wait_holds_none(Instant::now() + HOLD_BOUND).await;
+                return;
+            }
             Some(sees) => {
                 let given = self
                     .wait_given_exactly(&sees.folders, Instant::now() + HOLD_BOUND)
@@ -383,6 +419,39 @@ impl Relay {
                 said,
             },
         );
+    }
+
+    /// The app works in no folder shared with the server: waits until the
+    /// ready life holds none, by `by`. A server given its folders as
+    /// arguments was started with the first guess and cannot hold none: it
+    /// is being stopped, and the request must not reach it first.
+    async fn wait_holds_none(&self, by: Instant) {
+        let Some(mut delivery) = self.lock().delivery.clone() else {
+            return;
+        };
+        let mut ready = self.ready.subscribe();
+        let Some(first) = ready.borrow_and_update().clone() else {
+            return;
+        };
+        loop {
+            let holds = {
+                let d = delivery.borrow_and_update();
+                d.state == DeliveryState::UpToDate
+                    && d.given.as_ref().is_some_and(|g| !g.is_empty())
+            };
+            let same = ready
+                .borrow_and_update()
+                .as_ref()
+                .is_some_and(|now| now.same_channel(&first));
+            if !holds || !same {
+                return;
+            }
+            tokio::select! {
+                changed = delivery.changed() => if changed.is_err() { return },
+                changed = ready.changed() => if changed.is_err() { return },
+                () = tokio::time::sleep_until(by) => return,
+            }
+        }
     }
 
     /// Waits until the server has been given exactly `uris`, no more (or, a

@@ -231,3 +231,33 @@ async fn workspace_starts_an_arguments_server_with_only_the_project_the_app_work
     assert!(sees.workspace, "{sees:?}");
     assert_eq!(sees.folders, vec![uri_a.clone()]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_with_nothing_shared_in_the_project_tells_the_app_why_and_the_server_sees_nothing_of_it()
+ {
+    let (rg, sup) = Rootgate::with_window();
+    sup.listen_for_bridges().await.expect("listen");
+    let files = files_with_arguments(&rg, true);
+    shared_in_home(&rg, &files.id, "code/a");
+    let project = rg.home().join("code/c");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let project = project.canonicalize().expect("real path");
+
+    // Started in its project, which is not shared: the server starts with
+    // everything (the guess holds nothing), and stops once the app has
+    // said what it works in; the first call is not answered from it.
+    let project_uri = uri(&project);
+    let app = app_in(
+        &rg,
+        &project,
+        &["--roots", &project_uri, "--name", "claude-code"],
+    )
+    .await
+    .expect("the app");
+    let said = said_on_connections(&sup);
+    let error = app.connected["first"]["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the first call was answered: {}\n{said}", app.connected));
+    assert!(error.contains("Workspace"), "{error}");
+    assert!(error.contains(&project.display().to_string()), "{error}");
+}
