@@ -150,7 +150,7 @@ impl LedgerData {
                 (PendingKind::Undo { .. }, Outcome::NotWritten) => {}
             }
             if clean {
-                remove_temp(&pending);
+                remove_temp(&pending, outcome);
             }
         }
     }
@@ -192,16 +192,21 @@ fn outcome(pending: &Pending) -> Outcome {
     }
 }
 
-/// Removes a settled write's temporary file when it holds what Rootgate
-/// wrote or the config's old bytes. Anything else is an app's write that
-/// an interrupted exchange displaced there, and stays (`leftovers` names
-/// it).
-fn remove_temp(pending: &Pending) {
-    if let Ok(bytes) = fs::read(&pending.temp) {
-        let d = digest(&bytes);
-        if d == pending.after || d == pending.before {
-            let _ = fs::remove_file(&pending.temp);
-        }
+/// Removes a settled write's temporary file. Before the exchange it holds
+/// Rootgate's own text, whole or not, and goes. After it, it holds what the
+/// exchange displaced: the config's old bytes go, and anything else is an
+/// app's write made in the instant before the exchange, which stays
+/// (`leftovers` names it).
+fn remove_temp(pending: &Pending, outcome: Outcome) {
+    let displaced = match outcome {
+        Outcome::NotWritten => None,
+        Outcome::Written => match fs::read(&pending.temp) {
+            Ok(bytes) => Some(digest(&bytes)),
+            Err(_) => return,
+        },
+    };
+    if displaced.is_none_or(|d| d == pending.before || d == pending.after) {
+        let _ = fs::remove_file(&pending.temp);
     }
 }
 
@@ -359,8 +364,7 @@ mod tests {
     use super::*;
 
     const BEFORE: &str = "{\"mcpServers\": {\"a\": {\"command\": \"uvx\", \"args\": [\"a\"]}}}\n";
-    const AFTER: &str =
-        "{\"mcpServers\": {\"a\": {\"command\": \"/usr/bin/rootgate\", \"args\": [\"connect\", \"a\"]}}}\n";
+    const AFTER: &str = "{\"mcpServers\": {\"a\": {\"command\": \"/usr/bin/rootgate\", \"args\": [\"connect\", \"a\"]}}}\n";
 
     fn pending(dir: &Path) -> Pending {
         let target = dir.join("c.json");

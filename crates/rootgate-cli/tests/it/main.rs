@@ -31,6 +31,7 @@ mod one_reading;
 mod one_writer;
 mod paused_words;
 mod registry;
+mod route_safety;
 mod second_start;
 mod secrets_in_args;
 mod settings_followed;
