@@ -139,9 +139,13 @@ fn traced_route(rg: &Rootgate, mut at: impl FnMut(usize) -> Step) -> Traced {
         .spawn()
         .expect("run rootgate");
     let pid = route.id();
-    // Waits until it waits for the lock (`flock` is call 73 on x86_64).
+    // Waits until it waits for the lock (`flock` is call 73 on x86_64), or
+    // has ended without taking it.
     let syscall = format!("/proc/{pid}/syscall");
     while !std::fs::read_to_string(&syscall).is_ok_and(|s| s.starts_with("73 ")) {
+        if route.try_wait().expect("wait").is_some() {
+            return ended_early(route, &out_file, &err_file);
+        }
         std::thread::yield_now();
     }
     // The stop is injected at every call but `restart_syscall`: a stop
@@ -161,6 +165,10 @@ fn traced_route(rg: &Rootgate, mut at: impl FnMut(usize) -> Step) -> Traced {
     while !std::fs::read_to_string(&status)
         .is_ok_and(|s| s.contains(&format!("TracerPid:\t{tracer}\n")))
     {
+        assert!(
+            strace.try_wait().expect("wait").is_none(),
+            "strace could not attach to rootgate"
+        );
         std::thread::yield_now();
     }
     drop(held);
@@ -202,6 +210,18 @@ fn traced_route(rg: &Rootgate, mut at: impl FnMut(usize) -> Step) -> Traced {
         out: std::fs::read_to_string(&out_file).unwrap_or_default(),
         err: std::fs::read_to_string(&err_file).unwrap_or_default(),
         success: status.success() && !killed,
+    }
+}
+
+/// A traced run that ended before it took the ledger's lock.
+fn ended_early(mut route: std::process::Child, out: &Path, err: &Path) -> Traced {
+    let status = route.wait().expect("rootgate ends");
+    Traced {
+        steps_after_lock: 0,
+        killed: false,
+        out: std::fs::read_to_string(out).unwrap_or_default(),
+        err: std::fs::read_to_string(err).unwrap_or_default(),
+        success: status.success(),
     }
 }
 
