@@ -40,6 +40,8 @@ use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 use tokio::sync::watch;
 
+use rootgate_core::bridge::window_socket;
+
 use crate::events;
 
 const TRAY: &str = "rootgate";
@@ -60,7 +62,6 @@ impl TrayHost {
 }
 
 /// The look the item was last given: paused or not (none yet).
-#[derive(Default)]
 struct Look(Mutex<Option<bool>>);
 
 /// The tooltip for each look.
@@ -77,12 +78,33 @@ pub(crate) fn install<R: Runtime>(
         .menu(&menu(&handle, supervisor)?)
         .tooltip(TOOLTIP)
         .on_menu_event(on_menu);
+    // The item is built with its running look, and that is remembered, so
+    // the first refresh does not set the same image again: each set writes
+    // a new file and removes the one a panel may be reading.
+    // The item's image is a file a panel reads. By default every program
+    // using the tray crate writes `tray-icon/tray-icon-ID-N.png` under the
+    // runtime folder, so two Rootgates (a person's and a test's, each with
+    // its own settings) wrote and removed the same file, and a panel could
+    // read the other's or none. Beside the window's socket, named by the
+    // settings file like it, the folder is Rootgate's own and private.
+    // The runtime folder is made private first, as the socket's listener
+    // does (made by the tray crate it would be open to others, and the
+    // listener would then refuse it); one that is not ours keeps the
+    // crate's default.
+    let socket = window_socket::socket_path(supervisor.settings_path());
+    match socket.parent().map(window_socket::private_dir) {
+        Some(Ok(())) => builder = builder.temp_dir_path(socket.with_extension("tray")),
+        Some(Err(e)) => tracing::warn!(error = %e, "the tray's image stays in the shared folder"),
+        None => {}
+    }
+    let mut built_with = None;
     if let Some(icon) = app.default_window_icon() {
         builder = builder.icon(icon.clone());
+        built_with = Some(false);
     }
     builder.build(app)?;
     app.manage(TrayHost::default());
-    app.manage(Look::default());
+    app.manage(Look(Mutex::new(built_with)));
     show_look(app, supervisor.sharing_paused());
     let mut prompts = supervisor.subscribe_prompts();
     let mut settings = supervisor.store().subscribe_revision();
