@@ -206,6 +206,19 @@ async fn a_file_changed_after_routing_is_undone_entry_by_entry() {
             .status
             .success()
     );
+    if !has_test_keyring() {
+        // Without a keyring the token is stored nowhere, and route leaves
+        // such an entry in the app's file (`route_safety`): the person
+        // keeps it in the settings file, as the window would ask.
+        rg.store.reload().expect("reload");
+        let server = rg.store.snapshot().servers[0].clone();
+        let mut draft = server.to_draft();
+        draft.env.insert(TOKEN.into(), SECRET.into());
+        rg.store.update_server(&server.id, draft).expect("give it");
+        rg.store
+            .keep_secret(&server.id, TOKEN, SecretPlace::File)
+            .expect("keep it in the file");
+    }
     assert!(rootgate(&rg, &["route", "claude-desktop"]).status.success());
     // Claude Desktop rewrites its file: a setting changes.
     let routed = std::fs::read_to_string(&config).expect("read");
