@@ -29,6 +29,7 @@ use tokio::time::Instant;
 mod asked;
 mod asks;
 mod audit;
+mod catch_up;
 mod fence;
 mod lines;
 mod resend;
@@ -38,6 +39,7 @@ use lines::too_long;
 pub use lines::{Line, Lines, MAX_LINE, write_app};
 
 pub use asks::TOOL_ASK_BOUND;
+pub use catch_up::START_AFTER_CATCH_UP;
 pub use fence::{Fence, WITHDRAWAL_BOUND};
 
 use super::route::{AppInfo, Call, Out, Router};
@@ -116,6 +118,9 @@ struct State {
     /// What the connection is given, for a server whose connections see
     /// only their app's project (see `workspace`); none otherwise.
     workspace: Option<watch::Receiver<Option<Sees>>>,
+    /// The generation of the store's list for the server when it was last
+    /// said that no life can start (see `catch_up`).
+    unstartable_at: Option<u64>,
 }
 
 /// The relay of one app connection.
@@ -174,6 +179,7 @@ impl Relay {
                 delivery: None,
                 app_roots_asked: false,
                 workspace: None,
+                unstartable_at: None,
             }),
             server,
             timeline,
@@ -425,6 +431,7 @@ impl Relay {
             self.unstartable.send_replace(Some(why.to_owned()));
             state.router.refuse_initialize(-32603, why)
         };
+        self.note_unstartable_list();
         if let Some(Some(line)) = refused {
             let _ = self.app_out.send(line).await;
         }
@@ -654,12 +661,19 @@ impl Relay {
         }
         let mut unstartable = self.unstartable.subscribe();
         self.seen.send_modify(|s| s.waiting = waiting_call(line));
+        // Whether the settings were caught up with for this line, and until
+        // when it waits for the start that brought (see `catch_up`).
+        let (mut caught_up, mut start_until) = (false, None);
         let life = loop {
             if let Some(frames) = ready.borrow_and_update().clone() {
                 break Some(frames);
             }
             let why = unstartable.borrow_and_update().clone();
-            if let Some(why) = why {
+            if why.is_some() && !caught_up {
+                caught_up = true;
+                start_until = self.start_after_catch_up();
+            }
+            if let Some(why) = why.filter(|_| start_until.is_none()) {
                 let outs = self.lock().router.server_gone(&why, Instant::now());
                 for out in outs {
                     // A server gone says only these: errors for the app and
@@ -676,7 +690,17 @@ impl Relay {
             }
             tokio::select! {
                 changed = ready.changed() => if changed.is_err() { break None },
-                changed = unstartable.changed() => if changed.is_err() { break None },
+                // Any word from the session (a life coming, or why none
+                // can start with the list as it is now) ends the wait
+                // for its answer to the caught-up save.
+                changed = unstartable.changed() => {
+                    if changed.is_err() { break None }
+                    start_until = None;
+                }
+                () = sleep_until(start_until) => {
+                    self.no_start_came();
+                    start_until = None;
+                }
             }
         };
         self.seen.send_modify(|s| s.waiting = None);
@@ -736,6 +760,14 @@ impl Relay {
         } else if n == MOST {
             eprintln!("rootgate: {note} (further notes of this kind are not written)");
         }
+    }
+}
+
+/// Sleeps until `until`; forever without one.
+async fn sleep_until(until: Option<Instant>) {
+    match until {
+        Some(until) => tokio::time::sleep_until(until).await,
+        None => std::future::pending().await,
     }
 }
 

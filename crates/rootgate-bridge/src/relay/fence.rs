@@ -190,6 +190,24 @@ impl Fence {
         }
     }
 
+    /// Catches up with the settings file, as [`Fence::standing`] does
+    /// first, and says the store's list for the server as it is then: its
+    /// generation, and whether it holds any folder. A bridge about to say
+    /// that its server cannot start asks this first (see
+    /// `Relay::next_life`), so it never answers from settings older than
+    /// the last save.
+    pub(crate) fn caught_up(&self) -> (u64, bool) {
+        self.look_at_file(&mut self.lock());
+        self.shared_now()
+    }
+
+    /// The store's list for the server as last read: its generation, and
+    /// whether it holds any folder.
+    pub(crate) fn shared_now(&self) -> (u64, bool) {
+        let shared = self.shared.borrow();
+        (shared.generation(), !shared.roots().is_empty())
+    }
+
     /// Reads the settings again if the file is not the one last read. The
     /// key is taken before the read: a save between the two is read now,
     /// and seen again (harmlessly) next time.
