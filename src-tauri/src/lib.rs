@@ -98,7 +98,7 @@ impl Shell {
     /// window first shows its content, or after `SERVERS_START_AT_LATEST`.
     pub fn start_servers(&self, supervisor: &Supervisor) {
         if !self.servers_started.swap(true, Ordering::SeqCst) {
-            supervisor.start_enabled();
+            supervisor.servers().start_enabled();
         }
     }
 
@@ -154,7 +154,7 @@ fn on_drop<R: Runtime>(app: &AppHandle<R>, paths: &[PathBuf]) {
     let Some(supervisor) = app.try_state::<Arc<Supervisor>>() else {
         return;
     };
-    let intake = supervisor.prompts_for_paths(paths);
+    let intake = supervisor.consent().prompts_for_paths(paths);
     for notice in intake.notices() {
         events::notice(app, notice);
     }
@@ -454,10 +454,10 @@ fn setup<R: Runtime>(
         .iter()
         .cloned()
         .partition(|p| instance::is_bundle(p));
-    let mut notices = supervisor.prompts_for_paths(&folders).notices();
+    let mut notices = supervisor.consent().prompts_for_paths(&folders).notices();
     let mut installs = Vec::new();
     for file in &bundles {
-        match supervisor.open_bundle(file) {
+        match supervisor.installing().open_bundle(file) {
             Ok(view) => installs.push(view),
             Err(e) => notices.push(e.to_string()),
         }
@@ -496,7 +496,9 @@ fn setup<R: Runtime>(
     // notification server runs; "Open Rootgate" brings the window up.
     let asking = Arc::clone(&supervisor);
     let handle = app.handle().clone();
-    asking.on_open_asked(Box::new(move || raise(&handle)));
+    asking
+        .questions()
+        .on_open_asked(Box::new(move || raise(&handle)));
     // AI apps' connections through `rootgate connect` report here, once
     // the desktop was looked for: a bridge that connects at once is asked
     // about as a later one is. A bus that does not answer is not waited for.
@@ -509,14 +511,14 @@ fn setup<R: Runtime>(
         )
         .await;
         match found {
-            Ok(Ok(desktop)) => asking.ask_through(Arc::new(desktop)),
+            Ok(Ok(desktop)) => asking.questions().ask_through(Arc::new(desktop)),
             Ok(Err(e)) => tracing::info!(error = %e, "questions wait in the window"),
             Err(_) => {
                 tracing::info!("the session bus did not answer; questions wait in the window")
             }
         }
         // Routes made in a terminal reach the Apps view without a Look again.
-        listening.watch_app_files();
+        listening.apps().watch_app_files();
         if let Err(e) = listening.listen_for_bridges().await {
             events::notice(
                 &handle,

@@ -105,7 +105,7 @@ pub(crate) fn install<R: Runtime>(
     builder.build(app)?;
     app.manage(TrayHost::default());
     app.manage(Look(Mutex::new(built_with)));
-    show_look(app, supervisor.sharing_paused());
+    show_look(app, supervisor.preferences().sharing_paused());
     let mut prompts = supervisor.subscribe_prompts();
     let mut settings = supervisor.store().subscribe_revision();
     let weak = Arc::downgrade(supervisor);
@@ -166,7 +166,7 @@ fn show_look<R: Runtime>(app: &AppHandle<R>, paused: bool) {
 
 /// Makes the menu anew from what the core holds now, and the look with it.
 fn refresh<R: Runtime>(app: &AppHandle<R>, supervisor: &Supervisor) {
-    show_look(app, supervisor.sharing_paused());
+    show_look(app, supervisor.preferences().sharing_paused());
     let Some(tray) = app.tray_by_id(TRAY) else {
         return;
     };
@@ -192,7 +192,7 @@ fn menu<R: Runtime>(app: &AppHandle<R>, supervisor: &Supervisor) -> tauri::Resul
         None::<&str>,
     )?)?;
     menu.append(&PredefinedMenuItem::separator(app)?)?;
-    let waiting = supervisor.waiting_questions();
+    let waiting = supervisor.consent().waiting_questions();
     let heading = match waiting.len() {
         0 => "No questions waiting".to_owned(),
         1 => "1 question waiting:".to_owned(),
@@ -222,7 +222,7 @@ fn menu<R: Runtime>(app: &AppHandle<R>, supervisor: &Supervisor) -> tauri::Resul
         PAUSE,
         "&Pause all sharing",
         true,
-        supervisor.sharing_paused(),
+        supervisor.preferences().sharing_paused(),
         None::<&str>,
     )?)?;
     menu.append(&PredefinedMenuItem::separator(app)?)?;
@@ -244,7 +244,7 @@ fn on_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
         OPEN => crate::raise(app),
         PAUSE => {
             // The core's state decides, not the check mark GTK flipped.
-            if supervisor.sharing_paused() {
+            if supervisor.preferences().sharing_paused() {
                 // Resuming is a grant: the window's, never the bus's. The
                 // check mark GTK took off goes back on.
                 refresh(app, &supervisor);
@@ -253,7 +253,7 @@ fn on_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
                     "Sharing stays paused until you press Resume sharing here.",
                 );
                 crate::raise(app);
-            } else if let Err(e) = supervisor.set_sharing_paused(true) {
+            } else if let Err(e) = supervisor.preferences().set_sharing_paused(true) {
                 events::notice(app, format!("Sharing could not be paused: {e}"));
                 refresh(app, &supervisor);
             }
@@ -269,6 +269,7 @@ fn on_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
             };
             // The window shows that question's prompt first.
             if let Some(prompt) = supervisor
+                .consent()
                 .open_prompts()
                 .into_iter()
                 .find(|p| p.id == prompt)

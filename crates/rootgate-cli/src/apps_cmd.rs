@@ -13,16 +13,16 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use rootgate_core::apps::catalog::{self, AppsError};
-use rootgate_core::apps::import::ImportError;
+use rootgate_core::apps::catalog::{self, Imported};
 use rootgate_core::apps::locate::Places;
 use rootgate_core::apps::route::{self, Ledger, Plan};
-use rootgate_core::apps::{AppKind, ConfigFile, Transport};
+use rootgate_core::apps::{AppKind, ConfigFile};
 use rootgate_core::bridge::window_socket::{Unreached, connect_window, refusal_words};
 use rootgate_core::connections::{ImportAnswer, ImportRequest, Report, socket_path};
+use rootgate_core::headless::Headless;
+use rootgate_core::import::EntryOutcome;
 use rootgate_core::instance;
 use rootgate_core::settings::SettingsFile;
-use rootgate_core::store::Store;
 
 /// A value only the person can give is missing.
 const NEEDS_VALUE: u8 = 3;
@@ -201,84 +201,40 @@ pub fn import(args: &[String]) -> ExitCode {
         Ok(false) => {}
         Err(words) => return fail(words),
     }
-    let store = match Store::open(settings.clone()) {
-        Ok((store, _)) => store,
+    let rootgate = match Headless::open(settings.clone()) {
+        Ok(rootgate) => rootgate,
         Err(e) => return fail(e),
     };
-    let ledger = Ledger::beside(settings.path());
-    let existing = match (&o.into, o.names.first()) {
-        (Some(name), Some(key)) => match catalog::server_named(&store, key, name) {
-            Ok(id) => Some(id),
-            Err(e) => return fail(e),
-        },
-        _ => None,
+    let existing = match rootgate.existing(&o.names, o.into.as_deref()) {
+        Ok(existing) => existing,
+        Err(e) => return fail(e),
     };
     let mut wanted: Vec<String> = o.names.clone();
     let mut status = ExitCode::SUCCESS;
     let mut folders = Vec::new();
     let mut any = false;
     for file in files(app, &o.config, &places) {
-        let parsed = match catalog::read(&file) {
-            Ok((_, parsed)) => parsed,
+        let read = match Headless::read(&file) {
+            Ok(read) => read,
             Err(problem) => {
                 status = fail(problem);
                 continue;
             }
         };
-        for entry in &parsed.entries {
-            if !o.names.is_empty() && !o.names.contains(&entry.key) {
-                continue;
-            }
-            wanted.retain(|w| w != &entry.key);
-            if o.names.is_empty() && !matches!(entry.transport, Transport::Stdio { .. }) {
-                continue;
-            }
-            let values = catalog::values_for(&o.set, &file, entry, &parsed.inputs, &places);
-            // Whether the entry is in Rootgate already and which name it
-            // takes are read from the settings and then saved into them:
-            // no other writer comes in between (see `Store::hold`).
-            let imported = store.hold().map_err(AppsError::from).and_then(|_held| {
-                catalog::import_entry(
-                    &store,
-                    &ledger,
-                    &places,
-                    &file,
-                    &entry.scope,
-                    &entry.key,
-                    &values,
-                    existing.as_ref(),
-                )
-            });
-            match imported {
-                Ok(done) => {
+        wanted.retain(|w| !read.has(w));
+        for entry in rootgate.import(&read, &places, &o.names, &o.set, existing.as_ref()) {
+            match entry.outcome {
+                EntryOutcome::Imported(done) => {
                     any = true;
-                    let next = "it waits for your approval in the Rootgate window";
-                    for line in catalog::joined_lines(&entry.key, &done, next) {
-                        println!("{line}");
-                    }
-                    println!("  {}", done.server.masked_command_line());
-                    say_unstored(&store, &done.server);
-                    for kept in &done.kept_paths {
-                        println!(
-                            "  {} is not a folder on this machine; kept as it is",
-                            shown_path(kept)
-                        );
-                    }
+                    say_imported(&rootgate, &entry.key, &done);
                     folders.extend(done.folders);
                 }
-                Err(AppsError::AlreadyImported { key, name }) => {
-                    println!("`{key}` is already in Rootgate as {name}; nothing to do.");
-                }
-                Err(AppsError::Import(e @ ImportError::Missing { .. })) => {
-                    eprintln!(
-                        "rootgate: {e}; pass it with --set TOKEN=VALUE, or --set TOKEN=- to type it"
-                    );
+                EntryOutcome::Nothing(line) => println!("{line}"),
+                EntryOutcome::NeedsValue(words) => {
+                    eprintln!("rootgate: {words}");
                     status = ExitCode::from(NEEDS_VALUE);
                 }
-                Err(AppsError::Import(e @ ImportError::AlreadyRouted { .. })) => {
-                    println!("{e}; nothing to import.");
-                }
-                Err(e) => status = fail(e),
+                EntryOutcome::Failed(words) => status = fail(words),
             }
         }
     }
@@ -304,6 +260,22 @@ pub fn import(args: &[String]) -> ExitCode {
         println!("Open the window (`rootgate`) to approve it.");
     }
     status
+}
+
+/// What the terminal is told of a server it imported.
+fn say_imported(rootgate: &Headless, key: &str, done: &Imported) {
+    let next = "it waits for your approval in the Rootgate window";
+    for line in catalog::joined_lines(key, done, next) {
+        println!("{line}");
+    }
+    println!("  {}", done.server.masked_command_line());
+    say_unstored(rootgate, &done.server);
+    for kept in &done.kept_paths {
+        println!(
+            "  {} is not a folder on this machine; kept as it is",
+            shown_path(kept)
+        );
+    }
 }
 
 /// How often a start of the window that holds the settings but has not
@@ -354,7 +326,7 @@ fn through_the_window(settings: &Path, window: &Path) -> Result<bool, String> {
 /// Says which of an imported server's secrets could not be kept: without
 /// a keyring this command cannot ask where they go, and once it ends a
 /// value that was not stored is gone.
-pub(crate) fn say_unstored(store: &Store, server: &rootgate_core::servers::ServerSpec) {
+pub(crate) fn say_unstored(rootgate: &Headless, server: &rootgate_core::servers::ServerSpec) {
     let unstored: Vec<&str> = server
         .secrets
         .iter()
@@ -364,9 +336,8 @@ pub(crate) fn say_unstored(store: &Store, server: &rootgate_core::servers::Serve
     if unstored.is_empty() {
         return;
     }
-    let why = store
-        .secrets()
-        .problem(server)
+    let why = rootgate
+        .keyring_problem(server)
         .unwrap_or_else(|| "no keyring is available".into());
     println!(
         "  {} could not be kept in the keyring ({why}), so it was not stored: give it again in \
@@ -438,8 +409,8 @@ pub fn route(args: &[String]) -> ExitCode {
         Ok(both) => both,
         Err(e) => return fail(e),
     };
-    let snapshot = match Store::open_read_only(settings.clone()) {
-        Ok((store, _)) => store.snapshot(),
+    let snapshot = match Headless::read_settings(settings.clone()) {
+        Ok(snapshot) => snapshot,
         Err(e) => return fail(e),
     };
     let ledger = Ledger::beside(settings.path());

@@ -19,11 +19,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use rootgate_core::headless::{Headless, InstallRefused};
 use rootgate_core::instance;
 use rootgate_core::sources::bundle::{BundleError, Bundles, Opened};
-use rootgate_core::sources::installed::{InstallError, Installs};
+use rootgate_core::sources::installed::InstallError;
 use rootgate_core::sources::offer::{Offer, OfferError, Setting, SettingKind, Signature};
-use rootgate_core::store::Store;
 
 use crate::apps_cmd::{fail, opts, settings, shown_path, usage};
 use crate::help::INSTALL as HELP;
@@ -88,11 +88,11 @@ pub fn install(args: &[String]) -> ExitCode {
         println!("(dry run: nothing unpacked or installed)");
         return ExitCode::SUCCESS;
     }
-    let store = match Store::open(settings.clone()) {
-        Ok((store, _)) => store,
+    let rootgate = match Headless::open(settings.clone()) {
+        Ok(rootgate) => rootgate,
         Err(e) => return fail(e),
     };
-    install_opened(&opened, &store, &Installs::beside(settings.path()), &o.set)
+    install_opened(&opened, &rootgate, &o.set)
 }
 
 /// The file named on the command line apart from the options (and the
@@ -116,22 +116,17 @@ fn split_file(args: &[String]) -> (Vec<String>, Vec<String>) {
 
 fn install_opened(
     opened: &Opened,
-    store: &Store,
-    installs: &Installs,
+    rootgate: &Headless,
     values: &std::collections::BTreeMap<String, String>,
 ) -> ExitCode {
     let offer = &opened.offer;
     // Whether it was installed before and the name it takes are read from
     // the settings and then saved into them: no other writer in between.
-    let held = match store.hold() {
-        Ok(held) => held,
-        Err(e) => return fail(e),
-    };
-    let done = opened.install(store, installs, values);
-    drop(held);
-    let done = match done {
+    let done = match rootgate.install_bundle(opened, values) {
         Ok(done) => done,
-        Err(BundleError::Install(InstallError::Offer(e @ OfferError::Missing { .. }))) => {
+        Err(InstallRefused::Bundle(BundleError::Install(InstallError::Offer(
+            e @ OfferError::Missing { .. },
+        )))) => {
             eprintln!("rootgate: {e}; pass it with --set KEY=VALUE, or --set KEY=- to type it");
             return ExitCode::from(NEEDS_VALUE);
         }
@@ -164,7 +159,7 @@ fn install_opened(
         "  Its files are in {}.",
         shown_path(&opened.folder().display().to_string())
     );
-    crate::apps_cmd::say_unstored(store, &done.server);
+    crate::apps_cmd::say_unstored(rootgate, &done.server);
     say_folders(offer, &done.folders);
     ExitCode::SUCCESS
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use rootgate_core::apps::catalog::{self, AppView};
 use rootgate_core::apps::route::Ledger;
-use rootgate_core::store::Store;
+use rootgate_core::headless::Headless;
 
 use crate::apps_cmd::{fail, opts, places, print_json, settings, shown_path, usage};
 
@@ -21,9 +21,7 @@ pub fn apps(args: &[String]) -> ExitCode {
         Ok(both) => both,
         Err(e) => return fail(e),
     };
-    let snapshot = Store::open_read_only(settings.clone())
-        .map(|(store, _)| store.snapshot())
-        .unwrap_or_default();
+    let snapshot = Headless::read_settings(settings.clone()).unwrap_or_default();
     let ledger = match Ledger::beside(settings.path()).load() {
         Ok(ledger) => ledger,
         Err(e) => return fail(e),
@@ -121,11 +119,11 @@ pub fn servers(args: &[String]) -> ExitCode {
         Ok(o) => o,
         Err(e) => return usage(&e, crate::help::SERVERS),
     };
-    let store = match settings().and_then(|s| Store::open_read_only(s).map_err(|e| e.to_string())) {
-        Ok((store, _)) => store,
-        Err(e) => return fail(e),
-    };
-    let settings = store.snapshot();
+    let settings =
+        match settings().and_then(|s| Headless::read_settings(s).map_err(|e| e.to_string())) {
+            Ok(settings) => settings,
+            Err(e) => return fail(e),
+        };
     let rows: Vec<serde_json::Value> = settings
         .servers
         .iter()
@@ -170,11 +168,11 @@ pub fn folders(args: &[String]) -> ExitCode {
         Ok(o) => o,
         Err(e) => return usage(&e, crate::help::FOLDERS),
     };
-    let store = match settings().and_then(|s| Store::open_read_only(s).map_err(|e| e.to_string())) {
-        Ok((store, _)) => store,
-        Err(e) => return fail(e),
-    };
-    let settings = store.snapshot();
+    let settings =
+        match settings().and_then(|s| Headless::read_settings(s).map_err(|e| e.to_string())) {
+            Ok(settings) => settings,
+            Err(e) => return fail(e),
+        };
     let rows: Vec<serde_json::Value> = settings
         .roots
         .iter()

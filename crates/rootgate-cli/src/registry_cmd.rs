@@ -17,15 +17,15 @@ use std::process::ExitCode;
 
 use rootgate_core::bridge::window_socket::{Unreached, connect_window, refusal_words};
 use rootgate_core::connections::socket_path;
+use rootgate_core::headless::{Headless, InstallRefused};
 use rootgate_core::sources::bundle::{BundleError, Bundles};
 use rootgate_core::sources::installable::Installable;
-use rootgate_core::sources::installed::{InstallError, Installs};
+use rootgate_core::sources::installed::InstallError;
 use rootgate_core::sources::offer::{Offer, OfferError, SettingKind};
 use rootgate_core::sources::registry::cache::{rootgate_cache_dir, utc};
 use rootgate_core::sources::registry::mapping::{self, Chosen, packages_in_words};
 use rootgate_core::sources::registry::server_json::ServerList;
 use rootgate_core::sources::registry::{self, Client, Fetched, RegistryError};
-use rootgate_core::store::Store;
 use serde_json::json;
 
 use crate::apps_cmd::{fail, print_json, read_value, say_unstored, settings, shown_path, usage};
@@ -286,22 +286,17 @@ fn add_offer(
         ));
     }
     println!("  runs {}", shown_path(&about.runs));
-    let store = match Store::open(settings.clone()) {
-        Ok((store, _)) => store,
+    let rootgate = match Headless::open(settings.clone()) {
+        Ok(rootgate) => rootgate,
         Err(e) => return fail(e),
     };
-    let installs = Installs::beside(settings.path());
     // Whether it was added before and the name it takes are read from the
     // settings and then saved into them: no other writer in between.
-    let held = match store.hold() {
-        Ok(held) => held,
-        Err(e) => return fail(e),
-    };
-    let done = chosen.install(&store, &installs, values);
-    drop(held);
-    let done = match done {
+    let done = match rootgate.install(chosen, values) {
         Ok(done) => done,
-        Err(BundleError::Install(InstallError::Offer(e @ OfferError::Missing { .. }))) => {
+        Err(InstallRefused::Bundle(BundleError::Install(InstallError::Offer(
+            e @ OfferError::Missing { .. },
+        )))) => {
             eprintln!(
                 "rootgate: {e}; pass it with --set KEY=VALUE, or --set KEY=- to type it \
                  (`rootgate help add`)"
@@ -316,7 +311,7 @@ fn add_offer(
         shown_path(&done.server.name)
     );
     println!("  {}", shown_path(&done.server.masked_command_line()));
-    say_unstored(&store, &done.server);
+    say_unstored(&rootgate, &done.server);
     for note in &offer.notes {
         println!("  {}", shown_path(note));
     }

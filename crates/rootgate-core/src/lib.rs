@@ -1,8 +1,8 @@
 //! `rootgate-core`: the façade. The desktop shell (`src-tauri`) and the
 //! command (`crates/rootgate-cli`) depend on this crate alone, and call the
-//! [`supervisor::Supervisor`], which owns the store, one session per
-//! server, the open consent prompts, restarts, the AI apps' files and the
-//! bridges' connections.
+//! services of [`supervisor::Supervisor`] (folders, consent, servers,
+//! questions, tool consent, apps, installs, connections, preferences), or,
+//! from a command with no window, [`headless::Headless`].
 //!
 //! The layers it is built on are their own crates, lowest first (see
 //! ARCHITECTURE.md, "Layers"): `rootgate-model` (folders, consent, servers,
@@ -15,8 +15,10 @@
 //! shell's and the command's paths did not change with the split.
 //!
 //! What is not here: any GUI dependency, and any decision of the layers
-//! below; this crate only puts them together. Its one module of its own is
-//! `supervisor`.
+//! below; this crate only puts them together. Its modules of its own are
+//! `supervisor` (the window's services and the root that wires them),
+//! `headless` (the command's, without a window) and `import` (the one
+//! import of an AI app's servers both of them run).
 
 pub use rootgate_apps as apps;
 pub use rootgate_bridge as bridge;
@@ -31,4 +33,6 @@ pub use rootgate_notify as desktop;
 pub use rootgate_session as session;
 pub use rootgate_sources as sources;
 
+pub mod headless;
+pub mod import;
 pub mod supervisor;

@@ -1,36 +1,35 @@
 //! The supervisor: everything the app can ask of Rootgate, in one place that
-//! runs without a window.
+//! runs without a window, as services by area, each owning its state and
+//! its lock.
 //!
-//! It owns the store, the timeline and one session per configured server,
-//! and turns a person's acts into core calls: a chosen folder becomes a
-//! consent prompt, an answered prompt becomes a root and exact grants, an
-//! approved command line lets a server start. Each desktop command is one
-//! line into a method here, so the commands' logic is tested headless.
+//! The services mirror the window's areas: the folder list ([`Folders`]),
+//! folders' consent prompts and the AI apps' folders suggested
+//! ([`Consent`]), the servers with their sessions, approvals, restarts and
+//! secrets ([`Servers`]), the window's tries on a server ([`Tries`]), the
+//! questions asked when an AI app needs a folder ([`Questions`]), tool
+//! consent ([`ToolConsent`]) and the record of calls ([`CallRecord`]), the
+//! AI apps ([`Apps`]), installs ([`Installing`]), the bridges' connections
+//! ([`Bridges`]) and the window's Settings ([`Preferences`]); the other
+//! desktop notifications (`notes`) serve the others. A service that needs
+//! another holds that one service (or, where the lower one must call up,
+//! a small trait it owns: `prompts::PromptListener`), never the root.
 //!
-//! This file holds the supervisor itself: opening, and one session per
-//! server with its changes forwarded. Each of the app's sections is a file
-//! of its own under `supervisor/`: the folder list (`folders`), the servers
-//! with their lifecycle (`servers`), the AI apps' connections
-//! (`connections`), consent prompts (`prompts`: how a chosen folder is
-//! asked about and an answer shared), when a server that failed is started
-//! again (`restarts`), secrets, offers, the AI apps' files and suggestions,
-//! the desktop's questions (`questions`) and other notifications (`notes`),
-//! and the window's Settings (`preferences`: pause, Start at login). What
-//! other processes save in the settings file is followed in
-//! `settings_watch`. Their public types are re-exported here.
+//! This file holds the root, [`Supervisor`]: it opens the store, makes the
+//! services and wires them, and hands each out; each desktop command is one
+//! line into one service, so the commands' logic is tested headless. What
+//! all services stand on (store, timeline, changes, runtime) is
+//! `ground`'s.
 //!
 //! It does not open dialogs or windows (the shell does, and hands over the
 //! path the person picked), does not hold UI text beyond error, warning and
 //! status messages, and never takes a path from the webview: the only ways
-//! in are [`Supervisor::prompt_for_path`] (and
-//! [`Supervisor::prompts_for_paths`], for several at once), called by the
-//! shell with paths from the native picker, a drop on the window or the
-//! command line, and [`Supervisor::prompt_for_root`], which re-checks a
-//! root already kept.
+//! in are [`Consent::prompt_for_path`] (and [`Consent::prompts_for_paths`],
+//! for several at once), called by the shell with paths from the native
+//! picker, a drop on the window or the command line, and
+//! [`Consent::prompt_for_root`], which re-checks a root already kept.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::Arc;
 
 use serde::Serialize;
 use thiserror::Error;
@@ -39,21 +38,19 @@ use tokio::sync::broadcast;
 use rootgate_bridge::connections::{ConnectionView, Connections};
 use rootgate_model::folders::FolderError;
 use rootgate_model::ids::{ConnectionId, ServerId};
-use rootgate_model::servers::ServerSpec;
 use rootgate_model::settings::{Recovery, SettingsFile};
 use rootgate_model::store::{Store, StoreError};
 use rootgate_model::timeline::{Entry, Timeline};
 use rootgate_session::delivery::DeliverySummary;
 use rootgate_session::notices::OfferKind;
-use rootgate_session::{
-    Delivery, Following, LogLine, Session, SessionConfig, SessionError, Status,
-};
+use rootgate_session::{LogLine, SessionConfig, SessionError, Status};
 
 mod answers;
 mod apps;
 mod audit;
 mod connections;
 mod folders;
+mod ground;
 mod install;
 mod kept_timeline;
 mod notes;
@@ -64,26 +61,34 @@ mod questions;
 mod restarts;
 mod secrets;
 mod servers;
+mod sessions;
 mod settings_watch;
 mod suggestions;
 mod tool_asks;
 
 pub use answers::QuestionView;
-pub use apps::{ImportOutcome, PlanView};
-pub use folders::FolderView;
-pub use install::{InstallOutcome, InstallView};
-pub use preferences::PreferencesView;
-pub use servers::{FolderChoice, ServerView};
-
-pub use audit::Exported;
-use prompts::OpenPrompts;
+pub use apps::{Apps, ImportOutcome, PlanView};
+pub use audit::{CallRecord, Exported};
+pub use connections::Bridges;
+pub use folders::{FolderView, Folders};
+pub use install::{InstallOutcome, InstallView, Installing};
+pub use offers::Tries;
+pub use preferences::{Preferences, PreferencesView};
 pub use prompts::{
-    ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, Suggestion, WarningView,
+    Consent, ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, Suggestion,
+    WarningView,
 };
-use restarts::Restarts;
+pub use questions::Questions;
 pub use restarts::{RestartPolicy, Retry};
+pub use servers::{FolderChoice, ServerView};
+pub use sessions::Servers;
 pub use suggestions::{WaitingQuestion, app_title};
-pub use tool_asks::ToolQuestion;
+pub use tool_asks::{ToolConsent, ToolQuestion};
+
+use connections::BridgesReach;
+use ground::{DesktopSlot, Ground, TrayCue, lock};
+use notes::Notes;
+use questions::QuestionsNeed;
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]
@@ -208,51 +213,22 @@ pub enum Change {
     ToolQuestions { questions: Vec<ToolQuestion> },
 }
 
-/// Everything Rootgate is doing, behind the app's commands.
+/// The root: it opens the store, makes the services and wires them.
 pub struct Supervisor {
-    me: Weak<Supervisor>,
-    /// The runtime the supervisor was opened on: sessions and timers are
-    /// spawned there even when a method is called from a thread outside it
-    /// (the app's synchronous commands run on the UI thread).
-    runtime: tokio::runtime::Handle,
-    store: Arc<Store>,
-    timeline: Arc<Timeline>,
-    config: SessionConfig,
-    restart_policy: RestartPolicy,
-    restarts: Mutex<HashMap<ServerId, Restarts>>,
+    ground: Ground,
     recovery: Option<Recovery>,
-    home: Option<PathBuf>,
-    sessions: Mutex<HashMap<ServerId, Session>>,
-    prompts: Mutex<OpenPrompts>,
-    changes: broadcast::Sender<Change>,
-    /// AI apps' connections through bridges, as they report them.
-    connections: Arc<Connections>,
-    /// Rewrites of AI apps' configs shown and not yet written.
-    plans: Mutex<apps::OpenPlans>,
-    /// Published servers shown for installing and not yet installed.
-    install_offers: Mutex<install::OpenInstalls>,
-    /// Servers edited while running whose new command is not approved yet:
-    /// each keeps running its approved command until the new one is.
-    awaiting_approval: Mutex<std::collections::HashSet<ServerId>>,
-    /// The newest timeline entry saved for the next launch.
-    timeline_saved: Mutex<Option<u64>>,
-    /// The window's calls in flight, by the number it gave each, to cancel.
-    calls: Mutex<HashMap<u32, tokio_util::sync::CancellationToken>>,
-    /// Questions asked on the desktop when an AI app needs a folder.
-    asking: questions::Asking,
-    /// The other desktop notifications sent, so each is sent once.
-    notes: notes::Noted,
-    /// AI apps' tool calls that wait for the person's answer.
-    tool_asking: tool_asks::ToolAsking,
-    /// Grows whenever a consent prompt opens or closes: the tray's cue to
-    /// list the questions waiting again.
-    prompts_revision: tokio::sync::watch::Sender<u64>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section here leaves its map whole, so a poisoned lock
-    // is safe to keep using.
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    tray: TrayCue,
+    folders: Arc<Folders>,
+    consent: Arc<Consent>,
+    servers: Arc<Servers>,
+    tries: Tries,
+    questions: Arc<Questions>,
+    tools: Arc<ToolConsent>,
+    calls: CallRecord,
+    apps: Arc<Apps>,
+    installing: Arc<Installing>,
+    bridges: Arc<Bridges>,
+    preferences: Arc<Preferences>,
 }
 
 impl Supervisor {
@@ -296,64 +272,128 @@ impl Supervisor {
                 dir.display()
             );
         }
-        let home = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf());
-        let runtime = tokio::runtime::Handle::current();
-        let settings_path = store.file().path().to_path_buf();
-        let supervisor = Arc::new_cyclic(|me| Supervisor {
-            me: me.clone(),
-            runtime,
+        let ground = Ground {
             store: Arc::new(store),
             timeline: Arc::new(Timeline::default()),
-            config,
-            restart_policy,
-            restarts: Mutex::new(HashMap::new()),
-            recovery,
-            home,
-            sessions: Mutex::new(HashMap::new()),
-            prompts: Mutex::new(OpenPrompts::default()),
             changes: broadcast::Sender::new(4096),
-            connections: Arc::new(Connections::default()),
-            plans: Mutex::new(apps::OpenPlans::default()),
-            install_offers: Mutex::new(install::OpenInstalls::default()),
-            awaiting_approval: Mutex::new(std::collections::HashSet::new()),
-            timeline_saved: Mutex::new(None),
-            calls: Mutex::new(HashMap::new()),
-            asking: questions::Asking::beside(&settings_path),
-            notes: notes::Noted::default(),
-            tool_asking: tool_asks::ToolAsking::default(),
-            prompts_revision: tokio::sync::watch::Sender::new(0),
-        });
-        let servers: Vec<ServerId> = supervisor
-            .store
-            .snapshot()
-            .servers
-            .into_iter()
-            .map(|s| s.id)
-            .collect();
-        supervisor.timeline.restore(kept_timeline::load(
-            supervisor.store.file().path(),
-            &servers,
-        ));
-        *lock(&supervisor.timeline_saved) = supervisor.timeline.newest(1).last().map(|e| e.seq);
-        supervisor.keep_timeline();
-        supervisor.check_availability();
-        rootgate_model::monitor::spawn(Arc::clone(&supervisor.store));
-        for spec in supervisor.store.snapshot().servers {
-            supervisor.ensure_session(&spec)?;
-        }
-        supervisor.forward_revisions();
-        supervisor.follow_settings();
-        supervisor.move_secrets_from_before();
-        supervisor.prune_calls();
+            runtime: tokio::runtime::Handle::current(),
+            home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+        };
+        let supervisor = Arc::new(Supervisor::wire(ground, recovery, config, restart_policy));
+        supervisor.begin()?;
         Ok(supervisor)
     }
 
+    /// Makes the services, each handed the few others it needs.
+    fn wire(
+        ground: Ground,
+        recovery: Option<Recovery>,
+        config: SessionConfig,
+        restart_policy: RestartPolicy,
+    ) -> Supervisor {
+        let tray = TrayCue::new();
+        let desktop = DesktopSlot::default();
+        let connections = Arc::new(Connections::default());
+        let folders = Arc::new(Folders::new(ground.clone()));
+        let preferences = Arc::new(Preferences::new(ground.clone()));
+        let servers = Servers::new(ground.clone(), config, restart_policy);
+        let consent = Arc::new(Consent::new(
+            ground.clone(),
+            tray.clone(),
+            Arc::clone(&connections),
+            Arc::clone(&folders),
+        ));
+        let notes = Notes::new(
+            ground.clone(),
+            desktop.clone(),
+            Arc::clone(&servers),
+            Arc::clone(&preferences),
+            Arc::clone(&connections),
+        );
+        let tools = ToolConsent::new(
+            ground.clone(),
+            desktop.clone(),
+            tray.clone(),
+            Arc::clone(&connections),
+            Arc::clone(&servers),
+        );
+        let questions = Questions::new(
+            ground.clone(),
+            QuestionsNeed {
+                desktop,
+                connections: Arc::clone(&connections),
+                consent: Arc::clone(&consent),
+                folders: Arc::clone(&folders),
+                preferences: Arc::clone(&preferences),
+                notes: Arc::clone(&notes),
+                tools: Arc::clone(&tools),
+            },
+        );
+        let weak: std::sync::Weak<Questions> = Arc::downgrade(&questions);
+        consent.listen_with(weak);
+        let installing = Arc::new(Installing::new(
+            ground.clone(),
+            Arc::clone(&servers),
+            Arc::clone(&consent),
+        ));
+        let apps = Apps::new(
+            ground.clone(),
+            Arc::clone(&servers),
+            Arc::clone(&consent),
+            Arc::clone(&notes),
+        );
+        let bridges = Bridges::new(
+            ground.clone(),
+            BridgesReach {
+                connections,
+                servers: Arc::clone(&servers),
+                notes,
+                tools: Arc::clone(&tools),
+                questions: Arc::clone(&questions),
+                consent: Arc::clone(&consent),
+                installing: Arc::clone(&installing),
+                apps: Arc::clone(&apps),
+            },
+        );
+        Supervisor {
+            tries: Tries::new(ground.clone(), Arc::clone(&servers)),
+            calls: CallRecord::beside(ground.settings_path()),
+            ground,
+            recovery,
+            tray,
+            folders,
+            consent,
+            servers,
+            questions,
+            tools,
+            apps,
+            installing,
+            bridges,
+            preferences,
+        }
+    }
+
+    /// What runs once the services are made: the timeline an earlier
+    /// launch kept, the folders checked, one idle session per server, and
+    /// the watches and background work that keep everything current.
+    fn begin(&self) -> Result<(), SupervisorError> {
+        self.servers.restore_timeline();
+        self.folders.check_availability();
+        rootgate_model::monitor::spawn(Arc::clone(&self.ground.store));
+        self.servers.open_sessions()?;
+        self.forward_revisions();
+        self.servers.follow_settings();
+        self.servers.move_secrets_from_before();
+        self.calls.prune();
+        Ok(())
+    }
+
     pub fn store(&self) -> &Arc<Store> {
-        &self.store
+        &self.ground.store
     }
 
     pub fn timeline(&self) -> &Arc<Timeline> {
-        &self.timeline
+        &self.ground.timeline
     }
 
     /// What happened to a settings file that could not be trusted, if
@@ -363,163 +403,102 @@ impl Supervisor {
     }
 
     pub fn settings_path(&self) -> &Path {
-        self.store.file().path()
+        self.ground.settings_path()
     }
 
     /// Changes as they happen.
     pub fn subscribe(&self) -> broadcast::Receiver<Change> {
-        self.changes.subscribe()
+        self.ground.changes.subscribe()
     }
 
     /// A counter that grows whenever a consent prompt opens or closes, or
     /// a tool call starts or stops waiting (the tray lists what waits again).
     pub fn subscribe_prompts(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.prompts_revision.subscribe()
+        self.tray.subscribe()
     }
 
-    fn prompts_changed_for_tray(&self) {
-        self.prompts_revision.send_modify(|r| *r += 1);
+    /// The folder list.
+    pub fn folders(&self) -> &Folders {
+        &self.folders
     }
 
-    /// Marks each root available or not by checking it again, and notes a
-    /// root whose folder now resolves elsewhere as unavailable (its grants
-    /// were for the old real path).
-    pub fn check_availability(&self) {
-        let mounts = rootgate_model::mounts::MountTable::read();
-        for root in self.store.snapshot().roots {
-            let _ = self.store.set_available(
-                &root.id,
-                rootgate_model::monitor::is_available(&root, &mounts),
-            );
-        }
+    /// Consent prompts and the AI apps' folders suggested.
+    pub fn consent(&self) -> &Consent {
+        &self.consent
     }
 
-    fn forward_revisions(self: &Arc<Self>) {
-        let mut revisions = self.store.subscribe_revision();
-        let changes = self.changes.clone();
-        tokio::spawn(async move {
+    /// The servers: list, approval, lifecycle, restarts, secrets.
+    pub fn servers(&self) -> &Servers {
+        &self.servers
+    }
+
+    /// The window's tries on a running server.
+    pub fn tries(&self) -> &Tries {
+        &self.tries
+    }
+
+    /// The questions asked when an AI app needs a folder.
+    pub fn questions(&self) -> &Questions {
+        &self.questions
+    }
+
+    /// Tool consent: the calls that wait, and the tool rules.
+    pub fn tools(&self) -> &ToolConsent {
+        &self.tools
+    }
+
+    /// The record of AI apps' calls.
+    pub fn calls(&self) -> &CallRecord {
+        &self.calls
+    }
+
+    /// The AI apps: found, imported from, routed.
+    pub fn apps(&self) -> &Apps {
+        &self.apps
+    }
+
+    /// Servers installed from where they are published.
+    pub fn installing(&self) -> &Installing {
+        &self.installing
+    }
+
+    /// The AI apps' connections through bridges.
+    pub fn bridges(&self) -> &Bridges {
+        &self.bridges
+    }
+
+    /// The window's Settings.
+    pub fn preferences(&self) -> &Preferences {
+        &self.preferences
+    }
+
+    /// Takes the reports of bridges from now on (see [`Bridges::listen`]).
+    pub async fn listen_for_bridges(&self) -> std::io::Result<std::path::PathBuf> {
+        self.bridges.listen().await
+    }
+
+    /// Takes other starts' folders from now on (see
+    /// [`Bridges::take_other_starts`]).
+    pub fn take_other_starts(
+        &self,
+        then: Box<dyn Fn(&rootgate_bridge::connections::OpenAnswer) + Send + Sync>,
+    ) {
+        self.bridges.take_other_starts(then);
+    }
+
+    /// Stops every server and waits until all have exited.
+    pub async fn shutdown(&self) {
+        self.servers.shutdown().await;
+    }
+
+    fn forward_revisions(&self) {
+        let mut revisions = self.ground.store.subscribe_revision();
+        let changes = self.ground.changes.clone();
+        self.ground.runtime.spawn(async move {
             while revisions.changed().await.is_ok() {
                 let revision = *revisions.borrow_and_update();
                 let _ = changes.send(Change::Settings { revision });
             }
         });
-    }
-
-    /// The session of `spec`, made (idle) if it does not exist yet, with
-    /// its status and stderr forwarded as changes.
-    fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError> {
-        let _runtime = self.runtime.enter();
-        let mut sessions = lock(&self.sessions);
-        if let Some(session) = sessions.get(&spec.id) {
-            return Ok(session.clone());
-        }
-        let session = Session::spawn_with_secrets(
-            spec.id.clone(),
-            self.store.subscribe(&spec.id)?,
-            Arc::clone(&self.timeline),
-            self.config,
-            Arc::clone(self.store.secrets()),
-        );
-        let mut status = session.subscribe_status();
-        let mut delivery = session.subscribe_delivery();
-        let mut log = session.stderr().subscribe();
-        let mut notices = session.subscribe_notices();
-        let changes = self.changes.clone();
-        let server = spec.id.clone();
-        let me = self.me.clone();
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    changed = status.changed() => {
-                        if changed.is_err() { break; }
-                        let status = status.borrow_and_update().clone();
-                        if let Some(supervisor) = me.upgrade() {
-                            supervisor.remember_era(&server, &status);
-                            supervisor.on_status(&server, &status);
-                        }
-                        let _ = changes.send(Change::Status { server: server.clone(), status });
-                    }
-                    changed = delivery.changed() => {
-                        if changed.is_err() { break; }
-                        let now = delivery.borrow_and_update().clone();
-                        if let Some(supervisor) = me.upgrade() {
-                            supervisor.on_delivery(&server, &now);
-                        }
-                        let _ = changes.send(Change::Delivery { server: server.clone(), delivery: now.summary() });
-                    }
-                    line = log.recv() => match line {
-                        Ok(line) => { let _ = changes.send(Change::Log { server: server.clone(), line }); }
-                        Err(broadcast::error::RecvError::Lagged(_)) => {}
-                        Err(broadcast::error::RecvError::Closed) => break,
-                    },
-                    notice = notices.recv() => match notice {
-                        Ok(notice) => {
-                            if let Some(change) = offers::change_of(&server, notice) {
-                                let _ = changes.send(change);
-                            }
-                        }
-                        Err(broadcast::error::RecvError::Lagged(_)) => {}
-                        Err(broadcast::error::RecvError::Closed) => break,
-                    },
-                }
-            }
-        });
-        sessions.insert(spec.id.clone(), session.clone());
-        Ok(session)
-    }
-
-    /// Remembers, in the settings, a server seen not to follow changes, so
-    /// that it is shown and its withdrawals are applied by restart from its
-    /// next launch on too.
-    fn on_delivery(&self, id: &ServerId, delivery: &Delivery) {
-        if delivery.following == Following::Ignores
-            && let Err(e) = self.store.set_ignores_list_changed(id, true)
-        {
-            tracing::warn!("could not remember that {id} ignores list_changed: {e}");
-        }
-    }
-
-    /// Remembers, in the settings, the era a server's start found, so that
-    /// its later starts need not find out; forgets it when a start fails, so
-    /// that the next start finds out again (the spec's "re-probe if the cached
-    /// assumption later fails"). A forced era is the person's and is left
-    /// alone.
-    fn remember_era(&self, id: &ServerId, status: &Status) {
-        let Ok(spec) = self.store.server(id) else {
-            return;
-        };
-        if spec.era.forced().is_some() {
-            return;
-        }
-        let seen = match status {
-            Status::Running(info) => Some(info.era),
-            Status::Failed { .. } => None,
-            _ => return,
-        };
-        if let Err(e) = self.store.set_seen_era(id, seen) {
-            tracing::warn!("could not remember the era of {id}: {e}");
-        }
-    }
-
-    /// A bridge found the era of a server whose era was not known yet: the
-    /// window, the one writer of the settings, remembers what it found, so
-    /// that the next bridge (and the window's own session) need not ask.
-    fn remember_bridged_era(&self, entry: &Entry) {
-        let rootgate_model::timeline::Event::EraFound { era, .. } = entry.event else {
-            return;
-        };
-        let Ok(spec) = self.store.server(&entry.server) else {
-            return;
-        };
-        if spec.known_era().is_none()
-            && let Err(e) = self.store.set_seen_era(&entry.server, Some(era))
-        {
-            tracing::warn!("could not remember the era of {}: {e}", entry.server);
-        }
-    }
-
-    fn session(&self, id: &ServerId) -> Result<Session, SupervisorError> {
-        let spec = self.store.server(id)?;
-        self.ensure_session(&spec)
     }
 }

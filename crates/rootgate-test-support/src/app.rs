@@ -428,7 +428,7 @@ pub async fn connection(
     want: impl Fn(&ConnectionView) -> bool,
 ) -> ConnectionView {
     eventually("the connection to show in the window", || async {
-        let all = sup.connections();
+        let all = sup.bridges().list();
         all.iter()
             .find(|c| want(c))
             .cloned()

@@ -99,6 +99,7 @@ async fn serve(settings: PathBuf) {
 
 fn server_id(sup: &Supervisor, name: &str) -> Result<ServerId, String> {
     sup.servers()
+        .list()
         .into_iter()
         .find(|s| s.spec.name == name)
         .map(|s| s.spec.id)
@@ -107,6 +108,7 @@ fn server_id(sup: &Supervisor, name: &str) -> Result<ServerId, String> {
 
 fn root_of(sup: &Supervisor, folder: &Path) -> Option<RootId> {
     sup.folders()
+        .list()
         .into_iter()
         .find(|f| f.root.real_path == folder)
         .map(|f| f.root.id)
@@ -126,39 +128,45 @@ async fn change(sup: &Arc<Supervisor>, request: &Value) -> Result<(), String> {
                 Some(root) => {
                     let seen = sup
                         .folders()
+                        .list()
                         .into_iter()
                         .find(|f| f.root.id == root)
                         .map(|f| f.servers)
                         .unwrap_or_default();
-                    (sup.prompt_for_root(&root).map_err(e)?, seen)
+                    (sup.consent().prompt_for_root(&root).map_err(e)?, seen)
                 }
-                None => (sup.prompt_for_path(&folder).map_err(e)?, Vec::new()),
+                None => (
+                    sup.consent().prompt_for_path(&folder).map_err(e)?,
+                    Vec::new(),
+                ),
             };
             if !servers.contains(&server) {
                 servers.push(server);
             }
-            sup.answer_prompt(prompt.id, &servers, None).map_err(e)?;
+            sup.consent()
+                .answer_prompt(prompt.id, &servers, None)
+                .map_err(e)?;
             Ok(())
         }
         "withdraw" => {
             let server = server_id(sup, &text("server"))?;
             let folder = PathBuf::from(text("folder"));
             let root = root_of(sup, &folder).ok_or("the folder is not kept")?;
-            sup.revoke(&server, &root).map_err(e)
+            sup.folders().revoke(&server, &root).map_err(e)
         }
-        "pause" => sup.set_sharing_paused(true).map_err(e),
-        "resume" => sup.set_sharing_paused(false).map_err(e),
+        "pause" => sup.preferences().set_sharing_paused(true).map_err(e),
+        "resume" => sup.preferences().set_sharing_paused(false).map_err(e),
         "workspace" => {
             let id = server_id(sup, &text("server"))?;
-            let mut draft = sup.server(&id).map_err(e)?.spec.to_draft();
+            let mut draft = sup.servers().server(&id).map_err(e)?.spec.to_draft();
             draft.workspace_only = request["on"].as_bool().unwrap_or_default();
-            sup.update_server(&id, draft).await.map_err(e)?;
+            sup.servers().update_server(&id, draft).await.map_err(e)?;
             Ok(())
         }
         "approve" => {
             let id = server_id(sup, &text("server"))?;
-            let line = sup.server(&id).map_err(e)?.spec.command_line();
-            sup.approve_command(&id, &line).map_err(e)?;
+            let line = sup.servers().server(&id).map_err(e)?.spec.command_line();
+            sup.servers().approve_command(&id, &line).map_err(e)?;
             Ok(())
         }
         other => Err(format!("no change {other:?}")),

@@ -261,7 +261,7 @@ impl Harness {
         let webview = app.get_webview_window("main").unwrap();
         let sup = app.state::<Arc<Supervisor>>().inner().clone();
         let server_spec = sup.store().server(&server).unwrap();
-        let root_name = sup.folders()[0].root.name.clone();
+        let root_name = sup.folders().list()[0].root.name.clone();
         let mut h = Harness {
             _dir: dir,
             app,
@@ -303,7 +303,13 @@ impl Harness {
             roots: s.roots,
             grants: s.grants,
             servers: s.servers,
-            prompts: self.sup.open_prompts().iter().map(|p| p.id).collect(),
+            prompts: self
+                .sup
+                .consent()
+                .open_prompts()
+                .iter()
+                .map(|p| p.id)
+                .collect(),
         }
     }
 
@@ -636,7 +642,10 @@ fn commands(h: &Harness) -> Vec<Command> {
             bases: vec![json!({"paused": false})],
             on_success: |h, args, out| {
                 if args["paused"] == json!(true) {
-                    h.sup.set_sharing_paused(false).map_err(|e| e.to_string())?;
+                    h.sup
+                        .preferences()
+                        .set_sharing_paused(false)
+                        .map_err(|e| e.to_string())?;
                 }
                 returns_nothing(h, args, out)
             },
@@ -650,10 +659,12 @@ fn commands(h: &Harness) -> Vec<Command> {
             on_success: |h, args, out| {
                 let kept = h
                     .sup
-                    .preferences(std::path::Path::new("/usr/bin/rootgate-desktop"))
+                    .preferences()
+                    .view(std::path::Path::new("/usr/bin/rootgate-desktop"))
                     .map_err(|e| e.to_string())?
                     .registry;
                 h.sup
+                    .preferences()
                     .set_registry(Some(LOCAL_REGISTRY))
                     .map_err(|e| e.to_string())?;
                 let local = ["http://127.0.0.1", "http://localhost", "http://[::1]"];
@@ -724,6 +735,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                         return Err(format!("wrote elsewhere: {}", short(out, 300)));
                     }
                     h.sup
+                        .preferences()
                         .set_start_at_login(false, &program)
                         .map_err(|e| e.to_string())?;
                 }
@@ -784,14 +796,14 @@ fn commands(h: &Harness) -> Vec<Command> {
             // Only the real root may open a prompt, and only for its own path;
             // the prompt is closed again at once.
             on_success: |h, args, out| {
-                let kept = h.sup.folders();
+                let kept = h.sup.folders().list();
                 let real = kept
                     .iter()
                     .find(|f| f.root.id == h.root)
                     .map(|f| f.root.real_path.clone());
                 let id = out["id"].as_u64();
                 if let Some(id) = id {
-                    h.sup.cancel_prompt(PromptId::from(id));
+                    h.sup.consent().cancel_prompt(PromptId::from(id));
                 }
                 if args["root"] != json!(h.root) {
                     return Err(format!("opened a prompt: {}", short(out, 300)));
@@ -813,7 +825,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                 json!({"root": root, "name": "\0"}),
             ],
             on_success: |h, args, out| {
-                let undo = h.sup.rename_folder(&h.root, &h.root_name);
+                let undo = h.sup.folders().rename_folder(&h.root, &h.root_name);
                 if args["root"] != json!(h.root) {
                     return Err(format!("renamed something: {}", short(out, 300)));
                 }
@@ -849,7 +861,7 @@ fn commands(h: &Harness) -> Vec<Command> {
             bases: vec![json!({"draft": {"name": "Files", "command": "/bin/true"}})],
             on_success: |h, args, out| {
                 let id = out["id"].as_str().map(ServerId::from_string);
-                let undo = id.map(|id| h.block_on(h.sup.remove_server(&id)));
+                let undo = id.map(|id| h.block_on(h.sup.servers().remove_server(&id)));
                 check_server_view(out, &args["draft"])?;
                 match undo {
                     Some(Ok(())) => Ok(()),
@@ -867,7 +879,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                 json!({"id": server, "draft": {"name": "other", "command": "/bin/true"}}),
             ],
             on_success: |h, args, out| {
-                let undo = h.block_on(h.sup.update_server(&h.server, h.original_draft()));
+                let undo = h.block_on(h.sup.servers().update_server(&h.server, h.original_draft()));
                 if args["id"] != json!(h.server) {
                     return Err(format!("changed a server: {}", short(out, 300)));
                 }
@@ -995,6 +1007,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                 let tool = args["tool"].as_str().unwrap_or_default();
                 let app = args["app"].as_str();
                 h.sup
+                    .tools()
                     .set_tool_setting(&h.server, app, tool, None)
                     .map(|_| ())
                     .map_err(|e| e.to_string())
@@ -1009,6 +1022,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                     return Err(format!("set the default of {}", short(&args["id"], 100)));
                 }
                 h.sup
+                    .tools()
                     .set_tool_default(&h.server, rootgate_core::tools::ToolDefault::AllAllowed)
                     .map(|_| ())
                     .map_err(|e| e.to_string())
@@ -1238,7 +1252,7 @@ fn commands(h: &Harness) -> Vec<Command> {
             on_success: |h, args, _| {
                 let other = args["id"] == json!(h.other_server);
                 if other {
-                    let _ = h.sup.revoke(&h.other_server, &h.root);
+                    let _ = h.sup.folders().revoke(&h.other_server, &h.root);
                     return Ok(());
                 }
                 if args["id"] == json!(h.server) && args["roots"] == json!([h.root]) {
@@ -1304,7 +1318,7 @@ fn commands(h: &Harness) -> Vec<Command> {
                     return Err(format!("kept a secret for {}", short(args, 200)));
                 }
                 let was = h.server_spec.secrets[SECRET];
-                h.block_on(h.sup.keep_secret(&h.server, SECRET, was))
+                h.block_on(h.sup.servers().keep_secret(&h.server, SECRET, was))
                     .map(|_| ())
                     .map_err(|e| e.to_string())
             },
@@ -1758,6 +1772,7 @@ fn hostile_arguments_add_no_folder_and_no_grant_and_get_clear_errors() {
     assert!(
         h.sup
             .folders()
+            .list()
             .iter()
             .all(|f| f.root.real_path != h.picked_path),
         "the picked folder was kept"
@@ -1776,7 +1791,8 @@ fn hostile_arguments_add_no_folder_and_no_grant_and_get_clear_errors() {
         1
     );
     // Its secret leaves the keyring with it.
-    h.block_on(h.sup.remove_server(&h.server)).unwrap();
+    h.block_on(h.sup.servers().remove_server(&h.server))
+        .unwrap();
     h.block_on(h.sup.shutdown());
     drop(h.app);
 }

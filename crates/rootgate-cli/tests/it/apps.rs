@@ -350,7 +350,7 @@ async fn with_the_window_open_import_is_handed_to_it_and_it_asks_about_the_folde
     assert!(out.status.success(), "{said}{}", text(&out.stderr));
     assert!(said.contains("approve it in the Rootgate window"), "{said}");
     // The window, which holds the settings, added it: no second writer.
-    let servers = sup.servers();
+    let servers = sup.servers().list();
     assert_eq!(servers.len(), 1);
     assert!(!servers[0].approved);
     // The window shows the server for approval, the folder asked about
@@ -373,7 +373,7 @@ async fn with_the_window_open_import_is_handed_to_it_and_it_asks_about_the_folde
     assert!(suggestion.imported);
     assert_eq!(suggestion.server, servers[0].spec.id);
     assert!(
-        sup.folders().is_empty(),
+        sup.folders().list().is_empty(),
         "nothing shared until the person answers"
     );
     let again = rootgate_with_window(&rg, &["import", "claude-desktop", "files"]).await;

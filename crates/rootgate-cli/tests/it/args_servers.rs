@@ -99,10 +99,12 @@ fn app_in(rg: &Rootgate, cwd: &Path, options: &[&str]) -> tokio::task::JoinHandl
 
 /// What the window's connections' timelines say, for a failure's message.
 fn said_on_connections(sup: &Supervisor) -> String {
-    sup.connections()
+    sup.bridges()
+        .list()
         .iter()
         .map(|c| {
             let entries: Vec<String> = sup
+                .bridges()
                 .connection_timeline(&c.id)
                 .iter()
                 .map(|e| format!("  {:?}", e.event))
@@ -119,7 +121,7 @@ async fn share_on_the_notification_restarts_an_arguments_server_and_the_held_fir
     let desktop = TestDesktop::start().await;
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
-    sup.ask_through(Arc::new(
+    sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     let files = files_with_arguments(&rg, false);
@@ -146,7 +148,7 @@ async fn share_on_the_notification_restarts_an_arguments_server_and_the_held_fir
     .await;
     desktop.press("Share");
     eventually("the answer to reach Rootgate", || async {
-        match sup.questions().first().and_then(|a| a.answer) {
+        match sup.questions().list().first().and_then(|a| a.answer) {
             Some(Answer::Share) => Ok(()),
             other => Err(format!("{other:?}")),
         }

@@ -47,7 +47,7 @@ pub(super) struct Setup {
 pub(super) async fn asking_setup() -> (TestDesktop, Setup) {
     let desktop = TestDesktop::start().await;
     let s = setup().await;
-    s.sup.ask_through(Arc::new(
+    s.sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     (desktop, s)
@@ -99,9 +99,10 @@ pub(super) fn claude_code_in(rg: &Rootgate, project: &Path) -> tokio::task::Join
 pub(super) async fn said_about_question(sup: &Supervisor) -> String {
     eventually("the timeline to say how the question ended", || async {
         let said: Vec<String> = sup
-            .connections()
+            .bridges()
+            .list()
             .iter()
-            .flat_map(|c| sup.connection_timeline(&c.id))
+            .flat_map(|c| sup.bridges().connection_timeline(&c.id))
             .filter_map(|e| match e.event {
                 Event::FirstRequest { said, .. }
                     if said.contains("answer") || said.contains("question") =>
@@ -145,7 +146,7 @@ async fn share_on_the_notification_lets_the_held_first_call_see_the_folder() {
     }
     let offered = desktop.press("Share");
     eventually("the answer to reach Rootgate", || async {
-        let asked = s.sup.questions();
+        let asked = s.sup.questions().list();
         match asked.first().and_then(|a| a.answer) {
             Some(Answer::Share) => Ok(()),
             _ => Err(format!("{asked:?}; offered {offered:?}")),
@@ -161,10 +162,11 @@ async fn share_on_the_notification_lets_the_held_first_call_see_the_folder() {
     assert!(
         s.sup
             .folders()
+            .list()
             .iter()
             .any(|f| f.root.real_path == s.project)
     );
-    let asked = s.sup.questions();
+    let asked = s.sup.questions().list();
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert_eq!(asked[0].answer, Some(Answer::Share));
     // Answered, the notification went, as dunst's history shows.
@@ -193,12 +195,12 @@ async fn not_now_lets_the_call_go_on_without_and_is_not_asked_twice() {
     assert_eq!(first_allowed(&app.connected), vec![s.shared.clone()]);
     let said = said_about_question(&s.sup).await;
     assert!(said.contains("the person said not now"), "{said}");
-    assert_eq!(s.sup.questions()[0].answer, Some(Answer::NotNow));
+    assert_eq!(s.sup.questions().list()[0].answer, Some(Answer::NotNow));
 
     // A second connection in the same folder: not asked, not held.
     let again = claude_code_in(&s.rg, &s.project).await.expect("the app");
     assert_eq!(first_allowed(&again.connected), vec![s.shared.clone()]);
-    assert_eq!(s.sup.questions().len(), 1);
+    assert_eq!(s.sup.questions().list().len(), 1);
     assert!(desktop.menu().is_empty(), "{:?}", desktop.menu());
     drop(app);
 }
@@ -227,7 +229,7 @@ async fn with_no_notification_server_nobody_is_asked_and_the_bridge_does_not_hol
     assert_eq!(prompt.real_path, s.project);
     // It is recorded, unanswered, as asked in the window only: the
     // Questions view lists it.
-    let asked = s.sup.questions();
+    let asked = s.sup.questions().list();
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert_eq!((asked[0].answer, asked[0].desktop), (None, false));
 }
@@ -244,7 +246,7 @@ async fn a_notification_server_the_bus_starts_on_demand_is_found_and_its_share_c
         .await
         .expect("the bus starts dunst for Rootgate's first call");
     assert!(found.server().starts_with("dunst "), "{}", found.server());
-    s.sup.ask_through(Arc::new(found));
+    s.sup.questions().ask_through(Arc::new(found));
     let app = claude_code_in(&s.rg, &s.project);
     question_on_screen(&desktop).await;
     desktop.press("Share");

@@ -29,7 +29,7 @@ async fn the_question(
     done: impl Fn(&rootgate_core::questions::Asked) -> bool,
 ) -> rootgate_core::questions::Asked {
     eventually("the question to be as expected", || async {
-        let asked = sup.questions();
+        let asked = sup.questions().list();
         match asked.as_slice() {
             [one] if done(one) => Ok(one.clone()),
             _ => Err(format!("{asked:#?}")),
@@ -47,10 +47,11 @@ async fn share_in_the_questions_view_releases_the_held_first_call_at_once() {
 
     // Answered in the window, not on the notification.
     let asked = the_question(&s.sup, |a| a.answer.is_none()).await;
-    let view = s.sup.question_views();
+    let view = s.sup.questions().question_views();
     assert!(view[0].open, "the question is on the desktop: {view:?}");
     let prompt = s
         .sup
+        .questions()
         .answer_question(asked.id, Answer::Share)
         .expect("answer");
     assert!(prompt.is_none(), "no warning: shared at once");
@@ -77,16 +78,18 @@ async fn share_in_the_questions_view_releases_the_held_first_call_at_once() {
 
     // Not now in the view withdraws the folder from that server.
     s.sup
+        .questions()
         .answer_question(asked.id, Answer::NotNow)
         .expect("not now");
     assert!(
         !s.sup
             .folders()
+            .list()
             .iter()
             .any(|f| f.root.real_path == s.project && !f.servers.is_empty()),
         "withdrawn from files"
     );
-    let view = s.sup.question_views();
+    let view = s.sup.questions().question_views();
     assert_eq!(
         (view[0].asked.answer, view[0].shared),
         (Some(Answer::NotNow), false)
@@ -110,21 +113,24 @@ async fn a_dismissed_notification_is_no_answer_and_the_question_waits_in_the_win
     let asked = the_question(&s.sup, |a| a.answer.is_none()).await;
     assert!(
         s.sup
+            .consent()
             .open_prompts()
             .iter()
             .any(|p| p.real_path == s.project && p.suggestion.is_some())
     );
     s.sup
+        .questions()
         .answer_question(asked.id, Answer::Share)
         .expect("share");
     assert!(
         s.sup
             .folders()
+            .list()
             .iter()
             .any(|f| f.root.real_path == s.project && !f.servers.is_empty())
     );
     assert!(
-        s.sup.open_prompts().is_empty(),
+        s.sup.consent().open_prompts().is_empty(),
         "the suggestion was answered with it"
     );
 }
@@ -133,7 +139,7 @@ async fn a_dismissed_notification_is_no_answer_and_the_question_waits_in_the_win
 async fn a_notification_daemon_that_goes_away_lets_the_app_go_on() {
     let mut desktop = TestDesktop::start().await;
     let s = setup().await;
-    s.sup.ask_through(Arc::new(
+    s.sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     let app = claude_code_in(&s.rg, &s.project);
@@ -147,6 +153,7 @@ async fn a_notification_daemon_that_goes_away_lets_the_app_go_on() {
     the_question(&s.sup, |a| a.answer.is_none()).await;
     assert!(
         s.sup
+            .consent()
             .open_prompts()
             .iter()
             .any(|p| p.real_path == s.project)
@@ -262,7 +269,7 @@ async fn a_thousand_connections_asking_about_one_folder_give_one_question() {
     let project_uri = rootgate_core::uri::path_to_uri(&project.canonicalize().expect("real"))
         .expect("uri")
         .to_string();
-    sup.ask_through(Arc::new(
+    sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
 
@@ -282,7 +289,7 @@ async fn a_thousand_connections_asking_about_one_folder_give_one_question() {
         all_started,
         "every connection to show in the window",
         || async {
-            let all = sup.connections();
+            let all = sup.bridges().list();
             let live = all
                 .iter()
                 .filter(|c| c.live && !c.app_roots.is_empty())
@@ -305,7 +312,12 @@ async fn a_thousand_connections_asking_about_one_folder_give_one_question() {
     let menu = question_on_screen(&desktop).await;
     let shown: Vec<&String> = menu.iter().filter(|l| l.starts_with("#Share (")).collect();
     assert_eq!(shown.len(), 1, "one notification: {menu:?}");
-    assert_eq!(sup.questions().len(), 1, "{:?}", sup.questions());
+    assert_eq!(
+        sup.questions().list().len(),
+        1,
+        "{:?}",
+        sup.questions().list()
+    );
 
     desktop.press("Share");
     let mut answers = Vec::new();
@@ -331,8 +343,8 @@ async fn a_thousand_connections_asking_about_one_folder_give_one_question() {
         1,
         "one question in dunst's history: {history:?}"
     );
-    assert_eq!(sup.questions().len(), 1);
-    assert_eq!(sup.questions()[0].answer, Some(Answer::Share));
+    assert_eq!(sup.questions().list().len(), 1);
+    assert_eq!(sup.questions().list()[0].answer, Some(Answer::Share));
 }
 
 /// The window process: the real `rootgate-desktop` on `rg`'s settings,
@@ -406,13 +418,13 @@ async fn the_window_killed_mid_question_lets_the_app_go_on_and_asks_again_at_the
         test_secrets(),
     )
     .expect("open again");
-    let asked = again.questions();
+    let asked = again.questions().list();
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert_eq!(
         (asked[0].answer, asked[0].folder.as_path()),
         (None, project.as_path() as &Path)
     );
-    again.ask_through(Arc::new(
+    again.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     let menu = question_on_screen(&desktop).await;
@@ -423,7 +435,11 @@ async fn the_window_killed_mid_question_lets_the_app_go_on_and_asks_again_at_the
         "{menu:?}"
     );
     assert!(
-        again.open_prompts().iter().any(|p| p.real_path == project),
+        again
+            .consent()
+            .open_prompts()
+            .iter()
+            .any(|p| p.real_path == project),
         "it waits in the window too"
     );
     drop(app);

@@ -47,7 +47,7 @@ async fn every_call_of_two_apps_at_once_is_recorded_found_and_exported() {
 
     // Each bridge wrote its calls when its app went.
     let all = eventually("both apps' calls in the record", || async {
-        let found = sup.search_calls(&CallQuery::default());
+        let found = sup.calls().search_calls(&CallQuery::default());
         if found.matched >= 2 * 27 {
             Ok(found)
         } else {
@@ -83,7 +83,7 @@ async fn every_call_of_two_apps_at_once_is_recorded_found_and_exported() {
     );
 
     // Searched as the window does.
-    let refused = sup.search_calls(&CallQuery {
+    let refused = sup.calls().search_calls(&CallQuery {
         text: "cursor write".into(),
         kind: Some("refused".into()),
         limit: Some(10),
@@ -96,6 +96,7 @@ async fn every_call_of_two_apps_at_once_is_recorded_found_and_exported() {
     std::fs::create_dir_all(&out).expect("dir");
     let jsonl = out.join("calls.jsonl");
     let exported = sup
+        .calls()
         .export_calls(&CallQuery::default(), ExportFormat::Jsonl, &jsonl)
         .expect("export");
     assert_eq!(exported.count, all.matched);
@@ -103,15 +104,16 @@ async fn every_call_of_two_apps_at_once_is_recorded_found_and_exported() {
     assert_eq!(text.lines().count(), all.matched);
     assert!(!text.contains(secret), "an argument was kept");
     let csv = out.join("calls.csv");
-    sup.export_calls(
-        &CallQuery {
-            kind: Some("refused".into()),
-            ..Default::default()
-        },
-        ExportFormat::Csv,
-        &csv,
-    )
-    .expect("export");
+    sup.calls()
+        .export_calls(
+            &CallQuery {
+                kind: Some("refused".into()),
+                ..Default::default()
+            },
+            ExportFormat::Csv,
+            &csv,
+        )
+        .expect("export");
     let table = std::fs::read_to_string(&csv).expect("read");
     assert_eq!(
         table.lines().count(),
@@ -121,7 +123,7 @@ async fn every_call_of_two_apps_at_once_is_recorded_found_and_exported() {
     assert!(!out.join("calls.csv.partial").exists());
     // The record is private to the person.
     use std::os::unix::fs::PermissionsExt;
-    let folder = sup.calls_folder();
+    let folder = sup.calls().calls_folder();
     assert_eq!(
         std::fs::metadata(&folder)
             .expect("folder")
@@ -157,7 +159,8 @@ async fn a_bridge_ended_by_sigterm_writes_its_calls_first() {
         );
     }
     let pid = eventually("the bridge to report", || async {
-        sup.connections()
+        sup.bridges()
+            .list()
             .first()
             .map(|c| c.pid)
             .ok_or_else(|| "none yet".to_owned())
@@ -169,7 +172,7 @@ async fn a_bridge_ended_by_sigterm_writes_its_calls_first() {
     )
     .expect("SIGTERM");
     app.wait(|v| v["event"] == "closed").await;
-    let found = sup.search_calls(&CallQuery::default());
+    let found = sup.calls().search_calls(&CallQuery::default());
     let listed = found
         .records
         .iter()

@@ -131,9 +131,10 @@ async fn the_typescript_sdk_clients_first_call_sees_the_shared_folder() {
 /// The sentence the connection's timeline says of its first request.
 async fn first_request_said(sup: &std::sync::Arc<rootgate_core::supervisor::Supervisor>) -> String {
     eventually("the first request in the connection's timeline", || async {
-        let connections = sup.connections();
+        let connections = sup.bridges().list();
         let said = connections.iter().find_map(|c| {
-            sup.connection_timeline(&c.id)
+            sup.bridges()
+                .connection_timeline(&c.id)
                 .into_iter()
                 .find_map(|e| match e.event {
                     Event::FirstRequest { said, .. } => Some(said),

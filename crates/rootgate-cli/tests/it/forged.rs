@@ -55,12 +55,13 @@ async fn a_share_forged_by_another_program_shares_nothing_and_the_persons_answer
         vec![s.shared.clone()],
         "a forged Share reached the server"
     );
-    let asked = s.sup.questions();
+    let asked = s.sup.questions().list();
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert_eq!(asked[0].answer, Some(Answer::NotNow), "{asked:?}");
     assert!(
         !s.sup
             .folders()
+            .list()
             .iter()
             .any(|f| f.root.real_path == s.project),
         "the folder was shared"
@@ -147,7 +148,7 @@ async fn a_notification_server_that_replaced_dunst_cannot_answer_what_dunst_show
     // The first call still waits, unanswered, in the window: the answer
     // to the second came through the same queue after every signal the
     // impostor sent, so nothing of theirs is still on its way.
-    let still = s.sup.tool_questions();
+    let still = s.sup.tools().tool_questions();
     assert_eq!(still.len(), 1, "the impostor answered the first call");
     let files = s.rg.store.snapshot().servers[0].clone();
     assert!(
@@ -158,6 +159,7 @@ async fn a_notification_server_that_replaced_dunst_cannot_answer_what_dunst_show
     assert!(!target.exists(), "the impostor's answer ran the call");
     let question = &still[0];
     s.sup
+        .tools()
         .answer_tool_question(
             &question.connection,
             &question.ask.key,

@@ -314,7 +314,8 @@ async fn four_apps_on_their_own_folders_are_four_servers_through_the_window() {
                 .find(|(_, s)| s.id == suggestion.server)
                 .expect("a server of ours");
             assert_eq!(prompt.real_path, apps.folders[key], "{key}'s folder");
-            sup.answer_prompt(prompt.id, &[suggestion.server], None)
+            sup.consent()
+                .answer_prompt(prompt.id, &[suggestion.server], None)
                 .expect("agree");
             answered += 1;
         }
@@ -323,11 +324,15 @@ async fn four_apps_on_their_own_folders_are_four_servers_through_the_window() {
         let server = &servers[key];
         let mut draft = server.to_draft();
         draft.env.insert("API_TOKEN".into(), (*token).into());
-        sup.update_server(&server.id, draft).await.expect("give it");
-        sup.keep_secret(&server.id, "API_TOKEN", SecretPlace::File)
+        sup.servers()
+            .update_server(&server.id, draft)
+            .await
+            .expect("give it");
+        sup.servers()
+            .keep_secret(&server.id, "API_TOKEN", SecretPlace::File)
             .await
             .expect("keep it in the file");
-        let view = sup.approve_command(
+        let view = sup.servers().approve_command(
             &server.id,
             &rg.store.server(&server.id).expect("s").command_line(),
         );

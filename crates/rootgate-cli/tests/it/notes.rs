@@ -23,10 +23,12 @@ async fn failing_server_seen(
 ) -> (Arc<rootgate_core::supervisor::Supervisor>, Rootgate) {
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
-    sup.ask_through(Arc::new(
+    sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
-    sup.set_notify_choices(choices).expect("choices");
+    sup.preferences()
+        .set_notify_choices(choices)
+        .expect("choices");
     rg.server("files", "/bin/false", &[]);
     let app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
     assert_eq!(app.connected["event"], "connectFailed", "{}", app.connected);
@@ -63,7 +65,7 @@ async fn a_restart_to_withdraw_a_folder_from_an_ai_apps_server_is_said_on_the_de
     let desktop = TestDesktop::start().await;
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
-    sup.ask_through(Arc::new(
+    sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     // The npm filesystem server keeps folders on an empty list, so taking
@@ -77,7 +79,7 @@ async fn a_restart_to_withdraw_a_folder_from_an_ai_apps_server_is_said_on_the_de
     assert_eq!(now, vec![shared]);
     connection(&sup, |c| c.live).await;
 
-    sup.revoke(&files.id, &root).expect("withdraw");
+    sup.folders().revoke(&files.id, &root).expect("withdraw");
     let menu = eventually("the notification on the desktop", || async {
         let menu = desktop.menu();
         if menu.iter().any(|l| l.contains("to withdraw a folder")) {
@@ -107,7 +109,7 @@ async fn a_pause_that_restarts_an_ai_apps_server_is_said_as_a_pause_not_a_withdr
     let desktop = TestDesktop::start().await;
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
-    sup.ask_through(Arc::new(
+    sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     let js = fs_server_js().display().to_string();
@@ -119,7 +121,7 @@ async fn a_pause_that_restarts_an_ai_apps_server_is_said_as_a_pause_not_a_withdr
     assert_eq!(now, vec![shared]);
     connection(&sup, |c| c.live).await;
 
-    sup.set_sharing_paused(true).expect("pause");
+    sup.preferences().set_sharing_paused(true).expect("pause");
     let menu = eventually("the notification on the desktop", || async {
         let menu = desktop.menu();
         if menu.iter().any(|l| l.contains("sharing is paused")) {
@@ -149,7 +151,7 @@ async fn a_command_rootgate_import_brought_in_waits_for_approval_and_that_is_sai
     let desktop = TestDesktop::start().await;
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
-    sup.ask_through(Arc::new(
+    sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     // Claude Desktop's own file, with one server.
@@ -222,7 +224,7 @@ async fn rootgate_import_with_the_window_open_raises_its_approval_and_open_rootg
     let desktop = TestDesktop::start().await;
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
-    sup.ask_through(Arc::new(
+    sup.questions().ask_through(Arc::new(
         Desktop::at(&desktop.address).await.expect("desktop"),
     ));
     let notes = rg.home().join("notes");

@@ -162,7 +162,7 @@ async fn an_import_while_the_window_starts_waits_and_goes_through_it() {
     assert!(said.contains("approve it in the Rootgate window"), "{said}");
     // The window added it itself: it knows the server without reading the
     // file again.
-    let servers = sup.servers();
+    let servers = sup.servers().list();
     assert_eq!(servers.len(), 1, "the window did not hear of the import");
     assert_eq!(servers[0].spec.args[1], "server-0");
 }

@@ -61,6 +61,7 @@ async fn rootgate_folder_hands_the_folders_to_the_open_window_and_exits() {
     );
     assert_eq!(out.status.code(), Some(1), "a folder was refused");
     let mut asked: Vec<_> = sup
+        .consent()
         .open_prompts()
         .into_iter()
         .map(|p| p.real_path)
@@ -75,7 +76,7 @@ async fn rootgate_folder_hands_the_folders_to_the_open_window_and_exits() {
     let answer = raised.recv_timeout(WAIT).expect("the window was raised");
     assert_eq!(answer.prompts, 2);
     // Nothing is shared until the person answers.
-    assert!(sup.folders().is_empty());
+    assert!(sup.folders().list().is_empty());
 
     // With no folder, the command only brings the window forward.
     let out = rootgate(&rg, &work, &[]).await;
@@ -88,5 +89,5 @@ async fn rootgate_folder_hands_the_folders_to_the_open_window_and_exits() {
         raised.recv_timeout(WAIT).expect("raised again"),
         OpenAnswer::default()
     );
-    assert_eq!(sup.open_prompts().len(), 2, "no prompt twice");
+    assert_eq!(sup.consent().open_prompts().len(), 2, "no prompt twice");
 }

@@ -60,7 +60,12 @@ fn said(out: &Output) -> String {
 }
 
 fn names(sup: &Supervisor) -> Vec<String> {
-    let mut names: Vec<String> = sup.servers().into_iter().map(|s| s.spec.name).collect();
+    let mut names: Vec<String> = sup
+        .servers()
+        .list()
+        .into_iter()
+        .map(|s| s.spec.name)
+        .collect();
     names.sort();
     names
 }
@@ -124,7 +129,10 @@ async fn the_window_shows_what_another_process_saved_at_once_and_keeps_it() {
         .expect("another writer")
         .0;
     let mut changes = sup.subscribe();
-    let own = sup.add_server(draft("own")).expect("the window's change");
+    let own = sup
+        .servers()
+        .add_server(draft("own"))
+        .expect("the window's change");
     other.add_server(draft("elsewhere")).expect("another save");
     let told = shown(&sup, &mut changes, "elsewhere").await;
     assert_eq!(
@@ -148,7 +156,8 @@ async fn the_window_shows_what_another_process_saved_at_once_and_keeps_it() {
         .expect("own's list");
 
     // The window's next change keeps what it adopted, on disk as shown.
-    sup.add_server(draft("later"))
+    sup.servers()
+        .add_server(draft("later"))
         .expect("the window's next change");
     let on_disk = file.load().expect("load").settings;
     let mut saved: Vec<String> = on_disk.servers.iter().map(|s| s.name.clone()).collect();

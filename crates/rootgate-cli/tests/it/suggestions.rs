@@ -39,10 +39,10 @@ async fn a_cancelled_suggestion_is_asked_again_and_a_withdrawal_names_the_app_co
     .await;
 
     // Cancelled: nothing opens it again by itself...
-    sup.cancel_prompt(first.id);
-    assert!(sup.open_prompts().is_empty());
+    sup.consent().cancel_prompt(first.id);
+    assert!(sup.consent().open_prompts().is_empty());
     // ...until the person asks from the connection's page.
-    let again = sup.suggest_again(&live.id);
+    let again = sup.consent().suggest_again(&live.id);
     assert_eq!(again.len(), 1, "{again:#?}");
     assert_eq!(again[0].real_path, real);
     assert_eq!(again[0].suggestion.as_ref().unwrap().app, "Claude Code");
@@ -53,23 +53,25 @@ async fn a_cancelled_suggestion_is_asked_again_and_a_withdrawal_names_the_app_co
             .any(|s| s.id == files.id && s.suggested)
     );
     // Asked while it is open, it is not asked twice.
-    assert!(sup.suggest_again(&live.id).is_empty());
+    assert!(sup.consent().suggest_again(&live.id).is_empty());
     // A connection the window does not know has nothing to ask.
     assert!(
-        sup.suggest_again(&rootgate_core::ids::ConnectionId::generate())
+        sup.consent()
+            .suggest_again(&rootgate_core::ids::ConnectionId::generate())
             .is_empty()
     );
 
     // Shared, then a prompt to change who sees it: the server it would be
     // taken from has Claude Code connected now, and says so.
     let root = sup
+        .consent()
         .answer_prompt(again[0].id, std::slice::from_ref(&files.id), None)
         .unwrap();
     assert!(
-        sup.suggest_again(&live.id).is_empty(),
+        sup.consent().suggest_again(&live.id).is_empty(),
         "a folder shared with the server already is not suggested"
     );
-    let change = sup.prompt_for_root(&root.root.id).unwrap();
+    let change = sup.consent().prompt_for_root(&root.root.id).unwrap();
     let choice = change.servers.iter().find(|s| s.id == files.id).unwrap();
     assert!(choice.granted);
     assert_eq!(choice.connected, vec!["Claude Code".to_owned()]);
@@ -78,7 +80,7 @@ async fn a_cancelled_suggestion_is_asked_again_and_a_withdrawal_names_the_app_co
     let _ = app.child.wait().await;
     connection(&sup, |c| c.id == live.id && !c.live).await;
     // Once the app has gone, nobody is named.
-    let after = sup.prompt_for_root(&root.root.id).unwrap();
+    let after = sup.consent().prompt_for_root(&root.root.id).unwrap();
     assert!(
         after.servers.iter().all(|s| s.connected.is_empty()),
         "{after:#?}"

@@ -45,7 +45,7 @@ pub(super) fn write(path: &std::path::Path, content: &str) -> Value {
 /// The questions waiting, once there are `n`.
 async fn waiting(sup: &Supervisor, n: usize) -> Vec<ToolQuestion> {
     eventually(&format!("{n} tool calls to wait"), || async {
-        let q = sup.tool_questions();
+        let q = sup.tools().tool_questions();
         if q.len() == n {
             Ok(q)
         } else {
@@ -58,9 +58,10 @@ async fn waiting(sup: &Supervisor, n: usize) -> Vec<ToolQuestion> {
 /// What the timeline recorded of the app's `write_file` calls: (outcome,
 /// consent).
 fn write_calls(sup: &Supervisor) -> Vec<(String, Option<String>)> {
-    sup.connections()
+    sup.bridges()
+        .list()
         .iter()
-        .flat_map(|c| sup.connection_timeline(&c.id))
+        .flat_map(|c| sup.bridges().connection_timeline(&c.id))
         .filter_map(|e| match e.event {
             Event::Call {
                 target,
@@ -111,6 +112,7 @@ async fn an_asked_call_waits_for_the_window_and_runs_once_allowed_then_a_deny_re
     );
 
     s.sup
+        .tools()
         .answer_tool_question(
             &question.connection,
             &question.ask.key,
@@ -121,13 +123,14 @@ async fn an_asked_call_waits_for_the_window_and_runs_once_allowed_then_a_deny_re
     let answer = app.wait(|v| v["tag"] == tag).await;
     assert!(answer["ok"].is_object(), "{answer}");
     assert_eq!(std::fs::read_to_string(&target).expect("written"), "first");
-    assert!(s.sup.tool_questions().is_empty());
+    assert!(s.sup.tools().tool_questions().is_empty());
 
     // Asked again (once was once), and denied: the app hears why, the file
     // is as it was.
     let tag = app.send(write(&target, "second")).await;
     let [question] = <[ToolQuestion; 1]>::try_from(waiting(&s.sup, 1).await).expect("one");
     s.sup
+        .tools()
         .answer_tool_question(
             &question.connection,
             &question.ask.key,
@@ -145,6 +148,7 @@ async fn an_asked_call_waits_for_the_window_and_runs_once_allowed_then_a_deny_re
     // A second answer to a call that waits no more is refused in words.
     assert!(
         s.sup
+            .tools()
             .answer_tool_question(
                 &question.connection,
                 &question.ask.key,
@@ -205,7 +209,7 @@ async fn always_on_the_notification_runs_the_call_and_keeps_the_apps_rule() {
     )
     .await;
     assert_eq!(std::fs::read_to_string(&target).expect("written"), "two");
-    assert!(s.sup.tool_questions().is_empty());
+    assert!(s.sup.tools().tool_questions().is_empty());
     let calls = write_calls_recorded(&s.sup, 2).await;
     assert!(
         calls[0]
@@ -302,6 +306,7 @@ async fn a_flood_of_asked_calls_parks_eight_and_refuses_the_rest_in_words() {
     }
     for q in &questions {
         s.sup
+            .tools()
             .answer_tool_question(&q.connection, &q.ask.key, AskAnswer::Deny, "you")
             .expect("deny");
     }
@@ -413,6 +418,7 @@ async fn a_tool_whose_description_changed_between_starts_is_asked_until_looked_a
     assert_eq!(question.ask.why, "changed since you last saw it");
     assert_eq!(question.app_title, "Cursor");
     s.sup
+        .tools()
         .answer_tool_question(
             &question.connection,
             &question.ask.key,
@@ -425,7 +431,10 @@ async fn a_tool_whose_description_changed_between_starts_is_asked_until_looked_a
     // Looked at: its settings apply again, and the next connection's call
     // passes without a question (a live one follows once its bridge has
     // read the settings again, which this test cannot see happen).
-    s.sup.acknowledge_tool(&web.id, "fetch_page").expect("ack");
+    s.sup
+        .tools()
+        .acknowledge_tool(&web.id, "fetch_page")
+        .expect("ack");
     app.send(json!({"op": "close"})).await;
     let _ = app.child.wait().await;
     let mut app = start(&s).await;
@@ -434,7 +443,7 @@ async fn a_tool_whose_description_changed_between_starts_is_asked_until_looked_a
         .call("fetch_page", json!({"url": "https://example.org"}))
         .await;
     assert_eq!(tool_text(&answer), "fetched https://example.org");
-    assert!(s.sup.tool_questions().is_empty());
+    assert!(s.sup.tools().tool_questions().is_empty());
 }
 
 /// Per app, on the everything server: echo hidden from every app but Claude
@@ -446,9 +455,11 @@ async fn a_rule_for_one_app_wins_over_the_tools_on_the_everything_server() {
     let js = everything_js().display().to_string();
     let everything = s.rg.server("everything", "node", &[&js, "stdio"]);
     s.sup
+        .tools()
         .set_tool_setting(&everything.id, None, "echo", Some(ToolSetting::Hidden))
         .expect("hide");
     s.sup
+        .tools()
         .set_tool_setting(
             &everything.id,
             Some("claude-code"),
@@ -492,7 +503,10 @@ async fn a_rule_for_one_app_wins_over_the_tools_on_the_everything_server() {
             .contains("is hidden in Rootgate"),
         "{refused}"
     );
-    assert!(s.sup.tool_questions().is_empty(), "nothing was asked");
+    assert!(
+        s.sup.tools().tool_questions().is_empty(),
+        "nothing was asked"
+    );
     for mut app in [claude, cursor] {
         app.send(json!({"op": "close"})).await;
         let _ = app.child.wait().await;

@@ -70,7 +70,8 @@ async fn a_connection_shows_live_and_the_apps_folder_is_a_suggestion_the_person_
     assert_eq!(live.app_roots, vec![app_uri.clone()]);
 
     // The person shares it: the server, asked again, is told.
-    sup.answer_prompt(prompt.id, std::slice::from_ref(&files.id), None)
+    sup.consent()
+        .answer_prompt(prompt.id, std::slice::from_ref(&files.id), None)
         .unwrap();
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
@@ -85,7 +86,7 @@ async fn a_connection_shows_live_and_the_apps_folder_is_a_suggestion_the_person_
     }
     // The calls and what the server was told are on the connection.
     let shown = connection(&sup, |c| c.id == live.id && c.calls >= 2).await;
-    let entries = sup.connection_timeline(&shown.id);
+    let entries = sup.bridges().connection_timeline(&shown.id);
     assert!(
         entries.iter().any(
             |e| matches!(&e.event, Event::Call { method, target, outcome, .. }
@@ -104,9 +105,12 @@ async fn a_connection_shows_live_and_the_apps_folder_is_a_suggestion_the_person_
     .await;
     connection(&sup, |c| c.live && c.id != live.id).await;
     assert!(
-        sup.open_prompts().iter().all(|p| p.suggestion.is_none()),
+        sup.consent()
+            .open_prompts()
+            .iter()
+            .all(|p| p.suggestion.is_none()),
         "{:#?}",
-        sup.open_prompts()
+        sup.consent().open_prompts()
     );
 
     app.send(json!({"op": "close"})).await;
@@ -130,13 +134,13 @@ async fn a_window_opened_mid_session_shows_the_connection_and_what_happened_befo
     let mut app = App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await;
     assert_eq!(app.connected["event"], "connected", "{}", app.connected);
     app.call("list_roots", json!({})).await;
-    assert!(sup.connections().is_empty(), "no window listened yet");
+    assert!(sup.bridges().list().is_empty(), "no window listened yet");
 
     // The window opens now.
     sup.listen_for_bridges().await.expect("listen");
     let shown = connection(&sup, |c| c.live && c.calls >= 1).await;
     assert_eq!(shown.server, files.id);
-    let entries = sup.connection_timeline(&shown.id);
+    let entries = sup.bridges().connection_timeline(&shown.id);
     assert!(
         entries
             .iter()
@@ -165,6 +169,7 @@ async fn the_era_a_bridge_found_is_remembered_by_the_window_for_the_next_one() {
         "the window to remember the era the bridge found",
         || async {
             match sup
+                .servers()
                 .server(&modern.id)
                 .map_err(|e| e.to_string())?
                 .spec
@@ -183,7 +188,7 @@ async fn the_era_a_bridge_found_is_remembered_by_the_window_for_the_next_one() {
     assert_eq!(again.connected["event"], "connected", "{}", again.connected);
     let second = connection(&sup, |c| c.live && c.server == modern.id).await;
     let entries = eventually("the second bridge's era entry", || async {
-        let entries = sup.connection_timeline(&second.id);
+        let entries = sup.bridges().connection_timeline(&second.id);
         if entries
             .iter()
             .any(|e| matches!(e.event, Event::EraFound { .. }))

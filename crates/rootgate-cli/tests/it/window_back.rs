@@ -54,7 +54,12 @@ async fn every_live_bridge_shows_again_at_once_when_the_window_comes_back() {
     // The window starts again; the apps make no call.
     sup.listen_for_bridges().await.expect("listen");
     let shown = eventually("both connections to show in the new window", || async {
-        let live: Vec<_> = sup.connections().into_iter().filter(|c| c.live).collect();
+        let live: Vec<_> = sup
+            .bridges()
+            .list()
+            .into_iter()
+            .filter(|c| c.live)
+            .collect();
         if live.len() == 2 {
             Ok(live)
         } else {

@@ -104,10 +104,12 @@ fn app_in(p: &Projects, cwd: &Path, options: &[&str], home: &Path) -> tokio::tas
 
 /// What the window's connections' timelines say, for a failure's message.
 fn said_on_connections(sup: &Supervisor) -> String {
-    sup.connections()
+    sup.bridges()
+        .list()
         .iter()
         .map(|c| {
             let entries: Vec<String> = sup
+                .bridges()
                 .connection_timeline(&c.id)
                 .iter()
                 .map(|e| format!("  {:?}", e.event))
@@ -199,5 +201,9 @@ async fn an_app_without_roots_sees_the_project_it_started_in_and_from_home_every
     assert!(why.contains("did not say which folders"), "{why}");
     // The project it started in is the app's folder for the window too:
     // shared already, so nothing is asked about it.
-    assert!(p.sup.questions().is_empty(), "{:?}", p.sup.questions());
+    assert!(
+        p.sup.questions().list().is_empty(),
+        "{:?}",
+        p.sup.questions().list()
+    );
 }

@@ -7,7 +7,7 @@
 //!   held first request goes on with the folder the moment it is shared,
 //!   as with the notification's Share. Cancelling that prompt is no answer
 //!   (the question stays unanswered) but ends the wait.
-//! - **The Questions view** ([`Supervisor::answer_question`]) changes any
+//! - **The Questions view** ([`Questions::answer_question`]) changes any
 //!   answer: Share goes through the consent prompt's warnings as any share
 //!   does (a folder with a warning opens its full prompt; one without is
 //!   shared as the notification's Share does); Not now on a folder that is
@@ -26,8 +26,10 @@ use rootgate_model::folders;
 use rootgate_model::questions::{Answer, Asked};
 use serde::Serialize;
 
+use super::prompts::PromptListener;
 use super::questions::Key;
-use super::{Change, ConsentPrompt, PromptId, Suggestion, Supervisor, SupervisorError, lock};
+use super::questions::Questions;
+use super::{Change, ConsentPrompt, PromptId, Suggestion, SupervisorError, lock};
 
 /// One question as the Questions view shows it.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,7 +48,7 @@ pub struct QuestionView {
 /// reason 3): the question was settled already.
 const CLOSED_BY_US: u32 = 3;
 
-impl Supervisor {
+impl Questions {
     /// Every question asked, newest first, as the Questions view shows it.
     pub fn question_views(&self) -> Vec<QuestionView> {
         self.asking
@@ -70,7 +72,7 @@ impl Supervisor {
 
     /// The window is told the questions changed.
     pub(super) fn questions_changed(&self) {
-        let _ = self.changes.send(Change::Questions {
+        let _ = self.ground.changes.send(Change::Questions {
             questions: self.question_views(),
         });
     }
@@ -78,7 +80,7 @@ impl Supervisor {
     /// The window is told these prompts closed (answered on the desktop),
     /// so that none waits there to be answered twice.
     pub(super) fn prompts_closed(&self, prompts: Vec<PromptId>) {
-        let _ = self.changes.send(Change::PromptsClosed { prompts });
+        let _ = self.ground.changes.send(Change::PromptsClosed { prompts });
     }
 
     /// Records `answer` to the question `key` and ends it: the bridges
@@ -190,11 +192,12 @@ impl Supervisor {
                     return Ok(Some(prompt));
                 }
                 // Settles the question (see `prompt_answered`).
-                self.answer_prompt(prompt.id, std::slice::from_ref(&asked.server), None)?;
+                self.consent
+                    .answer_prompt(prompt.id, std::slice::from_ref(&asked.server), None)?;
             }
             Answer::NotNow => {
                 if let Some(root) = shared {
-                    self.revoke(&asked.server, &root)?;
+                    self.folders.revoke(&asked.server, &root)?;
                 }
                 let prompts: Vec<PromptId> = {
                     let mut by_prompt = lock(&self.asking.by_prompt);
@@ -209,7 +212,7 @@ impl Supervisor {
                     of_it
                 };
                 for p in &prompts {
-                    self.close_prompt(*p);
+                    self.consent.close_prompt(*p);
                 }
                 self.settle(&key, Answer::NotNow);
                 if !prompts.is_empty() {
@@ -222,7 +225,7 @@ impl Supervisor {
 
     /// The kept folder of a question, if it is shared with its server now.
     fn shared_root(&self, asked: &Asked) -> Option<rootgate_model::ids::RootId> {
-        let settings = self.store.snapshot();
+        let settings = self.ground.store.snapshot();
         let root = settings
             .roots
             .iter()
@@ -248,12 +251,12 @@ impl Supervisor {
             .map(|(p, _)| *p)
             .collect::<Vec<_>>();
         for prompt in open {
-            if let Some(pending) = lock(&self.prompts).open.get(&prompt) {
-                return Ok(pending.shown.clone());
+            if let Some(shown) = self.consent.shown(prompt) {
+                return Ok(shown);
             }
         }
         let folder = folders::check(&asked.folder)?;
-        let settings = self.store.snapshot();
+        let settings = self.ground.store.snapshot();
         if !settings.servers.iter().any(|s| s.id == asked.server) {
             return Err(
                 rootgate_model::store::StoreError::UnknownServer(asked.server.clone()).into(),
@@ -270,7 +273,9 @@ impl Supervisor {
             server_name: asked.server_name.clone(),
             imported: false,
         };
-        let prompt = self.open_prompt_with(folder, kept, Some(suggestion));
+        let prompt = self
+            .consent
+            .open_prompt_with(folder, kept, Some(suggestion));
         lock(&self.asking.by_prompt).insert(prompt.id, key.clone());
         Ok(prompt)
     }
@@ -279,7 +284,7 @@ impl Supervisor {
     /// Rootgate last ran whose folder is still not shared (its window was
     /// closed or killed while it was open); each also waits in the window.
     pub(super) fn ask_again_unanswered(&self) {
-        let Some(desktop) = self.asking.desktop.get().cloned() else {
+        let Some(desktop) = self.desktop.get() else {
             return;
         };
         let mut prompts = Vec::new();
@@ -298,9 +303,7 @@ impl Supervisor {
             let Ok(prompt) = self.prompt_for_question(&key, &asked) else {
                 continue;
             };
-            lock(&self.prompts)
-                .suggested
-                .insert((asked.server.clone(), asked.folder.clone()));
+            self.consent.mark_suggested(&asked.server, &asked.folder);
             prompts.push(prompt.clone());
             if !prompt.warnings.is_empty() {
                 continue;
@@ -318,8 +321,18 @@ impl Supervisor {
             );
         }
         if !prompts.is_empty() {
-            let _ = self.changes.send(Change::Prompts { prompts });
+            let _ = self.ground.changes.send(Change::Prompts { prompts });
             self.questions_changed();
         }
+    }
+}
+
+impl PromptListener for Questions {
+    fn answered(&self, prompt: PromptId, servers: &[rootgate_model::ids::ServerId]) {
+        self.prompt_answered(prompt, servers);
+    }
+
+    fn dismissed(&self, prompt: PromptId) {
+        self.prompt_dismissed(prompt);
     }
 }

@@ -12,23 +12,27 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use serde::Serialize;
 
-use super::{ConsentPrompt, ServerView, Supervisor, SupervisorError, lock};
-use rootgate_apps::catalog::{self, AppView, AppsError, Joined};
-use rootgate_apps::import::ImportError;
+use super::ground::Ground;
+use super::notes::Notes;
+use super::prompts::Consent;
+use super::sessions::Servers;
+use super::{ConsentPrompt, ServerView, SupervisorError, lock};
+use crate::import::{self, EntryOutcome, FileImport};
+use rootgate_apps::catalog::{self, AppView, AppsError, Imported, Joined};
 use rootgate_apps::locate::Places;
 use rootgate_apps::route::{self, Ledger, LedgerData, Plan, RoutedEntry, Skipped};
-use rootgate_apps::{AppKind, ConfigFile, Scope, Transport};
+use rootgate_apps::{AppKind, ConfigFile, Scope};
 use rootgate_bridge::connections::{ImportAnswer, ImportRequest};
 use rootgate_model::ids::ServerId;
 use rootgate_model::watch::{Watch, Watches};
 
 /// Plans shown and not yet applied or dropped.
 #[derive(Default)]
-pub(super) struct OpenPlans {
+struct OpenPlans {
     next: u32,
     open: HashMap<u32, (Plan, Kind)>,
 }
@@ -75,13 +79,40 @@ pub struct ImportOutcome {
     pub notes: Vec<String>,
 }
 
-impl Supervisor {
+/// The AI apps: found, imported from, routed through Rootgate.
+pub struct Apps {
+    me: Weak<Apps>,
+    ground: Ground,
+    /// Rewrites of AI apps' configs shown and not yet written.
+    plans: Mutex<OpenPlans>,
+    servers: Arc<Servers>,
+    consent: Arc<Consent>,
+    notes: Arc<Notes>,
+}
+
+impl Apps {
+    pub(super) fn new(
+        ground: Ground,
+        servers: Arc<Servers>,
+        consent: Arc<Consent>,
+        notes: Arc<Notes>,
+    ) -> Arc<Apps> {
+        Arc::new_cyclic(|me| Apps {
+            me: me.clone(),
+            ground,
+            plans: Mutex::new(OpenPlans::default()),
+            servers,
+            consent,
+            notes,
+        })
+    }
+
     fn places(&self) -> Result<Places, SupervisorError> {
         Places::from_env().ok_or(SupervisorError::NoHome)
     }
 
     fn ledger(&self) -> Ledger {
-        Ledger::beside(self.store.file().path())
+        Ledger::beside(self.ground.store.file().path())
     }
 
     /// Watches the AI apps' config files and the record of routes beside
@@ -91,7 +122,7 @@ impl Supervisor {
     /// app's main file, found or not, and the files of the apps found; a
     /// file whose folder is not there yet is watched through the nearest
     /// folder above it that is, so an app installed meanwhile is seen.
-    pub fn watch_app_files(self: &Arc<Self>) {
+    pub fn watch_app_files(&self) {
         let Ok(places) = self.places() else {
             return;
         };
@@ -100,15 +131,19 @@ impl Supervisor {
             .map(|&app| rootgate_apps::locate::main_file(app, &places).path)
             .collect();
         files.extend(
-            catalog::survey(&places, &LedgerData::default(), &self.store.snapshot())
-                .into_iter()
-                .flat_map(|app| app.files.into_iter().map(|f| f.path)),
+            catalog::survey(
+                &places,
+                &LedgerData::default(),
+                &self.ground.store.snapshot(),
+            )
+            .into_iter()
+            .flat_map(|app| app.files.into_iter().map(|f| f.path)),
         );
         files.insert(self.ledger().path().to_path_buf());
         let (mut watch, mut changes) = Watches::process().subscribe(false);
         watch_folders_of(&mut watch, &files);
         let me = self.me.clone();
-        self.runtime.spawn(async move {
+        self.ground.runtime.spawn(async move {
             // Kept while the task runs: dropping it unwatches the folders.
             let mut watch = watch;
             while let Some(change) = changes.recv().await {
@@ -118,19 +153,19 @@ impl Supervisor {
                 if change.paths.is_empty() || change.paths.iter().any(|p| concerns(&files, p)) {
                     // A folder made on the way to a file is watched in turn.
                     watch_folders_of(&mut watch, &files);
-                    let _ = supervisor.changes.send(super::Change::AppsChanged);
+                    let _ = supervisor.ground.changes.send(super::Change::AppsChanged);
                 }
             }
         });
     }
 
     /// Every AI app found on this machine, its files and servers.
-    pub fn apps(&self) -> Result<Vec<AppView>, SupervisorError> {
+    pub fn list(&self) -> Result<Vec<AppView>, SupervisorError> {
         let ledger = self.ledger().load().map_err(AppsError::from)?;
         Ok(catalog::survey(
             &self.places()?,
             &ledger,
-            &self.store.snapshot(),
+            &self.ground.store.snapshot(),
         ))
     }
 
@@ -153,9 +188,9 @@ impl Supervisor {
         // process writes in between (see `Store::hold`), as in the
         // `rootgate import` that finds no window.
         let imported = {
-            let _held = self.store.hold()?;
+            let _held = self.ground.store.hold()?;
             catalog::import_entry(
-                &self.store,
+                &self.ground.store,
                 &self.ledger(),
                 &places,
                 &config,
@@ -165,7 +200,7 @@ impl Supervisor {
                 existing,
             )?
         };
-        self.ensure_session(&imported.server)?;
+        self.servers.ensure_session(&imported.server)?;
         let from = format!("{}'s config", app.title());
         let mut prompts = Vec::new();
         let mut notes: Vec<String> = imported
@@ -174,13 +209,16 @@ impl Supervisor {
             .map(|p| format!("{p} is not a folder on this machine, so it stays as it is"))
             .collect();
         for folder in &imported.folders {
-            match self.prompt_for_import(folder, &imported.server, &from) {
+            match self
+                .consent
+                .prompt_for_import(folder, &imported.server, &from)
+            {
                 Ok(prompt) => prompts.push(prompt),
                 Err(e) => notes.push(format!("{}: {e}", folder.display())),
             }
         }
         Ok(ImportOutcome {
-            server: self.server(&imported.server.id)?,
+            server: self.servers.server(&imported.server.id)?,
             joined: imported.joined,
             prompts,
             notes,
@@ -200,12 +238,13 @@ impl Supervisor {
         let places = self.places()?;
         let config = catalog::file_of(app, file, &places)?;
         let ledger = self.ledger().load().map_err(AppsError::from)?;
-        let names = catalog::server_names(&config, &places, &ledger, &self.store.snapshot());
-        let target = catalog::target(exe, self.store.file().path(), &places).ok_or_else(|| {
-            AppsError::NoCommand {
-                program: exe.display().to_string(),
-            }
-        })?;
+        let names = catalog::server_names(&config, &places, &ledger, &self.ground.store.snapshot());
+        let target =
+            catalog::target(exe, self.ground.store.file().path(), &places).ok_or_else(|| {
+                AppsError::NoCommand {
+                    program: exe.display().to_string(),
+                }
+            })?;
         let plan = route::plan_route(
             app,
             &config.path,
@@ -254,7 +293,8 @@ impl Supervisor {
     /// the settings: each server as the window's own import does, its
     /// command shown for approval when it waits for one and the consent
     /// prompts for its folders after (`Change::ApprovalWanted`), and an
-    /// answer in words for the terminal.
+    /// answer in words for the terminal. The import itself is the
+    /// command's own (`crate::import`).
     pub(super) fn import_for_terminal(&self, request: ImportRequest) -> ImportAnswer {
         let mut answer = ImportAnswer::default();
         let places = match self.places() {
@@ -269,125 +309,103 @@ impl Supervisor {
             format: request.app.format(),
             path: request.file.clone(),
         };
-        let parsed = match catalog::read(&file) {
-            Ok((_, parsed)) => parsed,
+        let read = match FileImport::read(&file) {
+            Ok(read) => read,
             Err(problem) => {
                 answer.errors.push(problem);
                 return answer;
             }
         };
-        let existing = match &request.existing {
-            Some(name) if request.keys.len() == 1 => {
-                match catalog::server_named(&self.store, &request.keys[0], name) {
-                    Ok(id) => Some(id),
-                    Err(e) => {
-                        answer.errors.push(e.to_string());
-                        return answer;
-                    }
-                }
-            }
-            Some(_) => {
-                answer
-                    .errors
-                    .push("--into names one server for one entry: name exactly one entry".into());
+        let store = &self.ground.store;
+        let existing = match import::existing(store, &request.keys, request.existing.as_deref()) {
+            Ok(existing) => existing,
+            Err(e) => {
+                answer.errors.push(e);
                 return answer;
             }
-            None => None,
         };
-        let from = format!("{}'s config", request.app.title());
+        let imported = read.import(
+            store,
+            &places,
+            &request.keys,
+            &request.values,
+            existing.as_ref(),
+        );
         let mut prompts = Vec::new();
-        for entry in &parsed.entries {
-            let named = request.keys.contains(&entry.key);
-            let stdio = matches!(entry.transport, Transport::Stdio { .. });
-            if !(named || request.keys.is_empty() && stdio) {
-                continue;
-            }
-            let values =
-                catalog::values_for(&request.values, &file, entry, &parsed.inputs, &places);
-            // Read and saved with no other writer in between, as above.
-            let imported = self
-                .store
-                .hold()
-                .map_err(AppsError::from)
-                .and_then(|_held| {
-                    catalog::import_entry(
-                        &self.store,
-                        &self.ledger(),
-                        &places,
-                        &file,
-                        &entry.scope,
-                        &entry.key,
-                        &values,
-                        existing.as_ref(),
-                    )
-                });
-            match imported {
-                Ok(done) => {
-                    if let Err(e) = self.ensure_session(&done.server) {
-                        answer.errors.push(e.to_string());
-                    }
-                    answer.lines.extend(catalog::joined_lines(
-                        &entry.key,
-                        &done,
-                        "approve it in the Rootgate window",
-                    ));
-                    let mut its_prompts = Vec::new();
-                    for folder in &done.folders {
-                        match self.prompt_for_import(folder, &done.server, &from) {
-                            Ok(prompt) => its_prompts.push(prompt),
-                            Err(e) => answer.errors.push(format!("{}: {e}", folder.display())),
-                        }
-                    }
-                    // A command that waits for approval is shown for it, as
-                    // the window's own import does, its folders asked about
-                    // after; else the folders are asked about at once.
-                    match self.server(&done.server.id) {
-                        Ok(view) if !view.approved => {
-                            self.note_import(
-                                &done.server.name,
-                                &done.server.id,
-                                request.app.title(),
-                            );
-                            let _ = self.changes.send(super::Change::ApprovalWanted {
-                                server: Box::new(view),
-                                prompts: its_prompts,
-                            });
-                        }
-                        _ => prompts.extend(its_prompts),
-                    }
-                    if !done.folders.is_empty() {
-                        answer.lines.push(format!(
-                            "  The window asks you about {} folder(s) to share with it.",
-                            done.folders.len()
-                        ));
-                    }
+        for entry in imported {
+            match entry.outcome {
+                EntryOutcome::Imported(done) => {
+                    prompts.extend(self.show_imported(&entry.key, &done, request.app, &mut answer));
                 }
-                Err(AppsError::AlreadyImported { key, name }) => answer.lines.push(format!(
-                    "`{key}` is already in Rootgate as {name}; nothing to do."
-                )),
-                Err(AppsError::Import(e @ ImportError::Missing { .. })) => {
+                EntryOutcome::Nothing(line) => answer.lines.push(line),
+                EntryOutcome::NeedsValue(words) => {
                     answer.needs_value = true;
-                    answer.errors.push(format!(
-                        "{e}; pass it with --set TOKEN=VALUE, or --set TOKEN=- to type it"
-                    ));
+                    answer.errors.push(words);
                 }
-                Err(AppsError::Import(e @ ImportError::AlreadyRouted { .. })) => {
-                    answer.lines.push(format!("{e}; nothing to import."));
-                }
-                Err(e) => answer.errors.push(e.to_string()),
+                EntryOutcome::Failed(words) => answer.errors.push(words),
             }
         }
         for key in &request.keys {
-            if !parsed.entries.iter().any(|e| &e.key == key) {
+            if !read.has(key) {
                 answer
                     .errors
                     .push(format!("{} has no server `{key}`", request.app.title()));
             }
         }
         if !prompts.is_empty() {
-            let _ = self.changes.send(super::Change::Prompts { prompts });
+            self.ground.send(super::Change::Prompts { prompts });
         }
         answer
+    }
+
+    /// A server `rootgate import` brought in: its session, the consent
+    /// prompts for its folders, and its command shown for approval when it
+    /// waits for one (the prompts then come after it, and none is
+    /// returned); else the prompts, to show at once.
+    fn show_imported(
+        &self,
+        key: &str,
+        done: &Imported,
+        app: AppKind,
+        answer: &mut ImportAnswer,
+    ) -> Vec<ConsentPrompt> {
+        if let Err(e) = self.servers.ensure_session(&done.server) {
+            answer.errors.push(e.to_string());
+        }
+        answer.lines.extend(catalog::joined_lines(
+            key,
+            done,
+            "approve it in the Rootgate window",
+        ));
+        let from = format!("{}'s config", app.title());
+        let mut its_prompts = Vec::new();
+        for folder in &done.folders {
+            match self.consent.prompt_for_import(folder, &done.server, &from) {
+                Ok(prompt) => its_prompts.push(prompt),
+                Err(e) => answer.errors.push(format!("{}: {e}", folder.display())),
+            }
+        }
+        if !done.folders.is_empty() {
+            answer.lines.push(format!(
+                "  The window asks you about {} folder(s) to share with it.",
+                done.folders.len()
+            ));
+        }
+        // A command that waits for approval is shown for it, as the
+        // window's own import does, its folders asked about after; else
+        // the folders are asked about at once.
+        match self.servers.server(&done.server.id) {
+            Ok(view) if !view.approved => {
+                self.notes
+                    .note_import(&done.server.name, &done.server.id, app.title());
+                self.ground.send(super::Change::ApprovalWanted {
+                    server: Box::new(view),
+                    prompts: its_prompts,
+                });
+                Vec::new()
+            }
+            _ => its_prompts,
+        }
     }
 
     fn keep_plan(&self, plan: Plan, kind: Kind, warning: Option<String>) -> PlanView {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rootgate_model::calls::{self, CallQuery, CallsFound, ExportFormat};
 
-use super::{Supervisor, SupervisorError};
+use super::SupervisorError;
 
 /// Where an export went and how many calls it holds.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -21,10 +21,21 @@ pub struct Exported {
     pub count: usize,
 }
 
-impl Supervisor {
+/// The record of AI apps' calls beside the settings.
+pub struct CallRecord {
+    settings: PathBuf,
+}
+
+impl CallRecord {
+    pub(super) fn beside(settings: &Path) -> CallRecord {
+        CallRecord {
+            settings: settings.to_path_buf(),
+        }
+    }
+
     /// Where the record of calls is, beside the settings.
     pub fn calls_folder(&self) -> PathBuf {
-        calls::folder(self.settings_path())
+        calls::folder(&self.settings)
     }
 
     /// The calls that match `query`, newest first. Reads files: call it
@@ -63,7 +74,7 @@ impl Supervisor {
     }
 
     /// Removes the record's days older than it keeps.
-    pub(super) fn prune_calls(&self) {
+    pub(super) fn prune(&self) {
         calls::prune(&self.calls_folder(), rootgate_model::ids::now_ms());
     }
 }

@@ -7,30 +7,80 @@
 //! (`rootgate-bridge`), and how a suggestion becomes a prompt (`prompts`).
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use tokio::sync::broadcast;
 
-use super::{Change, Supervisor};
-use rootgate_bridge::connections::{ConnectionChange, ConnectionView};
+use super::Change;
+use super::apps::Apps;
+use super::ground::Ground;
+use super::install::Installing;
+use super::notes::Notes;
+use super::prompts::Consent;
+use super::questions::Questions;
+use super::sessions::Servers;
+use super::tool_asks::ToolConsent;
+use rootgate_bridge::connections::{
+    ConnectionChange, ConnectionView, Connections, OpenAnswer, OpenRequest,
+};
 use rootgate_model::ids::ConnectionId;
 use rootgate_model::timeline::Entry;
 use rootgate_session::Status;
 
-impl Supervisor {
-    // ----- AI apps' connections ----------------------------------------------
+/// The bridges' side: their reports, turned into changes and handed to
+/// the services they concern, and the other starts' folders and bundles.
+pub struct Bridges {
+    me: Weak<Bridges>,
+    ground: Ground,
+    connections: Arc<Connections>,
+    servers: Arc<Servers>,
+    notes: Arc<Notes>,
+    tools: Arc<ToolConsent>,
+    questions: Arc<Questions>,
+    consent: Arc<Consent>,
+    installing: Arc<Installing>,
+    apps: Arc<Apps>,
+}
+
+/// The services the bridges' reports reach.
+pub(super) struct BridgesReach {
+    pub(super) connections: Arc<Connections>,
+    pub(super) servers: Arc<Servers>,
+    pub(super) notes: Arc<Notes>,
+    pub(super) tools: Arc<ToolConsent>,
+    pub(super) questions: Arc<Questions>,
+    pub(super) consent: Arc<Consent>,
+    pub(super) installing: Arc<Installing>,
+    pub(super) apps: Arc<Apps>,
+}
+
+impl Bridges {
+    pub(super) fn new(ground: Ground, reach: BridgesReach) -> Arc<Bridges> {
+        Arc::new_cyclic(|me| Bridges {
+            me: me.clone(),
+            ground,
+            connections: reach.connections,
+            servers: reach.servers,
+            notes: reach.notes,
+            tools: reach.tools,
+            questions: reach.questions,
+            consent: reach.consent,
+            installing: reach.installing,
+            apps: reach.apps,
+        })
+    }
 
     /// Takes the reports of bridges (`rootgate connect`) from now on, on the
     /// socket that belongs to these settings (see `connections`), and
     /// returns its path. Each report becomes a change for the window; an
     /// app's own folders become suggestion prompts. Called once, by the app.
-    pub async fn listen_for_bridges(self: &Arc<Self>) -> std::io::Result<PathBuf> {
-        let path = rootgate_bridge::connections::socket_path(self.settings_path());
+    pub async fn listen(&self) -> std::io::Result<PathBuf> {
+        let path = rootgate_bridge::connections::socket_path(self.ground.settings_path());
         let mut reports = self.connections.subscribe();
-        let importer = self.me.clone();
+        let importer = Arc::downgrade(&self.apps);
         self.connections
             .answer_imports_with(Box::new(move |request| match importer.upgrade() {
-                Some(supervisor) => supervisor.import_for_terminal(request),
+                Some(apps) => apps.import_for_terminal(request),
                 None => rootgate_bridge::connections::ImportAnswer::default(),
             }));
         self.connections.listen(&path).await?;
@@ -42,10 +92,10 @@ impl Supervisor {
                     Err(broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(broadcast::error::RecvError::Closed) => return,
                 };
-                let Some(supervisor) = me.upgrade() else {
+                let Some(bridges) = me.upgrade() else {
                     return;
                 };
-                supervisor.on_connection(change);
+                bridges.on_connection(change);
             }
         });
         Ok(path)
@@ -57,26 +107,27 @@ impl Supervisor {
                 // A bridge's failed start, like the window's own, means the
                 // era remembered may be wrong: the next start asks again.
                 if matches!(connection.status, Status::Failed { .. }) {
-                    self.remember_era(&connection.server, &connection.status);
+                    self.servers
+                        .remember_era(&connection.server, &connection.status);
                 }
-                self.note_connection(&connection);
+                self.notes.note_connection(&connection);
                 if !connection.live {
-                    self.asks_ended(&connection.id);
+                    self.tools.asks_ended(&connection.id);
                 }
                 Change::Connection {
                     connection: *connection,
                 }
             }
             ConnectionChange::Entry { connection, entry } => {
-                self.remember_bridged_era(&entry);
-                self.note_entry(&connection, &entry);
+                self.servers.remember_bridged_era(&entry);
+                self.notes.note_entry(&connection, &entry);
                 Change::ConnectionEntry { connection, entry }
             }
             ConnectionChange::ToolsSeen { server, tools } => {
                 // The window keeps what servers list, where a tool that
                 // changed since it was last seen is marked: bridges
                 // cannot write the settings.
-                match self.store.saw_tools(&server, tools) {
+                match self.ground.store.saw_tools(&server, tools) {
                     Ok(changed) if !changed.is_empty() => {
                         tracing::info!(?changed, "tools changed since they were last seen");
                     }
@@ -92,7 +143,8 @@ impl Supervisor {
                 app,
                 asks,
             } => {
-                self.on_asks(connection, server, server_name, app, asks);
+                self.tools
+                    .on_asks(connection, server, server_name, app, asks);
                 return;
             }
             ConnectionChange::Suggested {
@@ -104,18 +156,70 @@ impl Supervisor {
                 let app = app.map(|a| a.name).unwrap_or_default();
                 // Each folder becomes a suggestion, asked on the desktop
                 // when it can be (see `questions`).
-                let prompts = self.ask_about(&connection, &server, &app, &uris);
+                let prompts = self.questions.ask_about(&connection, &server, &app, &uris);
                 if prompts.is_empty() {
                     return;
                 }
                 Change::Prompts { prompts }
             }
         };
-        let _ = self.changes.send(change);
+        let _ = self.ground.changes.send(change);
+    }
+
+    /// Opens the prompts for the folders another start of Rootgate on these
+    /// settings handed over (`rootgate FOLDER` while the window is open),
+    /// as for folders on this start's own command line, and sends them to
+    /// the window as a change; and the install dialog for each MCP bundle
+    /// handed over (`rootgate FILE.mcpb`, the file manager's Open). The paths come from the person's command
+    /// line, through the private socket (see `instance`).
+    pub fn open_handed_over(&self, request: &OpenRequest) -> OpenAnswer {
+        let intake = self.consent.prompts_for_paths(&request.folders);
+        let mut answer = OpenAnswer {
+            prompts: intake.prompts.len(),
+            notices: intake.notices(),
+            ..OpenAnswer::default()
+        };
+        if !intake.prompts.is_empty() {
+            let _ = self.ground.changes.send(super::Change::Prompts {
+                prompts: intake.prompts,
+            });
+        }
+        // Each bundle is read and checked here, and shown in the window's
+        // install dialog; one that is refused says why, in words.
+        for file in &request.bundles {
+            match self.installing.open_bundle(file) {
+                Ok(install) => {
+                    answer.bundles += 1;
+                    let _ = self.ground.changes.send(super::Change::Install { install });
+                }
+                Err(e) => answer.notices.push(e.to_string()),
+            }
+        }
+        answer
+    }
+
+    /// Takes other starts' folders from now on (see
+    /// [`Bridges::open_handed_over`]); `then` is told each answer, for
+    /// the app to raise its window and show the notices. Called once,
+    /// before [`Bridges::listen`].
+    pub fn take_other_starts(&self, then: Box<dyn Fn(&OpenAnswer) + Send + Sync>) {
+        let me = self.me.clone();
+        self.connections
+            .answer_opens_with(Box::new(move |request| match me.upgrade() {
+                Some(bridges) => {
+                    let answer = bridges.open_handed_over(&request);
+                    then(&answer);
+                    answer
+                }
+                None => OpenAnswer {
+                    notices: vec!["this Rootgate window is closing".into()],
+                    ..OpenAnswer::default()
+                },
+            }));
     }
 
     /// Every AI app's connection the window heard of, live ones first.
-    pub fn connections(&self) -> Vec<ConnectionView> {
+    pub fn list(&self) -> Vec<ConnectionView> {
         self.connections.list()
     }
 

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::{Supervisor, SupervisorError};
+use super::SupervisorError;
+use super::ground::Ground;
 use rootgate_model::ids::{RootId, ServerId};
 use rootgate_model::roots::Root;
 use rootgate_model::store::StoreError;
@@ -27,21 +28,41 @@ pub struct FolderView {
     pub servers: Vec<ServerId>,
 }
 
-impl Supervisor {
-    // ----- folders -------------------------------------------------------
+/// The folder list: the kept folders and what a person does to one.
+pub struct Folders {
+    ground: Ground,
+}
+
+impl Folders {
+    pub(super) fn new(ground: Ground) -> Folders {
+        Folders { ground }
+    }
+
+    /// Marks each root available or not by checking it again, and notes a
+    /// root whose folder now resolves elsewhere as unavailable (its grants
+    /// were for the old real path).
+    pub fn check_availability(&self) {
+        let mounts = rootgate_model::mounts::MountTable::read();
+        for root in self.ground.store.snapshot().roots {
+            let _ = self.ground.store.set_available(
+                &root.id,
+                rootgate_model::monitor::is_available(&root, &mounts),
+            );
+        }
+    }
 
     /// One kept folder as the folder list shows it (a prompt's answer
     /// returns it).
-    pub(super) fn folder(&self, id: &RootId) -> Result<FolderView, SupervisorError> {
-        self.folders()
+    pub(crate) fn folder(&self, id: &RootId) -> Result<FolderView, SupervisorError> {
+        self.list()
             .into_iter()
             .find(|f| &f.root.id == id)
             .ok_or_else(|| StoreError::UnknownRoot(id.clone()).into())
     }
 
     /// Every kept folder with its availability and the servers that see it.
-    pub fn folders(&self) -> Vec<FolderView> {
-        let settings = self.store.snapshot();
+    pub fn list(&self) -> Vec<FolderView> {
+        let settings = self.ground.store.snapshot();
         let mut by_root: HashMap<&RootId, Vec<ServerId>> = HashMap::new();
         for g in &settings.grants {
             by_root.entry(&g.root).or_default().push(g.server.clone());
@@ -50,7 +71,7 @@ impl Supervisor {
             .roots
             .iter()
             .map(|root| FolderView {
-                available: self.store.is_available(&root.id),
+                available: self.ground.store.is_available(&root.id),
                 servers: by_root.get(&root.id).cloned().unwrap_or_default(),
                 root: root.clone(),
             })
@@ -58,17 +79,17 @@ impl Supervisor {
     }
 
     pub fn rename_folder(&self, id: &RootId, name: &str) -> Result<FolderView, SupervisorError> {
-        self.store.rename_root(id, name)?;
+        self.ground.store.rename_root(id, name)?;
         self.folder(id)
     }
 
     /// Removes a folder; it is withdrawn from every server at once.
     pub fn remove_folder(&self, id: &RootId) -> Result<(), SupervisorError> {
-        Ok(self.store.remove_root(id)?)
+        Ok(self.ground.store.remove_root(id)?)
     }
 
     /// Withdraws one folder from one server. Withdrawing needs no prompt.
     pub fn revoke(&self, server: &ServerId, root: &RootId) -> Result<(), SupervisorError> {
-        Ok(self.store.revoke(server, root)?)
+        Ok(self.ground.store.revoke(server, root)?)
     }
 }

@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use rootgate_model::ids::ServerId;
 use rootgate_model::servers::shell_quote;
@@ -23,7 +24,10 @@ use rootgate_sources::registry::mapping::{self, Chosen};
 use rootgate_sources::registry::{self, Client, RegistryError, cache};
 use serde::Serialize;
 
-use super::{ConsentPrompt, ServerView, Supervisor, SupervisorError, lock};
+use super::ground::Ground;
+use super::prompts::Consent;
+use super::sessions::Servers;
+use super::{ConsentPrompt, ServerView, SupervisorError, lock};
 
 /// An offer shown in the window before anything is installed.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Serialize)]
@@ -61,14 +65,32 @@ pub struct InstallOutcome {
 
 /// Offers shown and not yet installed or dropped, by number.
 #[derive(Default)]
-pub(crate) struct OpenInstalls {
+struct OpenInstalls {
     next: u32,
     open: HashMap<u32, Installable>,
 }
 
-impl Supervisor {
-    pub(crate) fn installs(&self) -> Installs {
-        Installs::beside(self.store.file().path())
+/// Installs: the offers shown, and installing one.
+pub struct Installing {
+    ground: Ground,
+    /// Published servers shown for installing and not yet installed.
+    install_offers: Mutex<OpenInstalls>,
+    servers: Arc<Servers>,
+    consent: Arc<Consent>,
+}
+
+impl Installing {
+    pub(super) fn new(ground: Ground, servers: Arc<Servers>, consent: Arc<Consent>) -> Installing {
+        Installing {
+            ground,
+            install_offers: Mutex::new(OpenInstalls::default()),
+            servers,
+            consent,
+        }
+    }
+
+    fn installs(&self) -> Installs {
+        Installs::beside(self.ground.settings_path())
     }
 
     /// Reads and checks the MCP bundle `file` (chosen in the picker, opened
@@ -94,7 +116,7 @@ impl Supervisor {
                 let key = offer.source.key();
                 data.installs.into_iter().find(|r| r.source.key() == key)
             })
-            .and_then(|r| self.store.server(&r.server).ok())
+            .and_then(|r| self.ground.store.server(&r.server).ok())
             .map(|s| s.name);
         let command_line = draft_line(offer);
         let mut open = lock(&self.install_offers);
@@ -134,7 +156,7 @@ impl Supervisor {
             .open
             .remove(&id)
             .ok_or(SupervisorError::UnknownInstall)?;
-        match installable.install(&self.store, &self.installs(), values) {
+        match installable.install(&self.ground.store, &self.installs(), values) {
             Ok(done) => self.after_install(installable.offer(), done),
             Err(e) => {
                 lock(&self.install_offers).open.insert(id, installable);
@@ -144,23 +166,23 @@ impl Supervisor {
     }
 
     /// The session and prompts of a server just installed from `offer`.
-    pub(crate) fn after_install(
+    fn after_install(
         &self,
         offer: &Offer,
         done: Installed,
     ) -> Result<InstallOutcome, SupervisorError> {
-        self.ensure_session(&done.server)?;
+        self.servers.ensure_session(&done.server)?;
         let from = offer.about.title.clone();
         let mut prompts = Vec::new();
         let mut notes = Vec::new();
         for folder in &done.folders {
-            match self.prompt_for_import(folder, &done.server, &from) {
+            match self.consent.prompt_for_import(folder, &done.server, &from) {
                 Ok(prompt) => prompts.push(prompt),
                 Err(e) => notes.push(format!("{}: {e}", folder.display())),
             }
         }
         Ok(InstallOutcome {
-            server: self.server(&done.server.id)?,
+            server: self.servers.server(&done.server.id)?,
             updated: done.updated,
             prompts,
             notes,
@@ -172,7 +194,7 @@ impl Supervisor {
     /// the cache's when the registry cannot be reached.
     pub async fn registry_search(&self, words: String) -> Result<Found, SupervisorError> {
         let words: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
-        let chosen = self.store.preferences().registry;
+        let chosen = self.ground.store.preferences().registry;
         blocking(move || {
             let client = registry_client(chosen.as_deref())?;
             let fetched = client.search(&words, None, SEARCH_LIMIT)?;
@@ -189,7 +211,7 @@ impl Supervisor {
         version: String,
         package: u32,
     ) -> Result<InstallView, SupervisorError> {
-        let chosen = self.store.preferences().registry;
+        let chosen = self.ground.store.preferences().registry;
         let offer = blocking(move || {
             let client = registry_client(chosen.as_deref())?;
             let answer = client.version(&name, &version)?.value;
@@ -214,22 +236,22 @@ impl Supervisor {
         .await?;
         Ok(self.show_installable(offer))
     }
+}
 
-    /// Forgets how `server` was installed, once it is removed, and removes
-    /// the bundle files it ran from, if it was installed from a bundle.
-    pub(crate) fn forget_install(&self, server: &ServerId) {
-        let files = match self.installs().forget(server) {
-            Ok(record) => record.and_then(|r| r.files),
-            Err(e) => {
-                tracing::warn!("{e}");
-                None
-            }
-        };
-        if let Some(files) = files
-            && let Err(e) = bundle::remove_files(&files)
-        {
+/// Forgets how `server` was installed, once it is removed, and removes
+/// the bundle files it ran from, if it was installed from a bundle.
+pub(super) fn forget_install(settings: &Path, server: &ServerId) {
+    let files = match Installs::beside(settings).forget(server) {
+        Ok(record) => record.and_then(|r| r.files),
+        Err(e) => {
             tracing::warn!("{e}");
+            None
         }
+    };
+    if let Some(files) = files
+        && let Err(e) = bundle::remove_files(&files)
+    {
+        tracing::warn!("{e}");
     }
 }
 

@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{Supervisor, lock};
+use super::lock;
+use super::sessions::Servers;
 use rootgate_model::timeline::Entry;
 
 /// How many entries per server are kept across launches.
@@ -39,24 +40,24 @@ pub(super) fn load(settings: &Path, servers: &[rootgate_model::ids::ServerId]) -
         .collect()
 }
 
-impl Supervisor {
+impl Servers {
     /// Saves the newest entries of each server now.
     pub(super) fn save_timeline(&self) {
-        let entries = self.timeline.newest(KEPT_PER_SERVER);
-        let path = path_beside(self.store.file().path());
+        let entries = self.ground.timeline.newest(KEPT_PER_SERVER);
+        let path = path_beside(self.ground.store.file().path());
         let written = serde_json::to_vec(&entries)
             .map_err(std::io::Error::other)
             .and_then(|bytes| rootgate_apps::route::write_private(&path, &bytes));
         if let Err(e) = written {
             tracing::warn!("the timeline could not be kept for the next launch: {e}");
         }
-        *lock(&self.timeline_saved) = self.timeline.newest(1).last().map(|e| e.seq);
+        *lock(&self.timeline_saved) = self.ground.timeline.newest(1).last().map(|e| e.seq);
     }
 
     /// Saves the kept part every [`SAVE_EVERY`] while new entries come.
     pub(super) fn keep_timeline(&self) {
         let me = self.me.clone();
-        self.runtime.spawn(async move {
+        self.ground.runtime.spawn(async move {
             let mut tick = tokio::time::interval(SAVE_EVERY);
             tick.tick().await;
             loop {
@@ -64,7 +65,7 @@ impl Supervisor {
                 let Some(supervisor) = me.upgrade() else {
                     return;
                 };
-                let newest = supervisor.timeline.newest(1).last().map(|e| e.seq);
+                let newest = supervisor.ground.timeline.newest(1).last().map(|e| e.seq);
                 if newest != *lock(&supervisor.timeline_saved) {
                     supervisor.save_timeline();
                 }

@@ -17,16 +17,19 @@
 //! (`rootgate_model::preferences`).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use rootgate_bridge::connections::ConnectionView;
+use rootgate_bridge::connections::{ConnectionView, Connections};
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::{Entry, Event};
 use rootgate_notify::Notification;
 use rootgate_session::Status;
 
-use super::{Supervisor, app_title, lock};
+use super::ground::{DesktopSlot, Ground};
+use super::preferences::Preferences;
+use super::sessions::Servers;
+use super::{app_title, lock};
 
 /// How long an information stays on screen: it asks nothing, and stays in
 /// the daemon's history after.
@@ -57,15 +60,45 @@ fn app_of(connection: &ConnectionView) -> String {
         .map_or_else(|| "An AI app".to_owned(), |a| app_title(&a.name))
 }
 
-impl Supervisor {
+/// The desktop notifications besides the questions.
+pub(crate) struct Notes {
+    me: Weak<Notes>,
+    ground: Ground,
+    /// The notifications sent, so each is sent once.
+    noted: Noted,
+    desktop: DesktopSlot,
+    servers: Arc<Servers>,
+    preferences: Arc<Preferences>,
+    connections: Arc<Connections>,
+}
+
+impl Notes {
+    pub(super) fn new(
+        ground: Ground,
+        desktop: DesktopSlot,
+        servers: Arc<Servers>,
+        preferences: Arc<Preferences>,
+        connections: Arc<Connections>,
+    ) -> Arc<Notes> {
+        Arc::new_cyclic(|me| Notes {
+            me: me.clone(),
+            ground,
+            noted: Noted::default(),
+            desktop,
+            servers,
+            preferences,
+            connections,
+        })
+    }
+
     /// A bridge's connection changed: its server failing to start is said.
     pub(super) fn note_connection(&self, connection: &ConnectionView) {
         let Status::Failed { reason } = &connection.status else {
             return;
         };
-        if !self.store.preferences().notify.server_failed
+        if !self.ground.store.preferences().notify.server_failed
             || !self
-                .notes
+                .noted
                 .first(format!("failed {} {reason}", connection.id))
         {
             return;
@@ -86,9 +119,9 @@ impl Supervisor {
         let Event::RestartedToWithdraw { reason } = &entry.event else {
             return;
         };
-        if !self.store.preferences().notify.withdrawal_restarted
+        if !self.ground.store.preferences().notify.withdrawal_restarted
             || !self
-                .notes
+                .noted
                 .first(format!("restart {connection} {}", entry.seq))
         {
             return;
@@ -104,7 +137,7 @@ impl Supervisor {
         // A pause takes every folder away at once, and a server given its
         // folders as arguments is restarted with none: that is the pause
         // the person chose, not a folder withdrawn, and it is said so.
-        if self.sharing_paused() {
+        if self.preferences.sharing_paused() {
             self.send_note(
                 format!(
                     "{} was restarted for {}: sharing is paused",
@@ -130,8 +163,8 @@ impl Supervisor {
     /// `rootgate import` brought in a server whose command waits for the
     /// person's approval. Its "Open Rootgate" opens that approval.
     pub(super) fn note_import(&self, server_name: &str, server_id: &ServerId, app: &str) {
-        if !self.store.preferences().notify.approval_waiting
-            || !self.notes.first(format!("approve {server_id}"))
+        if !self.ground.store.preferences().notify.approval_waiting
+            || !self.noted.first(format!("approve {server_id}"))
         {
             return;
         }
@@ -148,12 +181,12 @@ impl Supervisor {
     /// server waits for approval, and it still does, the window shows its
     /// approval (the window itself is raised by the caller).
     pub(super) fn note_opened(&self, id: u32) {
-        let Some(server) = lock(&self.notes.approvals).get(&id).cloned() else {
+        let Some(server) = lock(&self.noted.approvals).get(&id).cloned() else {
             return;
         };
-        match self.server(&server) {
+        match self.servers.server(&server) {
             Ok(view) if !view.approved => {
-                let _ = self.changes.send(super::Change::ApprovalWanted {
+                let _ = self.ground.changes.send(super::Change::ApprovalWanted {
                     server: Box::new(view),
                     prompts: Vec::new(),
                 });
@@ -169,7 +202,7 @@ impl Supervisor {
     /// Sends a notification; `approval`, when set, is the server whose
     /// approval its "Open Rootgate" opens.
     fn send_note_for(&self, summary: String, body: String, approval: Option<ServerId>) {
-        let Some(desktop) = self.asking.desktop() else {
+        let Some(desktop) = self.desktop.get() else {
             return;
         };
         let notification = Notification {
@@ -179,11 +212,11 @@ impl Supervisor {
             expire: Some(SHOWN_FOR),
         };
         let me = self.me.clone();
-        self.runtime.spawn(async move {
+        self.ground.runtime.spawn(async move {
             match desktop.notify(&notification).await {
                 Ok(id) => {
-                    if let (Some(server), Some(supervisor)) = (approval, me.upgrade()) {
-                        lock(&supervisor.notes.approvals).insert(id, server);
+                    if let (Some(server), Some(notes)) = (approval, me.upgrade()) {
+                        lock(&notes.noted.approvals).insert(id, server);
                     }
                 }
                 Err(e) => tracing::info!(error = %e, "a notification could not be shown"),

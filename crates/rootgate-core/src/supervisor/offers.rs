@@ -4,26 +4,29 @@
 //! so the window and the tests share one path.
 //!
 //! The window names each call with a number of its own choosing, which its
-//! progress changes carry and [`Supervisor::cancel_call`] takes. Nothing here
+//! progress changes carry and [`Tries::cancel_call`] takes. Nothing here
 //! looks into a tool's arguments: they are data for the server, never
 //! folders for Rootgate, which shares only what consent says.
 //!
 //! What is not here: the requests themselves and their timeline entries
 //! (`session::offers`), and anything about how results look.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{Change, Supervisor, SupervisorError, lock};
+use super::ground::Ground;
+use super::sessions::Servers;
+use super::{Change, SupervisorError, lock};
 use rootgate_model::ids::ServerId;
 use rootgate_session::notices::Notice;
 use rootgate_session::offers::{Offers, Progress, TryOutcome, Watch};
 
 /// The change the window is told of for a server's notice; progress goes
-/// to its call instead (see [`Supervisor::call_tool`]).
+/// to its call instead (see [`Tries::call_tool`]).
 pub(super) fn change_of(server: &ServerId, notice: Notice) -> Option<Change> {
     match notice {
         Notice::Progress(_) => None,
@@ -38,15 +41,32 @@ pub(super) fn change_of(server: &ServerId, notice: Notice) -> Option<Change> {
     }
 }
 
-impl Supervisor {
+/// The window's tries on its running servers.
+pub struct Tries {
+    ground: Ground,
+    /// The servers whose sessions the calls go to.
+    servers: Arc<Servers>,
+    /// The window's calls in flight, by the number it gave each, to cancel.
+    calls: Mutex<HashMap<u32, CancellationToken>>,
+}
+
+impl Tries {
+    pub(super) fn new(ground: Ground, servers: Arc<Servers>) -> Tries {
+        Tries {
+            ground,
+            servers,
+            calls: Mutex::new(HashMap::new()),
+        }
+    }
+
     /// Everything a running server offers.
     pub async fn offers(&self, id: &ServerId) -> Result<Offers, SupervisorError> {
-        Ok(self.session(id)?.offers().await?)
+        Ok(self.servers.session(id)?.offers().await?)
     }
 
     /// Calls a tool of a running server as call number `call`, its progress
     /// sent to the window as [`Change::CallProgress`], until it ends or
-    /// [`Supervisor::cancel_call`] cancels it.
+    /// [`Tries::cancel_call`] cancels it.
     pub async fn call_tool(
         &self,
         id: &ServerId,
@@ -54,7 +74,7 @@ impl Supervisor {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<TryOutcome, SupervisorError> {
-        let session = self.session(id)?;
+        let session = self.servers.session(id)?;
         let watch = self.watch(call);
         let outcome = session.try_tool(name, arguments, watch).await;
         lock(&self.calls).remove(&call);
@@ -67,7 +87,7 @@ impl Supervisor {
         id: &ServerId,
         uri: &str,
     ) -> Result<TryOutcome, SupervisorError> {
-        let session = self.session(id)?;
+        let session = self.servers.session(id)?;
         Ok(session.read_resource(uri, Watch::default()).await?)
     }
 
@@ -79,7 +99,11 @@ impl Supervisor {
         uri: &str,
         follow: bool,
     ) -> Result<(), SupervisorError> {
-        Ok(self.session(id)?.follow_resource(uri, follow).await?)
+        Ok(self
+            .servers
+            .session(id)?
+            .follow_resource(uri, follow)
+            .await?)
     }
 
     /// Gets a prompt of a running server, its arguments filled in.
@@ -89,7 +113,7 @@ impl Supervisor {
         name: &str,
         arguments: BTreeMap<String, String>,
     ) -> Result<TryOutcome, SupervisorError> {
-        let session = self.session(id)?;
+        let session = self.servers.session(id)?;
         let arguments = arguments
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
@@ -113,7 +137,7 @@ impl Supervisor {
         let cancel = CancellationToken::new();
         lock(&self.calls).insert(call, cancel.clone());
         let (progress, mut reports) = mpsc::unbounded_channel::<Progress>();
-        let changes = self.changes.clone();
+        let changes = self.ground.changes.clone();
         tokio::spawn(async move {
             // Ends when the call drops its sender.
             while let Some(p) = reports.recv().await {

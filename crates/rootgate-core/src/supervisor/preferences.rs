@@ -20,7 +20,8 @@ use rootgate_apps::route::Ledger;
 use rootgate_model::autostart::{Autostart, LoginStart};
 use rootgate_model::preferences::NotifyChoices;
 
-use super::{Supervisor, SupervisorError};
+use super::SupervisorError;
+use super::ground::Ground;
 
 /// The Settings view, as the window shows it.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,18 +41,27 @@ pub struct PreferencesView {
     pub registry_default: String,
 }
 
-impl Supervisor {
+/// The window's Settings.
+pub struct Preferences {
+    ground: Ground,
+}
+
+impl Preferences {
+    pub(super) fn new(ground: Ground) -> Preferences {
+        Preferences { ground }
+    }
+
     fn autostart(&self) -> Result<Autostart, SupervisorError> {
-        Autostart::for_settings(self.settings_path()).ok_or(SupervisorError::NoConfigFolder)
+        Autostart::for_settings(self.ground.settings_path()).ok_or(SupervisorError::NoConfigFolder)
     }
 
     /// The person's preferences, with Start at login as the autostart
     /// entry for `program` (the app's binary) says now.
-    pub fn preferences(&self, program: &Path) -> Result<PreferencesView, SupervisorError> {
-        let kept = self.store.preferences();
+    pub fn view(&self, program: &Path) -> Result<PreferencesView, SupervisorError> {
+        let kept = self.ground.store.preferences();
         let start_at_login = self.autostart()?.state(program);
         let routed = || {
-            Ledger::beside(self.settings_path())
+            Ledger::beside(self.ground.settings_path())
                 .load()
                 .is_ok_and(|l| !l.routes.is_empty())
         };
@@ -67,13 +77,14 @@ impl Supervisor {
 
     /// Whether all sharing is paused now.
     pub fn sharing_paused(&self) -> bool {
-        self.store.preferences().sharing_paused
+        self.ground.store.preferences().sharing_paused
     }
 
     /// Pauses all sharing (every server and bridge is told no folders) or
     /// resumes it (each is told its folders again).
     pub fn set_sharing_paused(&self, paused: bool) -> Result<(), SupervisorError> {
-        self.store
+        self.ground
+            .store
             .change_preferences(|p| p.sharing_paused = paused)?;
         Ok(())
     }
@@ -86,13 +97,17 @@ impl Supervisor {
             .filter(|a| !a.is_empty())
             .map(rootgate_sources::registry::checked_address)
             .transpose()?;
-        self.store.change_preferences(|p| p.registry = address)?;
+        self.ground
+            .store
+            .change_preferences(|p| p.registry = address)?;
         Ok(())
     }
 
     /// Which desktop notifications to send besides the questions.
     pub fn set_notify_choices(&self, choices: NotifyChoices) -> Result<(), SupervisorError> {
-        self.store.change_preferences(|p| p.notify = choices)?;
+        self.ground
+            .store
+            .change_preferences(|p| p.notify = choices)?;
         Ok(())
     }
 
@@ -116,7 +131,8 @@ impl Supervisor {
     /// The offer of Start at login was made (and answered, or put away):
     /// it is not made again.
     pub fn start_at_login_offered(&self) -> Result<(), SupervisorError> {
-        self.store
+        self.ground
+            .store
             .change_preferences(|p| p.start_at_login_offered = true)?;
         Ok(())
     }

@@ -6,10 +6,10 @@
 //! plain words for each that cannot, one bad folder not losing the others.
 //!
 //! A prompt is opened only for a folder the person chose
-//! ([`Supervisor::prompt_for_path`] and [`Supervisor::prompts_for_paths`],
+//! ([`Consent::prompt_for_path`] and [`Consent::prompts_for_paths`],
 //! with paths the shell got from the native picker, a drop on the window or
 //! the command line) or for one already kept
-//! ([`Supervisor::prompt_for_root`]); nothing here takes a path
+//! ([`Consent::prompt_for_root`]); nothing here takes a path
 //! from the webview, and an answer names a prompt, never a path. Not here:
 //! what makes a folder acceptable and what deserves a warning (`folders`),
 //! keeping and sharing (the store), and the folder list an answer returns
@@ -17,11 +17,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use serde::{Deserialize, Serialize};
 
-use super::{FolderView, Supervisor, SupervisorError, lock};
-use rootgate_bridge::connections::ConnectionView;
+use super::folders::Folders;
+use super::ground::{Ground, TrayCue};
+use super::{FolderView, SupervisorError, lock};
+use rootgate_bridge::connections::{ConnectionView, Connections};
 use rootgate_model::folders::{self, CheckedFolder, Warning};
 use rootgate_model::ids::{RootId, ServerId};
 use rootgate_model::servers::ServerSpec;
@@ -191,7 +194,70 @@ impl OpenPrompts {
     }
 }
 
-impl Supervisor {
+/// Who hears of a prompt answered or dismissed: the questions, whose
+/// suggestion prompts stand for a question (see `answers`). Owned here so
+/// that consent names no service above it.
+pub(crate) trait PromptListener: Send + Sync {
+    /// The prompt was answered, sharing with `servers`.
+    fn answered(&self, prompt: PromptId, servers: &[ServerId]);
+    /// The person closed the prompt without an answer.
+    fn dismissed(&self, prompt: PromptId);
+}
+
+/// Folders and consent: the prompts open, how each is answered, and the
+/// AI apps' folders suggested for sharing.
+pub struct Consent {
+    pub(super) ground: Ground,
+    pub(super) prompts: Mutex<OpenPrompts>,
+    tray: TrayCue,
+    /// AI apps' connections through bridges, for who uses each server.
+    pub(super) connections: Arc<Connections>,
+    folders: Arc<Folders>,
+    listener: OnceLock<Weak<dyn PromptListener>>,
+}
+
+impl Consent {
+    pub(super) fn new(
+        ground: Ground,
+        tray: TrayCue,
+        connections: Arc<Connections>,
+        folders: Arc<Folders>,
+    ) -> Consent {
+        Consent {
+            ground,
+            prompts: Mutex::new(OpenPrompts::default()),
+            tray,
+            connections,
+            folders,
+            listener: OnceLock::new(),
+        }
+    }
+
+    /// Tells `listener` of each prompt answered or dismissed from now on.
+    /// Called once, by the root that wires the services.
+    pub(super) fn listen_with(&self, listener: Weak<dyn PromptListener>) {
+        let _ = self.listener.set(listener);
+    }
+
+    fn listener(&self) -> Option<Arc<dyn PromptListener>> {
+        self.listener.get().and_then(Weak::upgrade)
+    }
+
+    /// What prompt `prompt` shows, while it is open.
+    pub(super) fn shown(&self, prompt: PromptId) -> Option<ConsentPrompt> {
+        lock(&self.prompts)
+            .open
+            .get(&prompt)
+            .map(|p| p.shown.clone())
+    }
+
+    /// Notes `folder` as suggested for `server` already while the app runs.
+    pub(super) fn mark_suggested(&self, server: &ServerId, folder: &Path) {
+        lock(&self.prompts)
+            .suggested
+            .insert((server.clone(), folder.to_path_buf()));
+    }
+
     /// Checks a folder the person chose and returns the consent prompt for
     /// it: its real path, its warnings and every server, none ticked. The
     /// path must come from the person at the machine (picker, drop,
@@ -199,6 +265,7 @@ impl Supervisor {
     pub fn prompt_for_path(&self, chosen: &Path) -> Result<ConsentPrompt, SupervisorError> {
         let folder = folders::check(chosen)?;
         let existing = self
+            .ground
             .store
             .snapshot()
             .roots
@@ -208,7 +275,7 @@ impl Supervisor {
         Ok(self.open_prompt(folder, existing))
     }
 
-    /// [`Supervisor::prompt_for_path`] for each of several folders the
+    /// [`Consent::prompt_for_path`] for each of several folders the
     /// person chose together, keeping the prompts of those that can be
     /// shared and the refusals of the others (see [`Intake`]). The paths
     /// must come from the person at the machine, as for one.
@@ -230,6 +297,7 @@ impl Supervisor {
     /// see it, with the current grants ticked.
     pub fn prompt_for_root(&self, root: &RootId) -> Result<ConsentPrompt, SupervisorError> {
         let kept = self
+            .ground
             .store
             .snapshot()
             .roots
@@ -252,6 +320,7 @@ impl Supervisor {
     ) -> Result<ConsentPrompt, SupervisorError> {
         let folder = folders::check(path)?;
         let kept = self
+            .ground
             .store
             .snapshot()
             .roots
@@ -277,14 +346,14 @@ impl Supervisor {
         root: Option<RootId>,
         suggestion: Option<Suggestion>,
     ) -> ConsentPrompt {
-        let settings = self.store.snapshot();
+        let settings = self.ground.store.snapshot();
         let others: Vec<&Path> = settings
             .roots
             .iter()
             .filter(|r| Some(&r.id) != root.as_ref())
             .map(|r| r.real_path.as_path())
             .collect();
-        let warnings = folders::warnings(&folder, self.home.as_deref(), others)
+        let warnings = folders::warnings(&folder, self.ground.home.as_deref(), others)
             .into_iter()
             .map(|warning| WarningView {
                 message: warning.message(),
@@ -344,7 +413,7 @@ impl Supervisor {
             },
         );
         drop(prompts);
-        self.prompts_revision.send_modify(|r| *r += 1);
+        self.tray.grow();
         prompt
     }
 
@@ -391,14 +460,17 @@ impl Supervisor {
         // refused in part (a server that no longer exists, a name that
         // cannot be used) keeps nothing.
         let root = self
+            .ground
             .store
             .keep_and_share(&now, kept.as_ref(), name, servers)?;
-        let _ = self.store.set_available(&root, true);
+        let _ = self.ground.store.set_available(&root, true);
         self.close_prompt(prompt);
         // A question this prompt stands for is answered with it, and the
         // app waiting for it goes on at once (see `answers`).
-        self.prompt_answered(prompt, servers);
-        self.folder(&root)
+        if let Some(listener) = self.listener() {
+            listener.answered(prompt, servers);
+        }
+        self.folders.folder(&root)
     }
 
     /// Prompts opened and not yet answered, oldest first (a window that
@@ -417,14 +489,16 @@ impl Supervisor {
     /// stands for stays unanswered (see `answers`).
     pub fn cancel_prompt(&self, prompt: PromptId) {
         self.close_prompt(prompt);
-        self.prompt_dismissed(prompt);
+        if let Some(listener) = self.listener() {
+            listener.dismissed(prompt);
+        }
     }
 
     /// Closes a prompt, as answered or as no longer valid; whoever lists
     /// the open prompts (the tray's menu) hears of it.
     pub(super) fn close_prompt(&self, prompt: PromptId) {
         if lock(&self.prompts).open.remove(&prompt).is_some() {
-            self.prompts_revision.send_modify(|r| *r += 1);
+            self.tray.grow();
         }
     }
 }

@@ -27,15 +27,21 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use rootgate_bridge::connections::{QuestionState, Told};
+use rootgate_bridge::connections::{Connections, QuestionState, Told};
 use rootgate_model::folders;
 use rootgate_model::ids::{ConnectionId, ServerId};
-use rootgate_model::questions::{Answer, Asked, Questions};
+use rootgate_model::questions::{Answer, Asked, Questions as Record};
 use rootgate_notify::{Desktop, Notification, Reply};
 
-use super::{ConsentPrompt, PromptId, Supervisor, app_title, lock};
+use super::folders::Folders;
+use super::ground::{DesktopSlot, Ground};
+use super::notes::Notes;
+use super::preferences::Preferences;
+use super::prompts::Consent;
+use super::tool_asks::ToolConsent;
+use super::{ConsentPrompt, PromptId, app_title, lock};
 
 /// A question: (app, real path, server).
 pub(super) type Key = (String, PathBuf, ServerId);
@@ -55,12 +61,10 @@ pub(super) struct Open {
     pub(super) waiting: Vec<(ConnectionId, String)>,
 }
 
-/// The supervisor's questions: the desktop to ask through, those open, and
-/// the record of all asked.
+/// The questions open, and the record of all asked.
 pub(super) struct Asking {
-    pub(super) desktop: OnceLock<Arc<Desktop>>,
     pub(super) open: Mutex<HashMap<Key, Open>>,
-    pub(super) record: Questions,
+    pub(super) record: Record,
     /// The prompts that stand for a question (its suggestion, or one the
     /// Questions view opened): answering one answers the question.
     pub(super) by_prompt: Mutex<HashMap<PromptId, Key>>,
@@ -76,9 +80,8 @@ pub(super) struct Asking {
 impl Asking {
     pub(super) fn beside(settings: &Path) -> Asking {
         Asking {
-            desktop: OnceLock::new(),
             open: Mutex::new(HashMap::new()),
-            record: Questions::open(Questions::beside(settings)),
+            record: Record::open(Record::beside(settings)),
             by_prompt: Mutex::new(HashMap::new()),
             waits_because: Mutex::new(HashMap::new()),
             on_open: OnceLock::new(),
@@ -86,14 +89,48 @@ impl Asking {
     }
 }
 
-impl Asking {
-    /// The desktop asked through, once one was found (for `notes` too).
-    pub(super) fn desktop(&self) -> Option<Arc<Desktop>> {
-        self.desktop.get().cloned()
-    }
+/// The questions asked when AI apps need a folder, and their answers.
+pub struct Questions {
+    pub(super) me: Weak<Questions>,
+    pub(super) ground: Ground,
+    pub(super) asking: Asking,
+    pub(super) desktop: DesktopSlot,
+    connections: Arc<Connections>,
+    pub(super) consent: Arc<Consent>,
+    pub(super) folders: Arc<Folders>,
+    preferences: Arc<Preferences>,
+    notes: Arc<Notes>,
+    tools: Arc<ToolConsent>,
 }
 
-impl Supervisor {
+/// The services the questions need.
+pub(super) struct QuestionsNeed {
+    pub(super) desktop: DesktopSlot,
+    pub(super) connections: Arc<Connections>,
+    pub(super) consent: Arc<Consent>,
+    pub(super) folders: Arc<Folders>,
+    pub(super) preferences: Arc<Preferences>,
+    pub(super) notes: Arc<Notes>,
+    pub(super) tools: Arc<ToolConsent>,
+}
+
+impl Questions {
+    pub(super) fn new(ground: Ground, need: QuestionsNeed) -> Arc<Questions> {
+        let asking = Asking::beside(ground.settings_path());
+        Arc::new_cyclic(|me| Questions {
+            me: me.clone(),
+            ground,
+            asking,
+            desktop: need.desktop,
+            connections: need.connections,
+            consent: need.consent,
+            folders: need.folders,
+            preferences: need.preferences,
+            notes: need.notes,
+            tools: need.tools,
+        })
+    }
+
     /// Asks through `desktop` from now on, and takes its answers: only
     /// those the notification server that showed a question sent, for a
     /// button made for that question (`rootgate_notify` drops every other
@@ -102,11 +139,11 @@ impl Supervisor {
     /// without one, questions wait in the window and bridges do not hold.
     pub fn ask_through(&self, desktop: Arc<Desktop>) {
         let mut replies = desktop.replies();
-        if self.asking.desktop.set(desktop).is_err() {
+        if !self.desktop.set(desktop) {
             return;
         }
         let me = self.me.clone();
-        self.runtime.spawn(async move {
+        self.ground.runtime.spawn(async move {
             loop {
                 let reply = match replies.recv().await {
                     Ok(reply) => reply,
@@ -121,7 +158,7 @@ impl Supervisor {
                     Reply::Closed { id, reason } => supervisor.on_closed(id, reason),
                     Reply::Gone => {
                         supervisor.on_desktop_gone();
-                        supervisor.tool_notifications_gone();
+                        supervisor.tools.tool_notifications_gone();
                     }
                 }
             }
@@ -137,7 +174,7 @@ impl Supervisor {
     }
 
     /// Every question asked, newest first.
-    pub fn questions(&self) -> Vec<Asked> {
+    pub fn list(&self) -> Vec<Asked> {
         self.asking.record.list()
     }
 
@@ -219,7 +256,7 @@ impl Supervisor {
             return QuestionState::Shared;
         }
         // Paused, a Share would reach no server: nobody is asked or held.
-        if self.sharing_paused() {
+        if self.preferences.sharing_paused() {
             return QuestionState::NotAsked {
                 why: "all sharing is paused in Rootgate".into(),
             };
@@ -233,7 +270,7 @@ impl Supervisor {
             open.waiting.push((connection.clone(), uri.to_owned()));
             return QuestionState::Asking;
         }
-        let Some(prompt) = self.prompt_for_suggestion(uri, server, title) else {
+        let Some(prompt) = self.consent.prompt_for_suggestion(uri, server, title) else {
             let why = lock(&self.asking.waits_because)
                 .get(&key)
                 .copied()
@@ -246,7 +283,7 @@ impl Supervisor {
             .suggestion
             .as_ref()
             .map_or_else(String::new, |s| s.server_name.clone());
-        let desktop = self.asking.desktop.get().cloned();
+        let desktop = self.desktop.get();
         let state = if !prompt.warnings.is_empty() {
             Some("it has a consent warning; the full prompt waits in the Rootgate window")
         } else if desktop.is_none() {
@@ -309,7 +346,7 @@ impl Supervisor {
             expire: None,
         };
         let me = self.me.clone();
-        self.runtime.spawn(async move {
+        self.ground.runtime.spawn(async move {
             let shown = tokio::time::timeout(SHOW_WITHIN, desktop.notify(&notification))
                 .await
                 .unwrap_or(Err(rootgate_notify::DesktopError::Silent(SHOW_WITHIN)));
@@ -341,13 +378,13 @@ impl Supervisor {
         // or one of `notes`) shows the window.
         if action == "open" {
             // An approval's notification opens that approval too (`notes`).
-            self.note_opened(id);
+            self.notes.note_opened(id);
             if let Some(open) = self.asking.on_open.get() {
                 open();
             }
             return;
         }
-        if self.on_tool_action(id, action) {
+        if self.tools.on_tool_action(id, action) {
             return;
         }
         let key = lock(&self.asking.open)
@@ -373,13 +410,16 @@ impl Supervisor {
         match answer {
             // Settles the question as the window's answer does.
             Answer::Share => {
-                if let Err(e) = self.answer_prompt(prompt, std::slice::from_ref(server), None) {
+                if let Err(e) =
+                    self.consent
+                        .answer_prompt(prompt, std::slice::from_ref(server), None)
+                {
                     let why = format!("sharing failed: {e}");
                     self.close_question(key, QuestionState::NotAsked { why });
                 }
             }
             Answer::NotNow => {
-                self.close_prompt(prompt);
+                self.consent.close_prompt(prompt);
                 lock(&self.asking.by_prompt).remove(&prompt);
                 self.settle(key, Answer::NotNow);
             }
@@ -393,8 +433,10 @@ impl Supervisor {
             return;
         };
         // Answered: the notification goes (into the daemon's history).
-        if let (Some(id), Some(desktop)) = (open.notification, self.asking.desktop.get().cloned()) {
-            self.runtime.spawn(async move { desktop.close(id).await });
+        if let (Some(id), Some(desktop)) = (open.notification, self.desktop.get()) {
+            self.ground
+                .runtime
+                .spawn(async move { desktop.close(id).await });
         }
         for (connection, uri) in open.waiting {
             self.connections.tell(
@@ -409,7 +451,7 @@ impl Supervisor {
     }
 
     pub(super) fn shared_with(&self, server: &ServerId, real: &Path) -> bool {
-        let settings = self.store.snapshot();
+        let settings = self.ground.store.snapshot();
         settings.roots.iter().any(|r| {
             r.real_path == real
                 && settings
@@ -421,7 +463,12 @@ impl Supervisor {
 
     /// A folder as a person reads it: under their home folder as `~/…`.
     fn shown(&self, real: &Path) -> String {
-        match self.home.as_deref().and_then(|h| real.strip_prefix(h).ok()) {
+        match self
+            .ground
+            .home
+            .as_deref()
+            .and_then(|h| real.strip_prefix(h).ok())
+        {
             Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
             _ => real.display().to_string(),
         }

@@ -5,16 +5,17 @@
 //! every status change the supervisor forwards.
 //!
 //! Not here: starting and stopping a server (its session, driven from
-//! `supervisor.rs`) and whether a server may run at all (its approval, kept
+//! `sessions`) and whether a server may run at all (its approval, kept
 //! by the store). A person's start, stop, restart or removal only tells
-//! this module to forget what it counted ([`Supervisor::take_over`]).
+//! this module to forget what it counted ([`Servers::take_over`]).
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::{Supervisor, SupervisorError, lock};
+use super::sessions::Servers;
+use super::{SupervisorError, lock};
 use rootgate_model::ids::ServerId;
 use rootgate_model::timeline::Event;
 use rootgate_session::Status;
@@ -89,11 +90,11 @@ impl Restarts {
     }
 }
 
-impl Supervisor {
+impl Servers {
     /// Restart bookkeeping on every status change: note when a run began,
     /// and schedule a restart of an enabled, approved server that failed.
     pub(super) fn on_status(&self, id: &ServerId, status: &Status) {
-        let _runtime = self.runtime.enter();
+        let _runtime = self.ground.runtime.enter();
         let mut restarts = lock(&self.restarts);
         let entry = restarts.entry(id.clone()).or_default();
         if !matches!(status, Status::Failed { .. }) && entry.scheduled.take().is_some() {
@@ -121,14 +122,14 @@ impl Supervisor {
         {
             entry.attempts = 0;
         }
-        let Ok(spec) = self.store.server(id) else {
+        let Ok(spec) = self.ground.store.server(id) else {
             return;
         };
         if !(spec.enabled && spec.is_approved()) {
             return;
         }
         if entry.attempts >= policy.max_attempts {
-            self.timeline.record(
+            self.ground.timeline.record(
                 id,
                 Event::GaveUp {
                     attempts: entry.attempts,
@@ -136,14 +137,14 @@ impl Supervisor {
             );
             // It waits for the person, also at the next launch: starting a
             // server that failed this often at every launch only repeats it.
-            if let Err(e) = self.store.set_gave_up(id, true) {
+            if let Err(e) = self.ground.store.set_gave_up(id, true) {
                 tracing::warn!("could not record that a server gave up: {e}");
             }
             return;
         }
         entry.attempts += 1;
         let delay = policy.delay(entry.attempts, jitter());
-        self.timeline.record(
+        self.ground.timeline.record(
             id,
             Event::RestartScheduled {
                 attempt: entry.attempts,
@@ -176,7 +177,7 @@ impl Supervisor {
                     let Some(supervisor) = me.upgrade() else { return };
                     // The spec may have changed while waiting; run
                     // only what is still enabled and approved.
-                    if let Ok(spec) = supervisor.store.server(&id)
+                    if let Ok(spec) = supervisor.ground.store.server(&id)
                         && spec.enabled
                         && spec.is_approved()
                         && let Ok(session) = supervisor.session(&id)
@@ -212,14 +213,14 @@ impl Supervisor {
     /// The person's "Stop retrying": the scheduled restart is cancelled and
     /// the server waits for them, as if Rootgate had given up.
     pub fn stop_retrying(&self, id: &ServerId) -> Result<(), SupervisorError> {
-        self.store.server(id)?;
+        self.ground.store.server(id)?;
         self.take_over(id);
-        self.store.set_gave_up(id, true)?;
+        self.ground.store.set_gave_up(id, true)?;
         Ok(())
     }
 
     fn send_retry(&self, id: &ServerId, retry: Option<Retry>) {
-        let _ = self.changes.send(super::Change::Retry {
+        let _ = self.ground.changes.send(super::Change::Retry {
             server: id.clone(),
             retry,
         });

@@ -11,13 +11,14 @@
 
 use std::sync::Arc;
 
-use super::{ServerView, Supervisor, SupervisorError};
+use super::sessions::Servers;
+use super::{ServerView, SupervisorError};
 use rootgate_model::ids::ServerId;
 use rootgate_model::secrets::SecretError;
 use rootgate_model::servers::SecretPlace;
 use rootgate_model::store::{Store, StoreError};
 
-impl Supervisor {
+impl Servers {
     /// The value of the secret variable `name` of server `id`, for the
     /// person who asked to see it. Never logged, never in the timeline.
     pub async fn reveal_secret(
@@ -26,7 +27,7 @@ impl Supervisor {
         name: &str,
     ) -> Result<String, SupervisorError> {
         let (id, name) = (id.clone(), name.to_owned());
-        blocking(&self.store, &name.clone(), move |store| {
+        blocking(&self.ground.store, &name.clone(), move |store| {
             store.secret_value(&id, &name)
         })
         .await
@@ -43,7 +44,7 @@ impl Supervisor {
         place: SecretPlace,
     ) -> Result<ServerView, SupervisorError> {
         let (owned_id, owned_name) = (id.clone(), name.to_owned());
-        blocking(&self.store, name, move |store| {
+        blocking(&self.ground.store, name, move |store| {
             store.keep_secret(&owned_id, &owned_name, place)
         })
         .await?;
@@ -55,7 +56,7 @@ impl Supervisor {
     /// each server whose values could not move says why (see
     /// `ServerView::keyring_problem`).
     pub(super) fn move_secrets_from_before(&self) {
-        let waiting = self.store.snapshot().servers.iter().any(|s| {
+        let waiting = self.ground.store.snapshot().servers.iter().any(|s| {
             s.secrets
                 .values()
                 .any(|p| *p == SecretPlace::FileUntilKeyring)
@@ -63,8 +64,9 @@ impl Supervisor {
         if !waiting {
             return;
         }
-        let store = Arc::clone(&self.store);
-        self.runtime
+        let store = Arc::clone(&self.ground.store);
+        self.ground
+            .runtime
             .spawn_blocking(move || match store.move_secrets_from_before() {
                 Ok(moved) => {
                     tracing::info!("{moved} secrets moved from the settings file to the keyring")
@@ -99,7 +101,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::supervisor::RestartPolicy;
+    use crate::supervisor::{RestartPolicy, Supervisor};
     use rootgate_model::secrets::{MemoryKeyring, Secrets};
     use rootgate_model::servers::ServerDraft;
     use rootgate_model::settings::SettingsFile;
@@ -126,6 +128,7 @@ mod tests {
         keyring.set_unavailable(Some("no keyring answers"));
         let sup = open(&file, &keyring);
         let view = sup
+            .servers()
             .add_server(ServerDraft {
                 name: "s".into(),
                 command: "/bin/true".into(),
@@ -138,24 +141,30 @@ mod tests {
         assert_eq!(view.keyring_problem.as_deref(), Some("no keyring answers"));
         assert!(view.missing_secrets.is_empty(), "held while Rootgate runs");
         assert!(!serde_json::to_string(&view).unwrap().contains(VALUE));
-        assert_eq!(sup.reveal_secret(&id, "API_TOKEN").await.unwrap(), VALUE);
-        sup.approve_command(&id, &view.command_line).unwrap();
+        assert_eq!(
+            sup.servers().reveal_secret(&id, "API_TOKEN").await.unwrap(),
+            VALUE
+        );
+        sup.servers()
+            .approve_command(&id, &view.command_line)
+            .unwrap();
         sup.shutdown().await;
         drop(sup);
 
         // Rootgate starts again: the value was not stored, so the server
         // waits for it, and a start says why.
         let sup = open(&file, &keyring);
-        let view = sup.server(&id).unwrap();
+        let view = sup.servers().server(&id).unwrap();
         assert_eq!(view.missing_secrets, vec!["API_TOKEN".to_owned()]);
         assert!(matches!(
-            sup.reveal_secret(&id, "API_TOKEN").await,
+            sup.servers().reveal_secret(&id, "API_TOKEN").await,
             Err(SupervisorError::Store(StoreError::Secret(
                 SecretError::NotHeld(_)
             )))
         ));
-        sup.start(&id).unwrap();
+        sup.servers().start(&id).unwrap();
         let failed = sup
+            .servers()
             .session_of(&id)
             .unwrap()
             .wait_for(Duration::from_secs(10), |s| {
@@ -170,17 +179,19 @@ mod tests {
         // Given again, and kept in the settings file as the person chose.
         let mut draft = view.spec.to_draft();
         draft.env.insert("API_TOKEN".into(), VALUE.into());
-        let given = sup.update_server(&id, draft).await.unwrap();
+        let given = sup.servers().update_server(&id, draft).await.unwrap();
         assert!(given.missing_secrets.is_empty());
         assert_eq!(given.keyring_problem.as_deref(), Some("no keyring answers"));
         // The person chooses not to store it: nothing waits for a choice.
         let declined = sup
+            .servers()
             .keep_secret(&id, "API_TOKEN", SecretPlace::NotStored)
             .await
             .unwrap();
         assert_eq!(declined.spec.secrets["API_TOKEN"], SecretPlace::NotStored);
         assert_eq!(declined.keyring_problem, None);
         let kept = sup
+            .servers()
             .keep_secret(&id, "API_TOKEN", SecretPlace::File)
             .await
             .unwrap();

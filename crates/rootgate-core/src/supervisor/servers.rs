@@ -4,13 +4,14 @@
 //! and all; and what the window reads of one (its timeline and its log).
 //!
 //! Not here: the session each server runs in and how its changes are
-//! forwarded (`supervisor.rs`), when a failed server is started again
+//! forwarded (`sessions`), when a failed server is started again
 //! (`restarts`), its secrets' values (`secrets`) and the AI apps' bridges
 //! to it (`connections`).
 
 use serde::Serialize;
 
-use super::{Retry, Supervisor, SupervisorError, WarningView, lock};
+use super::sessions::Servers;
+use super::{Retry, SupervisorError, WarningView, lock};
 use rootgate_model::consent::SharedRoots;
 use rootgate_model::ids::{RootId, ServerId};
 use rootgate_model::roots::Root;
@@ -100,7 +101,7 @@ pub struct FolderChoice {
     pub warnings: Vec<WarningView>,
 }
 
-impl Supervisor {
+impl Servers {
     // ----- servers ---------------------------------------------------------
 
     fn view(&self, spec: ServerSpec) -> ServerView {
@@ -115,6 +116,7 @@ impl Supervisor {
         let folders_as_arguments = rootgate_model::placeholders::has_placeholders(&spec);
         let (resolved_command_line, waits_for) = if folders_as_arguments {
             let shared = self
+                .ground
                 .store
                 .shared_with(&spec.id)
                 .unwrap_or_else(|_| SharedRoots::empty());
@@ -136,8 +138,8 @@ impl Supervisor {
             approved: spec.is_approved(),
             downloads: rootgate_model::downloads::of(&spec.command, &spec.args),
             retry: self.retry_of(&spec.id),
-            keyring_problem: self.store.secrets().problem(&spec),
-            missing_secrets: self.store.secrets().missing(&spec),
+            keyring_problem: self.ground.store.secrets().problem(&spec),
+            missing_secrets: self.ground.store.secrets().missing(&spec),
             status,
             delivery,
             folders_as_arguments,
@@ -153,7 +155,7 @@ impl Supervisor {
     /// server may see it, whether it is there now, and the warnings a
     /// consent prompt would show for it.
     pub fn folder_choices(&self, id: &ServerId) -> Result<Vec<FolderChoice>, SupervisorError> {
-        let settings = self.store.snapshot();
+        let settings = self.ground.store.snapshot();
         settings
             .servers
             .iter()
@@ -170,7 +172,11 @@ impl Supervisor {
                     .map(|r| r.real_path.as_path());
                 let warnings = rootgate_model::folders::check(&root.chosen_path)
                     .map(|folder| {
-                        rootgate_model::folders::warnings(&folder, self.home.as_deref(), others)
+                        rootgate_model::folders::warnings(
+                            &folder,
+                            self.ground.home.as_deref(),
+                            others,
+                        )
                     })
                     .unwrap_or_default()
                     .into_iter()
@@ -184,7 +190,7 @@ impl Supervisor {
                         .grants
                         .iter()
                         .any(|g| &g.server == id && g.root == root.id),
-                    available: self.store.is_available(&root.id),
+                    available: self.ground.store.is_available(&root.id),
                     root: root.clone(),
                     warnings,
                 }
@@ -201,7 +207,7 @@ impl Supervisor {
         id: &ServerId,
         roots: &[RootId],
     ) -> Result<ServerView, SupervisorError> {
-        let settings = self.store.snapshot();
+        let settings = self.ground.store.snapshot();
         for root_id in roots {
             let root = settings
                 .roots
@@ -222,7 +228,8 @@ impl Supervisor {
                 }
             }
         }
-        self.store
+        self.ground
+            .store
             .set_server_roots(std::slice::from_ref(id), roots)?;
         self.server(id)
     }
@@ -236,13 +243,14 @@ impl Supervisor {
     /// Forgets that a server was seen not to follow changes: its
     /// withdrawals are told again, and it is watched afresh.
     pub fn forget_following(&self, id: &ServerId) -> Result<ServerView, SupervisorError> {
-        self.store.set_ignores_list_changed(id, false)?;
+        self.ground.store.set_ignores_list_changed(id, false)?;
         self.session(id)?.forget_following();
         self.server(id)
     }
 
-    pub fn servers(&self) -> Vec<ServerView> {
-        self.store
+    pub fn list(&self) -> Vec<ServerView> {
+        self.ground
+            .store
             .snapshot()
             .servers
             .into_iter()
@@ -251,13 +259,13 @@ impl Supervisor {
     }
 
     pub fn server(&self, id: &ServerId) -> Result<ServerView, SupervisorError> {
-        Ok(self.view(self.store.server(id)?))
+        Ok(self.view(self.ground.store.server(id)?))
     }
 
     /// Adds a server. It does not start until its command is approved.
     pub fn add_server(&self, draft: ServerDraft) -> Result<ServerView, SupervisorError> {
         command_exists(&draft)?;
-        let spec = self.store.add_server(draft)?;
+        let spec = self.ground.store.add_server(draft)?;
         self.ensure_session(&spec)?;
         Ok(self.view(spec))
     }
@@ -271,18 +279,18 @@ impl Supervisor {
         id: &ServerId,
         draft: ServerDraft,
     ) -> Result<ServerView, SupervisorError> {
-        let before = self.store.server(id)?;
+        let before = self.ground.store.server(id)?;
         if draft.command != before.command || draft.cwd != before.cwd {
             command_exists(&draft)?;
         }
-        let spec = self.store.update_server(id, draft)?;
+        let spec = self.ground.store.update_server(id, draft)?;
         let session = self.ensure_session(&spec)?;
         let running = !matches!(
             session.status(),
             Status::Stopped { .. } | Status::Failed { .. }
         );
         // A secret given a new value: the running process has the old one.
-        let rotated = self.store.secrets().take_rotated(id);
+        let rotated = self.ground.store.secrets().take_rotated(id);
         let process_changed = rotated
             || before.command_line() != spec.command_line()
             || before.cwd != spec.cwd
@@ -309,7 +317,7 @@ impl Supervisor {
         id: &ServerId,
         command_line: &str,
     ) -> Result<ServerView, SupervisorError> {
-        let spec = self.store.approve_command(id, command_line)?;
+        let spec = self.ground.store.approve_command(id, command_line)?;
         // A server that kept running its earlier approved command while the
         // edited one waited for approval now runs the new one.
         let waited = lock(&self.awaiting_approval).remove(id);
@@ -321,20 +329,20 @@ impl Supervisor {
 
     /// Stops and removes a server; every grant to it goes with it.
     pub async fn remove_server(&self, id: &ServerId) -> Result<(), SupervisorError> {
-        self.store.server(id)?;
+        self.ground.store.server(id)?;
         self.forget_restarts(id);
         let session = lock(&self.sessions).remove(id);
         if let Some(session) = session {
             session.shutdown().await;
         }
-        self.store.remove_server(id)?;
-        self.timeline.forget(id);
-        self.forget_install(id);
+        self.ground.store.remove_server(id)?;
+        self.ground.timeline.forget(id);
+        super::install::forget_install(self.ground.settings_path(), id);
         Ok(())
     }
 
     fn approved(&self, id: &ServerId) -> Result<ServerSpec, SupervisorError> {
-        let spec = self.store.server(id)?;
+        let spec = self.ground.store.server(id)?;
         if spec.is_approved() {
             Ok(spec)
         } else {
@@ -351,7 +359,7 @@ impl Supervisor {
         let spec = self.approved(id)?;
         self.take_over(id);
         // The person started it: Rootgate's giving up is over.
-        self.store.set_gave_up(id, false)?;
+        self.ground.store.set_gave_up(id, false)?;
         self.session(id)?.start(spec);
         Ok(())
     }
@@ -374,13 +382,13 @@ impl Supervisor {
     /// wait for the person. Called once, when the app's window shows its
     /// content; it returns at once and never delays the window.
     pub fn start_enabled(&self) {
-        for spec in self.store.snapshot().servers {
+        for spec in self.ground.store.snapshot().servers {
             if spec.enabled
                 && spec.is_approved()
                 && !spec.gave_up
                 // A secret not stored waits to be given again: starting
                 // without it would only fail, and be retried.
-                && self.store.secrets().missing(&spec).is_empty()
+                && self.ground.store.secrets().missing(&spec).is_empty()
                 && let Ok(session) = self.ensure_session(&spec)
             {
                 session.start(spec);
@@ -408,18 +416,18 @@ impl Supervisor {
 
     /// A server's timeline, oldest first.
     pub fn timeline_of(&self, id: &ServerId) -> Vec<Entry> {
-        self.timeline.for_server(id)
+        self.ground.timeline.for_server(id)
     }
 
     /// Up to `limit` of a server's newest entries older than `before`, and
     /// how many older ones remain: how the window loads a long timeline.
     pub fn timeline_page(&self, id: &ServerId, before: Option<u64>, limit: usize) -> Page {
-        self.timeline.page(id, before, limit)
+        self.ground.timeline.page(id, before, limit)
     }
 
     /// Every server's timeline merged, oldest first.
     pub fn activity(&self) -> Vec<Entry> {
-        self.timeline.all()
+        self.ground.timeline.all()
     }
 
     /// A server's stderr lines kept, oldest first.

@@ -32,7 +32,8 @@ use rootgate_model::servers::ServerSpec;
 use rootgate_model::watch::{ChangeKind, Watches};
 use rootgate_session::Status;
 
-use super::{Supervisor, lock};
+use super::lock;
+use super::sessions::Servers;
 
 /// The servers in the settings, by id.
 type Specs = HashMap<ServerId, ServerSpec>;
@@ -42,12 +43,12 @@ type Specs = HashMap<ServerId, ServerSpec>;
 /// save, not one per event.
 const SETTLE: Duration = Duration::from_millis(50);
 
-impl Supervisor {
+impl Servers {
     /// Watches the settings file from now on (see the module's doc).
     /// Called once, when the supervisor opens.
     pub(super) fn follow_settings(self: &Arc<Self>) {
-        let path = self.store.file().path().to_path_buf();
-        let target = self.store.file_target();
+        let path = self.ground.store.file().path().to_path_buf();
+        let target = self.ground.store.file_target();
         // The file's own folder and, for a symbolic link, the folder of
         // the file it leads to, where saves rename their new file.
         let mut names: HashSet<OsString> = HashSet::new();
@@ -64,7 +65,7 @@ impl Supervisor {
             watch.add(dir);
         }
         let me = self.me.clone();
-        self.runtime.spawn(async move {
+        self.ground.runtime.spawn(async move {
             // Kept while the task runs: dropping it unwatches the folders.
             let _watch = watch;
             // Looked at once now that the watch is on: a save made between
@@ -104,7 +105,7 @@ impl Supervisor {
     async fn catch_up_with_file(self: Arc<Self>, said: Option<String>) -> Option<String> {
         // The file is read on a thread that may wait (a disk, or this
         // store's own save in progress), not on the runtime's.
-        let store = Arc::clone(&self.store);
+        let store = Arc::clone(&self.ground.store);
         let followed = tokio::task::spawn_blocking(move || {
             let specs = |store: &rootgate_model::store::Store| -> Specs {
                 store
@@ -176,8 +177,8 @@ impl Supervisor {
             if let Some(session) = session {
                 session.shutdown().await;
             }
-            self.timeline.forget(id);
-            self.forget_install(id);
+            self.ground.timeline.forget(id);
+            super::install::forget_install(self.ground.settings_path(), id);
         }
     }
 }

@@ -1,17 +1,17 @@
 //! Suggestions: the folders an AI app works in (its roots, reported by its
 //! bridge) offered for sharing with the server it reached, once each, and
 //! again when the person asks from the connection's page; the names apps
-//! are shown by; and the folders another start of Rootgate hands over
-//! (`rootgate FOLDER` while the window is open, see `instance`); and the
-//! suggestions still waiting, in one line each, for the tray's menu.
+//! are shown by; and the suggestions still waiting, in one line each, for
+//! the tray's menu.
 //!
 //! Each becomes an ordinary consent prompt (`prompts`); nothing here shares
 //! anything, and the app never learns what the person answered. Not here:
 //! the prompts themselves and their answers (`prompts`), the bridge's
-//! reports (`connections`).
+//! reports and the folders another start hands over (`connections`).
 
-use super::{ConsentPrompt, PromptId, Suggestion, Supervisor, lock};
-use rootgate_bridge::connections::{ConnectionView, OpenAnswer, OpenRequest};
+use super::prompts::Consent;
+use super::{ConsentPrompt, PromptId, Suggestion, lock};
+use rootgate_bridge::connections::ConnectionView;
 use rootgate_model::folders;
 use rootgate_model::ids::{ConnectionId, ServerId};
 
@@ -43,7 +43,7 @@ pub(super) fn connected_apps(live: &[ConnectionView], server: &ServerId) -> Vec<
     names
 }
 
-impl Supervisor {
+impl Consent {
     /// A prompt for a folder an AI app works in, as its bridge reported
     /// (`uri`, one of the app's roots), suggesting it for `server`; none
     /// when the folder is not a local folder that can be shared, is shared
@@ -58,7 +58,7 @@ impl Supervisor {
     ) -> Option<ConsentPrompt> {
         let path = rootgate_model::uri::uri_to_path(uri).ok()?;
         let folder = folders::check(&path).ok()?;
-        let settings = self.store.snapshot();
+        let settings = self.ground.store.snapshot();
         let spec = settings.servers.iter().find(|s| &s.id == server)?;
         let kept = settings.roots.iter().find(|r| r.real_path == folder.real());
         if let Some(kept) = kept
@@ -121,58 +121,6 @@ impl Supervisor {
         prompts
     }
 
-    /// Opens the prompts for the folders another start of Rootgate on these
-    /// settings handed over (`rootgate FOLDER` while the window is open),
-    /// as for folders on this start's own command line, and sends them to
-    /// the window as a change; and the install dialog for each MCP bundle
-    /// handed over (`rootgate FILE.mcpb`, the file manager's Open). The paths come from the person's command
-    /// line, through the private socket (see `instance`).
-    pub fn open_handed_over(&self, request: &OpenRequest) -> OpenAnswer {
-        let intake = self.prompts_for_paths(&request.folders);
-        let mut answer = OpenAnswer {
-            prompts: intake.prompts.len(),
-            notices: intake.notices(),
-            ..OpenAnswer::default()
-        };
-        if !intake.prompts.is_empty() {
-            let _ = self.changes.send(super::Change::Prompts {
-                prompts: intake.prompts,
-            });
-        }
-        // Each bundle is read and checked here, and shown in the window's
-        // install dialog; one that is refused says why, in words.
-        for file in &request.bundles {
-            match self.open_bundle(file) {
-                Ok(install) => {
-                    answer.bundles += 1;
-                    let _ = self.changes.send(super::Change::Install { install });
-                }
-                Err(e) => answer.notices.push(e.to_string()),
-            }
-        }
-        answer
-    }
-
-    /// Takes other starts' folders from now on (see
-    /// [`Supervisor::open_handed_over`]); `then` is told each answer, for
-    /// the app to raise its window and show the notices. Called once,
-    /// before [`Supervisor::listen_for_bridges`].
-    pub fn take_other_starts(&self, then: Box<dyn Fn(&OpenAnswer) + Send + Sync>) {
-        let me = self.me.clone();
-        self.connections
-            .answer_opens_with(Box::new(move |request| match me.upgrade() {
-                Some(supervisor) => {
-                    let answer = supervisor.open_handed_over(&request);
-                    then(&answer);
-                    answer
-                }
-                None => OpenAnswer {
-                    notices: vec!["this Rootgate window is closing".into()],
-                    ..OpenAnswer::default()
-                },
-            }));
-    }
-
     /// The AI apps' folders waiting for the person's answer (asked on the
     /// desktop or not, as with no notification server), oldest first, each
     /// in one line for a menu: "Claude Code: share ~/code/app with files?".
@@ -182,7 +130,12 @@ impl Supervisor {
             .into_iter()
             .filter_map(|p| {
                 let s = p.suggestion.as_ref().filter(|s| !s.imported)?;
-                let folder = match self.home.as_deref().map(|h| p.real_path.strip_prefix(h)) {
+                let folder = match self
+                    .ground
+                    .home
+                    .as_deref()
+                    .map(|h| p.real_path.strip_prefix(h))
+                {
                     Some(Ok(rest)) if !rest.as_os_str().is_empty() => {
                         format!("~/{}", rest.display())
                     }

@@ -15,15 +15,17 @@
 //! (`rootgate-notify`), the window's looks.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
-use rootgate_bridge::connections::{AppIdentity, AskAnswer, ToolAnswer, ToolAsk};
+use rootgate_bridge::connections::{AppIdentity, AskAnswer, Connections, ToolAnswer, ToolAsk};
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::tools::{ToolDefault, ToolSetting};
 use rootgate_notify::{Desktop, Notification};
 use serde::Serialize;
 
-use super::{Change, ServerView, Supervisor, SupervisorError, app_title, lock};
+use super::ground::{DesktopSlot, Ground, TrayCue};
+use super::sessions::Servers;
+use super::{Change, ServerView, SupervisorError, app_title, lock};
 
 /// One tool call that waits for the person, as the window shows it.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,7 +43,7 @@ pub struct ToolQuestion {
 
 /// The tool calls that wait, and the notifications that ask about them.
 #[derive(Default)]
-pub(super) struct ToolAsking {
+struct ToolAsking {
     open: std::sync::Mutex<HashMap<(ConnectionId, String), Open>>,
 }
 
@@ -58,7 +60,37 @@ const ONCE: &str = "tool-once";
 const ALWAYS: &str = "tool-always";
 const DENY: &str = "tool-deny";
 
-impl Supervisor {
+/// Tool consent: the calls that wait for the person, and the rules.
+pub struct ToolConsent {
+    me: Weak<ToolConsent>,
+    ground: Ground,
+    /// AI apps' tool calls that wait for the person's answer.
+    tool_asking: ToolAsking,
+    desktop: DesktopSlot,
+    tray: TrayCue,
+    connections: Arc<Connections>,
+    servers: Arc<Servers>,
+}
+
+impl ToolConsent {
+    pub(super) fn new(
+        ground: Ground,
+        desktop: DesktopSlot,
+        tray: TrayCue,
+        connections: Arc<Connections>,
+        servers: Arc<Servers>,
+    ) -> Arc<ToolConsent> {
+        Arc::new_cyclic(|me| ToolConsent {
+            me: me.clone(),
+            ground,
+            tool_asking: ToolAsking::default(),
+            desktop,
+            tray,
+            connections,
+            servers,
+        })
+    }
+
     /// Every tool call that waits for the person now, oldest first.
     pub fn tool_questions(&self) -> Vec<ToolQuestion> {
         let mut all: Vec<ToolQuestion> = lock(&self.tool_asking.open)
@@ -117,7 +149,7 @@ impl Supervisor {
             gone
         };
         self.close_notifications(gone);
-        if let Some(desktop) = self.asking.desktop() {
+        if let Some(desktop) = self.desktop.get() {
             for question in new {
                 self.notify_tool(Arc::clone(&desktop), question);
             }
@@ -168,7 +200,7 @@ impl Supervisor {
         // The rule is written first: if it cannot be, the call still waits
         // and the person hears why, and may answer again.
         if answer == AskAnswer::Always && !question.app_name.is_empty() {
-            self.store.set_tool_setting(
+            self.ground.store.set_tool_setting(
                 &question.server,
                 Some(&question.app_name),
                 &question.ask.tool,
@@ -224,8 +256,8 @@ impl Supervisor {
         tool: &str,
         setting: Option<ToolSetting>,
     ) -> Result<ServerView, SupervisorError> {
-        self.store.set_tool_setting(id, app, tool, setting)?;
-        self.server(id)
+        self.ground.store.set_tool_setting(id, app, tool, setting)?;
+        self.servers.server(id)
     }
 
     /// Sets what the server's tools without a setting of their own get.
@@ -234,8 +266,8 @@ impl Supervisor {
         id: &ServerId,
         default: ToolDefault,
     ) -> Result<ServerView, SupervisorError> {
-        self.store.set_tool_default(id, default)?;
-        self.server(id)
+        self.ground.store.set_tool_default(id, default)?;
+        self.servers.server(id)
     }
 
     /// The person looked at how a tool changed: its settings apply again.
@@ -244,8 +276,8 @@ impl Supervisor {
         id: &ServerId,
         tool: &str,
     ) -> Result<ServerView, SupervisorError> {
-        self.store.acknowledge_tool(id, tool)?;
-        self.server(id)
+        self.ground.store.acknowledge_tool(id, tool)?;
+        self.servers.server(id)
     }
 
     fn notify_tool(&self, desktop: Arc<Desktop>, question: ToolQuestion) {
@@ -271,7 +303,7 @@ impl Supervisor {
         };
         let me = self.me.clone();
         let at = (question.connection.clone(), ask.key.clone());
-        self.runtime.spawn(async move {
+        self.ground.runtime.spawn(async move {
             let shown = tokio::time::timeout(
                 std::time::Duration::from_secs(5),
                 desktop.notify(&notification),
@@ -305,19 +337,21 @@ impl Supervisor {
     }
 
     fn close_notifications(&self, ids: Vec<u32>) {
-        let Some(desktop) = self.asking.desktop() else {
+        let Some(desktop) = self.desktop.get() else {
             return;
         };
         for id in ids {
             let desktop = Arc::clone(&desktop);
-            self.runtime.spawn(async move { desktop.close(id).await });
+            self.ground
+                .runtime
+                .spawn(async move { desktop.close(id).await });
         }
     }
 
     fn tool_questions_changed(&self) {
-        let _ = self.changes.send(Change::ToolQuestions {
+        let _ = self.ground.changes.send(Change::ToolQuestions {
             questions: self.tool_questions(),
         });
-        self.prompts_changed_for_tray();
+        self.tray.grow();
     }
 }

@@ -61,6 +61,7 @@ async fn fixture_sharing(
     )
     .expect("the supervisor opens");
     let view = sup
+        .servers()
         .add_server(ServerDraft {
             name: "fixture".into(),
             command: fixture_server().to_string_lossy().into(),
@@ -68,16 +69,21 @@ async fn fixture_sharing(
         })
         .expect("the server is added");
     let id = view.spec.id.clone();
-    sup.approve_command(&id, &view.command_line)
+    sup.servers()
+        .approve_command(&id, &view.command_line)
         .expect("the command is approved");
     for path in folders {
         std::fs::create_dir_all(path).expect("the folder is made");
-        let prompt = sup.prompt_for_path(path).expect("the folder is accepted");
-        sup.answer_prompt(prompt.id, std::slice::from_ref(&id), None)
+        let prompt = sup
+            .consent()
+            .prompt_for_path(path)
+            .expect("the folder is accepted");
+        sup.consent()
+            .answer_prompt(prompt.id, std::slice::from_ref(&id), None)
             .expect("the folder is shared");
     }
-    sup.start(&id).expect("the server starts");
-    running(&sup.session_of(&id).expect("a session")).await;
+    sup.servers().start(&id).expect("the server starts");
+    running(&sup.servers().session_of(&id).expect("a session")).await;
     (sup, id)
 }
 
@@ -100,7 +106,7 @@ fn last_seq(sup: &Supervisor) -> u64 {
 /// The folder view of the root at `real`: whether it is available and
 /// which servers it is still granted to.
 fn folder_state(sup: &Supervisor, real: &Path) -> (bool, Vec<rootgate_core::ids::ServerId>) {
-    let folders = sup.folders();
+    let folders = sup.folders().list();
     let folder = folders
         .iter()
         .find(|f| f.root.real_path == real)
@@ -125,6 +131,7 @@ async fn a_deleted_folder_is_withdrawn_and_offered_again_when_it_returns() {
     )
     .unwrap();
     let view = sup
+        .servers()
         .add_server(ServerDraft {
             name: "fixture".into(),
             command: fixture_server().to_str().unwrap().into(),
@@ -132,17 +139,20 @@ async fn a_deleted_folder_is_withdrawn_and_offered_again_when_it_returns() {
         })
         .unwrap();
     let id = view.spec.id.clone();
-    sup.approve_command(&id, &view.command_line).unwrap();
+    sup.servers()
+        .approve_command(&id, &view.command_line)
+        .unwrap();
     let keep = dir.path().join("folders/keep");
     let flaky = dir.path().join("folders/flaky");
     for path in [&keep, &flaky] {
         std::fs::create_dir_all(path).unwrap();
-        let prompt = sup.prompt_for_path(path).unwrap();
-        sup.answer_prompt(prompt.id, std::slice::from_ref(&id), None)
+        let prompt = sup.consent().prompt_for_path(path).unwrap();
+        sup.consent()
+            .answer_prompt(prompt.id, std::slice::from_ref(&id), None)
             .unwrap();
     }
-    sup.start(&id).unwrap();
-    let session = sup.session_of(&id).unwrap();
+    sup.servers().start(&id).unwrap();
+    let session = sup.servers().session_of(&id).unwrap();
     running(&session).await;
     let both = vec![
         uri(&keep.canonicalize().unwrap()),
@@ -160,7 +170,7 @@ async fn a_deleted_folder_is_withdrawn_and_offered_again_when_it_returns() {
     let seq = sup.timeline().all().last().unwrap().seq;
     std::fs::remove_dir(&flaky).unwrap();
     wait(seq, only_keep.clone()).await;
-    let folders = sup.folders();
+    let folders = sup.folders().list();
     let gone = folders
         .iter()
         .find(|f| f.root.real_path.ends_with("flaky"))

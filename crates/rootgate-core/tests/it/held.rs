@@ -459,6 +459,7 @@ async fn allowing_a_running_held_server_the_network_restarts_it() {
     )
     .expect("open supervisor");
     let view = sup
+        .servers()
         .add_server(ServerDraft {
             name: "held".into(),
             command: fixture_server().display().to_string(),
@@ -468,10 +469,11 @@ async fn allowing_a_running_held_server_the_network_restarts_it() {
         })
         .expect("add server");
     let id = view.spec.id.clone();
-    sup.approve_command(&id, &view.command_line)
+    sup.servers()
+        .approve_command(&id, &view.command_line)
         .expect("approve");
-    sup.start(&id).expect("start");
-    let session = sup.session_of(&id).expect("its session");
+    sup.servers().start(&id).expect("start");
+    let session = sup.servers().session_of(&id).expect("its session");
     let pid_of = |status: &Status| match status {
         Status::Running(info) => info.pid,
         other => panic!("not running: {other:?}"),
@@ -479,7 +481,11 @@ async fn allowing_a_running_held_server_the_network_restarts_it() {
     let before = pid_of(&running(&session).await);
     let mut draft = view.spec.to_draft();
     draft.allow_network = true;
-    let edited = sup.update_server(&id, draft).await.expect("update");
+    let edited = sup
+        .servers()
+        .update_server(&id, draft)
+        .await
+        .expect("update");
     assert!(edited.approved, "the network is not the command");
     assert!(edited.spec.allow_network);
     let after = session

@@ -116,6 +116,7 @@ async fn a_second_start_hands_its_folders_to_the_window_which_asks_about_them() 
     );
     assert!(
         w.supervisor
+            .consent()
             .open_prompts()
             .iter()
             .any(|p| p.real_path == real),
@@ -126,7 +127,7 @@ async fn a_second_start_hands_its_folders_to_the_window_which_asks_about_them() 
     assert_eq!(w.raised.recv_timeout(WAIT).expect("raised"), answer);
     assert!(w.raised.try_recv().is_err());
     // Nothing was shared by the hand-over itself.
-    assert!(w.supervisor.folders().is_empty());
+    assert!(w.supervisor.folders().list().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -143,7 +144,7 @@ async fn a_start_with_nothing_to_hand_over_only_raises_the_window() {
     };
     assert_eq!(answer, OpenAnswer::default());
     assert_eq!(w.raised.recv_timeout(WAIT).expect("raised"), answer);
-    assert!(w.supervisor.open_prompts().is_empty());
+    assert!(w.supervisor.consent().open_prompts().is_empty());
     assert_eq!(
         instance::answer_words(&answer).0,
         "Rootgate is open already; its window was brought to the front."
@@ -182,6 +183,7 @@ async fn a_start_waits_for_an_owner_whose_window_is_still_opening() {
     let real = notes.canonicalize().unwrap();
     assert!(
         w.supervisor
+            .consent()
             .open_prompts()
             .iter()
             .any(|p| p.real_path == real)

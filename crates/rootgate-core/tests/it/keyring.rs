@@ -110,7 +110,10 @@ async fn a_server_started_gets_its_secret_and_nothing_else_holds_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("token-seen");
     let sup = open(dir.path());
-    let view = sup.add_server(telling_draft(&out, VALUE)).unwrap();
+    let view = sup
+        .servers()
+        .add_server(telling_draft(&out, VALUE))
+        .unwrap();
     let id = view.spec.id.clone();
     let key = SecretKey::new(&id, "API_TOKEN");
     assert_eq!(view.spec.secrets["API_TOKEN"], SecretPlace::Keyring);
@@ -120,18 +123,23 @@ async fn a_server_started_gets_its_secret_and_nothing_else_holds_it() {
         view.command_line
     );
     assert_eq!(secret_tool_lookup(&key).as_deref(), Some(VALUE));
-    sup.approve_command(&id, &view.command_line).unwrap();
-    sup.start(&id).unwrap();
-    let session = sup.session_of(&id).unwrap();
+    sup.servers()
+        .approve_command(&id, &view.command_line)
+        .unwrap();
+    sup.servers().start(&id).unwrap();
+    let session = sup.servers().session_of(&id).unwrap();
     running(&session).await;
     told(&out, VALUE).await;
-    assert_eq!(sup.reveal_secret(&id, "API_TOKEN").await.unwrap(), VALUE);
+    assert_eq!(
+        sup.servers().reveal_secret(&id, "API_TOKEN").await.unwrap(),
+        VALUE
+    );
 
     // A new value: the same approval, the keyring holds it, and the
     // running server starts again by itself to be given it.
     let mut draft = view.spec.to_draft();
     draft.env.insert("API_TOKEN".into(), ROTATED.into());
-    let rotated = sup.update_server(&id, draft).await.unwrap();
+    let rotated = sup.servers().update_server(&id, draft).await.unwrap();
     assert!(rotated.approved, "a rotated key needs no new approval");
     assert_eq!(secret_tool_lookup(&key).as_deref(), Some(ROTATED));
     told(&out, ROTATED).await;
@@ -140,9 +148,9 @@ async fn a_server_started_gets_its_secret_and_nothing_else_holds_it() {
     // Nowhere else: not the settings file, the timeline, the log (where
     // the server's own words have it written out) or what the window gets.
     let settings = std::fs::read_to_string(sup.settings_path()).unwrap();
-    let timeline = serde_json::to_string(&sup.activity()).unwrap();
-    let log = serde_json::to_string(&sup.log_of(&id).unwrap()).unwrap();
-    let views = serde_json::to_string(&sup.servers()).unwrap();
+    let timeline = serde_json::to_string(&sup.servers().activity()).unwrap();
+    let log = serde_json::to_string(&sup.servers().log_of(&id).unwrap()).unwrap();
+    let views = serde_json::to_string(&sup.servers().list()).unwrap();
     for (what, text) in [
         ("settings", &settings),
         ("timeline", &timeline),
@@ -156,7 +164,7 @@ async fn a_server_started_gets_its_secret_and_nothing_else_holds_it() {
     }
     assert!(log.contains("my token is …"), "{log:.400}");
 
-    sup.remove_server(&id).await.unwrap();
+    sup.servers().remove_server(&id).await.unwrap();
     assert_eq!(secret_tool_lookup(&key), None, "removed with its server");
     sup.shutdown().await;
 }
@@ -280,11 +288,12 @@ fn child(settings: SettingsFile) {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
         let sup = Supervisor::open(settings, SessionConfig::default()).expect("supervisor");
-        let id = sup.servers()[0].spec.id.clone();
-        sup.start(&id).expect("start");
-        let reason = failure_reason(&sup.session_of(&id).expect("session")).await;
+        let id = sup.servers().list()[0].spec.id.clone();
+        sup.servers().start(&id).expect("start");
+        let reason = failure_reason(&sup.servers().session_of(&id).expect("session")).await;
         println!("start: {reason}");
         let reveal = sup
+            .servers()
             .reveal_secret(&id, "API_TOKEN")
             .await
             .expect_err("no keyring to reveal from");
@@ -296,7 +305,7 @@ fn child(settings: SettingsFile) {
         };
         println!("reveal: {code}: {reveal}");
         assert!(matches!(
-            sup.session_of(&id).expect("session").status(),
+            sup.servers().session_of(&id).expect("session").status(),
             Status::Failed { .. }
         ));
         sup.shutdown().await;

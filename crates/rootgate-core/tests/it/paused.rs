@@ -22,13 +22,14 @@ async fn reports(sup: &Arc<Supervisor>, id: &ServerId, want: &[PathBuf]) {
     let deadline = tokio::time::Instant::now() + WAIT;
     for call in 1.. {
         let outcome = match sup
+            .tries()
             .call_tool(id, call, "list_allowed_directories", Default::default())
             .await
         {
             Ok(outcome) => outcome,
             Err(e) => {
                 assert!(tokio::time::Instant::now() < deadline, "the tool: {e}");
-                running(&sup.session_of(id).expect("session")).await;
+                running(&sup.servers().session_of(id).expect("session")).await;
                 continue;
             }
         };
@@ -56,6 +57,7 @@ async fn pausing_tells_the_windows_own_server_no_folders_and_resuming_tells_it_a
     )
     .expect("open supervisor");
     let view = sup
+        .servers()
         .add_server(ServerDraft {
             name: "files".into(),
             command: node(),
@@ -65,26 +67,28 @@ async fn pausing_tells_the_windows_own_server_no_folders_and_resuming_tells_it_a
         })
         .expect("add the server");
     let id = view.spec.id.clone();
-    sup.approve_command(&id, &view.command_line)
+    sup.servers()
+        .approve_command(&id, &view.command_line)
         .expect("approve its command");
     let folder = dir.path().join("shared");
     std::fs::create_dir(&folder).expect("mkdir");
     let folder = folder.canonicalize().expect("real path");
-    let prompt = sup.prompt_for_path(&folder).expect("prompt");
-    sup.answer_prompt(prompt.id, std::slice::from_ref(&id), None)
+    let prompt = sup.consent().prompt_for_path(&folder).expect("prompt");
+    sup.consent()
+        .answer_prompt(prompt.id, std::slice::from_ref(&id), None)
         .expect("share");
-    sup.start(&id).expect("start");
-    running(&sup.session_of(&id).expect("session")).await;
+    sup.servers().start(&id).expect("start");
+    running(&sup.servers().session_of(&id).expect("session")).await;
     reports(&sup, &id, std::slice::from_ref(&folder)).await;
 
-    sup.set_sharing_paused(true).expect("pause");
-    assert!(sup.sharing_paused());
+    sup.preferences().set_sharing_paused(true).expect("pause");
+    assert!(sup.preferences().sharing_paused());
     reports(&sup, &id, &[]).await;
     // The person's choice is kept while paused.
-    let folders = sup.folders();
+    let folders = sup.folders().list();
     assert_eq!(folders.len(), 1);
     assert_eq!(folders[0].servers.len(), 1, "{folders:?}");
 
-    sup.set_sharing_paused(false).expect("resume");
+    sup.preferences().set_sharing_paused(false).expect("resume");
     reports(&sup, &id, std::slice::from_ref(&folder)).await;
 }

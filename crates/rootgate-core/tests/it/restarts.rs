@@ -30,8 +30,9 @@ fn open(dir: &tempfile::TempDir) -> Arc<Supervisor> {
 }
 
 fn approved(sup: &Supervisor, draft: ServerDraft) -> ServerId {
-    let view = sup.add_server(draft).expect("add server");
-    sup.approve_command(&view.spec.id, &view.command_line)
+    let view = sup.servers().add_server(draft).expect("add server");
+    sup.servers()
+        .approve_command(&view.spec.id, &view.command_line)
         .expect("approve");
     view.spec.id
 }
@@ -47,7 +48,8 @@ fn crasher(enabled: bool) -> ServerDraft {
 }
 
 fn count(sup: &Supervisor, id: &ServerId, from: u64, f: impl Fn(&Event) -> bool) -> usize {
-    sup.timeline_of(id)
+    sup.servers()
+        .timeline_of(id)
         .iter()
         .filter(|e| e.seq >= from && f(&e.event))
         .count()
@@ -58,7 +60,7 @@ async fn a_crash_loop_stops_after_the_bound_and_a_manual_start_resets_it() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
     let id = approved(&sup, crasher(true));
-    sup.start(&id).unwrap();
+    sup.servers().start(&id).unwrap();
     wait_timeline(sup.timeline(), &id, 0, |e| {
         matches!(e, Event::GaveUp { attempts: 3 })
     })
@@ -66,6 +68,7 @@ async fn a_crash_loop_stops_after_the_bound_and_a_manual_start_resets_it() {
     let scheduled = |e: &Event| matches!(e, Event::RestartScheduled { .. });
     assert_eq!(count(&sup, &id, 0, scheduled), 3);
     let delays: Vec<u64> = sup
+        .servers()
         .timeline_of(&id)
         .iter()
         .filter_map(|e| match e.event {
@@ -77,7 +80,7 @@ async fn a_crash_loop_stops_after_the_bound_and_a_manual_start_resets_it() {
         delays.windows(2).all(|w| w[1] >= w[0]),
         "backoff grows: {delays:?}"
     );
-    let status = sup.session_of(&id).unwrap().status();
+    let status = sup.servers().session_of(&id).unwrap().status();
     let Status::Failed { reason } = status else {
         panic!("{status:?}")
     };
@@ -85,7 +88,7 @@ async fn a_crash_loop_stops_after_the_bound_and_a_manual_start_resets_it() {
 
     // The person starts it again: a fresh budget of attempts.
     let seq = sup.timeline().all().last().unwrap().seq + 1;
-    sup.start(&id).unwrap();
+    sup.servers().start(&id).unwrap();
     wait_timeline(sup.timeline(), &id, seq, |e| {
         matches!(e, Event::GaveUp { .. })
     })
@@ -107,8 +110,8 @@ async fn a_server_killed_mid_session_comes_back() {
             ..Default::default()
         },
     );
-    sup.start(&id).unwrap();
-    let session = sup.session_of(&id).unwrap();
+    sup.servers().start(&id).unwrap();
+    let session = sup.servers().session_of(&id).unwrap();
     let Status::Running(first) = running(&session).await else {
         unreachable!()
     };
@@ -132,6 +135,7 @@ async fn a_server_killed_mid_session_comes_back() {
     };
     assert_ne!(now.pid, first.pid);
     let exited = sup
+        .servers()
         .timeline_of(&id)
         .into_iter()
         .find_map(|e| match e.event {
@@ -150,8 +154,8 @@ async fn a_server_that_is_not_enabled_is_not_restarted() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
     let id = approved(&sup, crasher(false));
-    sup.start(&id).unwrap();
-    let session = sup.session_of(&id).unwrap();
+    sup.servers().start(&id).unwrap();
+    let session = sup.servers().session_of(&id).unwrap();
     session
         .wait_for(WAIT, |s| matches!(s, Status::Failed { .. }))
         .await;
@@ -193,7 +197,7 @@ async fn a_pending_retry_shows_on_the_server_and_stop_retrying_makes_it_wait_acr
     let sup = open_slow(&dir);
     let mut changes = sup.subscribe();
     let id = approved(&sup, crasher(true));
-    sup.start(&id).unwrap();
+    sup.servers().start(&id).unwrap();
     let retry = tokio::time::timeout(WAIT, async {
         loop {
             if let Ok(rootgate_core::supervisor::Change::Retry {
@@ -209,7 +213,7 @@ async fn a_pending_retry_shows_on_the_server_and_stop_retrying_makes_it_wait_acr
     .await
     .expect("a retry is announced");
     assert_eq!((retry.attempt, retry.of), (1, 5));
-    let view = sup.server(&id).unwrap();
+    let view = sup.servers().server(&id).unwrap();
     assert!(matches!(view.status, Status::Failed { .. }));
     assert_eq!(
         view.retry,
@@ -217,8 +221,8 @@ async fn a_pending_retry_shows_on_the_server_and_stop_retrying_makes_it_wait_acr
         "the row can say when it starts again"
     );
 
-    sup.stop_retrying(&id).unwrap();
-    let view = sup.server(&id).unwrap();
+    sup.servers().stop_retrying(&id).unwrap();
+    let view = sup.servers().server(&id).unwrap();
     assert_eq!(view.retry, None);
     assert!(view.spec.gave_up);
     let mut control = crasher(true);
@@ -231,20 +235,21 @@ async fn a_pending_retry_shows_on_the_server_and_stop_retrying_makes_it_wait_acr
     // control, started by the same call just after it, has run and failed
     // by the time this is looked at.
     let sup = open_slow(&dir);
-    sup.start_enabled();
+    sup.servers().start_enabled();
     let ran = sup
+        .servers()
         .session_of(&control)
         .unwrap()
         .wait_for(WAIT, |s| matches!(s, Status::Failed { .. }))
         .await;
     assert!(matches!(ran, Status::Failed { .. }), "{ran:?}");
     assert!(matches!(
-        sup.server(&id).unwrap().status,
+        sup.servers().server(&id).unwrap().status,
         Status::Stopped { .. }
     ));
     // The person starts it: the giving up is over.
-    sup.start(&id).unwrap();
-    assert!(!sup.server(&id).unwrap().spec.gave_up);
+    sup.servers().start(&id).unwrap();
+    assert!(!sup.servers().server(&id).unwrap().spec.gave_up);
     sup.shutdown().await;
 }
 
@@ -253,14 +258,20 @@ async fn a_server_that_gave_up_by_itself_waits_for_the_person_at_the_next_launch
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
     let id = approved(&sup, crasher(true));
-    sup.start(&id).unwrap();
+    sup.servers().start(&id).unwrap();
     wait_timeline(sup.timeline(), &id, 0, |e| {
         matches!(e, Event::GaveUp { attempts: 3 })
     })
     .await;
     // The giving up is saved just after it is recorded.
     eventually("giving up to be kept in the settings", || async {
-        if sup.server(&id).map_err(|e| e.to_string())?.spec.gave_up {
+        if sup
+            .servers()
+            .server(&id)
+            .map_err(|e| e.to_string())?
+            .spec
+            .gave_up
+        {
             Ok(())
         } else {
             Err("not kept yet".to_owned())
@@ -277,7 +288,7 @@ async fn a_server_that_gave_up_by_itself_waits_for_the_person_at_the_next_launch
     // that gave up is left stopped, not tried five more times.
     let sup = open(&dir);
     let from = sup.timeline().all().last().map_or(0, |e| e.seq + 1);
-    sup.start_enabled();
+    sup.servers().start_enabled();
     wait_timeline(sup.timeline(), &control, from, |e| {
         matches!(e, Event::GaveUp { .. })
     })
@@ -287,7 +298,7 @@ async fn a_server_that_gave_up_by_itself_waits_for_the_person_at_the_next_launch
         0
     );
     assert!(matches!(
-        sup.server(&id).unwrap().status,
+        sup.servers().server(&id).unwrap().status,
         Status::Stopped { .. }
     ));
     sup.shutdown().await;

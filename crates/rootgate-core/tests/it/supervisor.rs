@@ -41,10 +41,10 @@ fn make_folder(dir: &tempfile::TempDir, name: &str) -> std::path::PathBuf {
 async fn a_prompt_shares_exactly_the_ticked_servers() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
-    let a = sup.add_server(fixture_draft("a")).unwrap();
-    let b = sup.add_server(fixture_draft("b")).unwrap();
+    let a = sup.servers().add_server(fixture_draft("a")).unwrap();
+    let b = sup.servers().add_server(fixture_draft("b")).unwrap();
     let path = make_folder(&dir, "project");
-    let prompt = sup.prompt_for_path(&path).unwrap();
+    let prompt = sup.consent().prompt_for_path(&path).unwrap();
     assert_eq!(prompt.real_path, path.canonicalize().unwrap());
     assert!(
         prompt.servers.iter().all(|s| !s.granted),
@@ -52,9 +52,10 @@ async fn a_prompt_shares_exactly_the_ticked_servers() {
     );
     assert_eq!(prompt.servers.len(), 2);
     assert!(prompt.note.contains("does not lock the server in"));
-    assert_eq!(sup.open_prompts(), vec![prompt.clone()]);
+    assert_eq!(sup.consent().open_prompts(), vec![prompt.clone()]);
 
     let folder = sup
+        .consent()
         .answer_prompt(prompt.id, std::slice::from_ref(&a.spec.id), None)
         .unwrap();
     assert_eq!(folder.servers, vec![a.spec.id.clone()]);
@@ -63,11 +64,11 @@ async fn a_prompt_shares_exactly_the_ticked_servers() {
         1
     );
     assert!(sup.store().shared_with(&b.spec.id).unwrap().is_empty());
-    assert!(sup.open_prompts().is_empty());
+    assert!(sup.consent().open_prompts().is_empty());
 
     // Changing access shows the current grants ticked; answering with none
     // withdraws it from everyone but keeps the folder.
-    let again = sup.prompt_for_root(&folder.root.id).unwrap();
+    let again = sup.consent().prompt_for_root(&folder.root.id).unwrap();
     let ticked: Vec<_> = again
         .servers
         .iter()
@@ -75,29 +76,34 @@ async fn a_prompt_shares_exactly_the_ticked_servers() {
         .map(|s| &s.id)
         .collect();
     assert_eq!(ticked, vec![&a.spec.id]);
-    sup.answer_prompt(again.id, &[], None).unwrap();
+    sup.consent().answer_prompt(again.id, &[], None).unwrap();
     assert!(sup.store().shared_with(&a.spec.id).unwrap().is_empty());
-    assert_eq!(sup.folders().len(), 1);
+    assert_eq!(sup.folders().list().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_says_which_servers_are_enforced_and_which_a_share_restarts() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
-    let plain = sup.add_server(fixture_draft("plain")).unwrap();
+    let plain = sup.servers().add_server(fixture_draft("plain")).unwrap();
     let enforced = sup
+        .servers()
         .add_server(ServerDraft {
             enforce_roots: true,
             ..fixture_draft("enforced")
         })
         .unwrap();
     let by_argument = sup
+        .servers()
         .add_server(ServerDraft {
             args: vec!["--name".into(), "${folders}".into()],
             ..fixture_draft("by argument")
         })
         .unwrap();
-    let prompt = sup.prompt_for_path(&make_folder(&dir, "project")).unwrap();
+    let prompt = sup
+        .consent()
+        .prompt_for_path(&make_folder(&dir, "project"))
+        .unwrap();
     let flags = |id: &rootgate_core::ids::ServerId| {
         let s = prompt.servers.iter().find(|s| &s.id == id).unwrap();
         (s.enforced, s.restarts)
@@ -114,14 +120,18 @@ async fn a_prompt_says_which_servers_are_enforced_and_which_a_share_restarts() {
 async fn a_cancelled_prompt_keeps_and_shares_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
-    let a = sup.add_server(fixture_draft("a")).unwrap();
-    let prompt = sup.prompt_for_path(&make_folder(&dir, "p")).unwrap();
-    sup.cancel_prompt(prompt.id);
+    let a = sup.servers().add_server(fixture_draft("a")).unwrap();
+    let prompt = sup
+        .consent()
+        .prompt_for_path(&make_folder(&dir, "p"))
+        .unwrap();
+    sup.consent().cancel_prompt(prompt.id);
     assert!(matches!(
-        sup.answer_prompt(prompt.id, std::slice::from_ref(&a.spec.id), None),
+        sup.consent()
+            .answer_prompt(prompt.id, std::slice::from_ref(&a.spec.id), None),
         Err(SupervisorError::UnknownPrompt)
     ));
-    assert!(sup.folders().is_empty());
+    assert!(sup.folders().list().is_empty());
     assert!(sup.store().snapshot().grants.is_empty());
 }
 
@@ -129,12 +139,12 @@ async fn a_cancelled_prompt_keeps_and_shares_nothing() {
 async fn a_folder_that_moved_after_the_prompt_is_not_shared() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
-    let a = sup.add_server(fixture_draft("a")).unwrap();
+    let a = sup.servers().add_server(fixture_draft("a")).unwrap();
     let first = make_folder(&dir, "first");
     let second = make_folder(&dir, "second");
     let link = dir.path().join("link");
     std::os::unix::fs::symlink(&first, &link).unwrap();
-    let prompt = sup.prompt_for_path(&link).unwrap();
+    let prompt = sup.consent().prompt_for_path(&link).unwrap();
     assert_eq!(prompt.chosen_path.as_deref(), Some(link.as_path()));
     assert!(
         prompt
@@ -146,10 +156,11 @@ async fn a_folder_that_moved_after_the_prompt_is_not_shared() {
     std::fs::remove_file(&link).unwrap();
     std::os::unix::fs::symlink(&second, &link).unwrap();
     let err = sup
+        .consent()
         .answer_prompt(prompt.id, std::slice::from_ref(&a.spec.id), None)
         .unwrap_err();
     assert!(matches!(err, SupervisorError::FolderMoved { .. }), "{err}");
-    assert!(sup.folders().is_empty());
+    assert!(sup.folders().list().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -160,14 +171,18 @@ async fn folders_chosen_together_are_offered_and_the_others_refused_in_words() {
     let missing = dir.path().join("missing");
     let file = dir.path().join("a-file");
     std::fs::write(&file, "not a folder").unwrap();
-    let intake = sup.prompts_for_paths([&missing, &good, &file]);
+    let intake = sup.consent().prompts_for_paths([&missing, &good, &file]);
     let offered: Vec<_> = intake.prompts.iter().map(|p| &p.real_path).collect();
     assert_eq!(
         offered,
         vec![&good.canonicalize().unwrap()],
         "one bad folder does not lose the good one"
     );
-    assert_eq!(sup.open_prompts(), intake.prompts, "its prompt is open");
+    assert_eq!(
+        sup.consent().open_prompts(),
+        intake.prompts,
+        "its prompt is open"
+    );
     let notices = intake.notices();
     assert_eq!(notices.len(), 2, "{notices:?}");
     assert!(
@@ -180,7 +195,10 @@ async fn folders_chosen_together_are_offered_and_the_others_refused_in_words() {
     );
     // As a pick answers: the prompts, the refused folders unsaid.
     assert_eq!(intake.into_prompts().unwrap().len(), 1);
-    assert!(sup.folders().is_empty(), "nothing is kept before an answer");
+    assert!(
+        sup.folders().list().is_empty(),
+        "nothing is kept before an answer"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -190,6 +208,7 @@ async fn a_pick_of_only_bad_folders_is_the_first_refusal_and_an_empty_one_no_err
     let file = dir.path().join("a-file");
     std::fs::write(&file, "not a folder").unwrap();
     let err = sup
+        .consent()
         .prompts_for_paths([dir.path().join("missing"), file])
         .into_prompts()
         .unwrap_err();
@@ -197,9 +216,9 @@ async fn a_pick_of_only_bad_folders_is_the_first_refusal_and_an_empty_one_no_err
         matches!(err, SupervisorError::Folder(FolderError::Missing(_))),
         "{err}"
     );
-    assert!(sup.open_prompts().is_empty());
+    assert!(sup.consent().open_prompts().is_empty());
     // A cancelled picker chose nothing: no prompt, and no error either.
-    let none = sup.prompts_for_paths(Vec::<PathBuf>::new());
+    let none = sup.consent().prompts_for_paths(Vec::<PathBuf>::new());
     assert!(none.notices().is_empty());
     assert!(none.into_prompts().unwrap().is_empty());
 }
@@ -208,17 +227,18 @@ async fn a_pick_of_only_bad_folders_is_the_first_refusal_and_an_empty_one_no_err
 async fn a_server_runs_only_after_its_command_is_approved() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
-    let view = sup.add_server(fixture_draft("a")).unwrap();
+    let view = sup.servers().add_server(fixture_draft("a")).unwrap();
     assert!(!view.approved);
-    let err = sup.start(&view.spec.id).unwrap_err();
+    let err = sup.servers().start(&view.spec.id).unwrap_err();
     let SupervisorError::NeedsApproval { command_line } = &err else {
         panic!("{err}")
     };
     assert_eq!(command_line, &view.command_line);
-    sup.approve_command(&view.spec.id, &view.command_line)
+    sup.servers()
+        .approve_command(&view.spec.id, &view.command_line)
         .unwrap();
-    sup.start(&view.spec.id).unwrap();
-    running(&sup.session_of(&view.spec.id).unwrap()).await;
+    sup.servers().start(&view.spec.id).unwrap();
+    running(&sup.servers().session_of(&view.spec.id).unwrap()).await;
 
     // Editing the arguments keeps it running its approved command until
     // the new one is approved; the approval then shows what changed and
@@ -227,11 +247,15 @@ async fn a_server_runs_only_after_its_command_is_approved() {
         Status::Running(info) => info.pid,
         other => panic!("not running: {other:?}"),
     };
-    let session = sup.session_of(&view.spec.id).unwrap();
+    let session = sup.servers().session_of(&view.spec.id).unwrap();
     let before = pid_of(&session.status());
     let mut draft = view.spec.to_draft();
     draft.args.push("--no-roots-on-init".into());
-    let edited = sup.update_server(&view.spec.id, draft).await.unwrap();
+    let edited = sup
+        .servers()
+        .update_server(&view.spec.id, draft)
+        .await
+        .unwrap();
     assert!(!edited.approved);
     assert_eq!(
         edited.spec.approved_command.as_deref(),
@@ -240,10 +264,11 @@ async fn a_server_runs_only_after_its_command_is_approved() {
     );
     assert_eq!(pid_of(&edited.status), before, "still the approved process");
     assert!(matches!(
-        sup.start(&view.spec.id),
+        sup.servers().start(&view.spec.id),
         Err(SupervisorError::NeedsApproval { .. })
     ));
     let approved = sup
+        .servers()
         .approve_command(&view.spec.id, &edited.command_line)
         .unwrap();
     assert!(approved.approved);
@@ -260,11 +285,16 @@ async fn everything_persists_and_enabled_servers_start_again() {
     let path = make_folder(&dir, "kept");
     let (server, root) = {
         let sup = open(&dir);
-        let view = sup.add_server(fixture_draft("kept server")).unwrap();
-        sup.approve_command(&view.spec.id, &view.command_line)
+        let view = sup
+            .servers()
+            .add_server(fixture_draft("kept server"))
             .unwrap();
-        let prompt = sup.prompt_for_path(&path).unwrap();
+        sup.servers()
+            .approve_command(&view.spec.id, &view.command_line)
+            .unwrap();
+        let prompt = sup.consent().prompt_for_path(&path).unwrap();
         let folder = sup
+            .consent()
             .answer_prompt(
                 prompt.id,
                 std::slice::from_ref(&view.spec.id),
@@ -275,16 +305,16 @@ async fn everything_persists_and_enabled_servers_start_again() {
         (view.spec.id, folder.root.id)
     };
     let sup = open(&dir);
-    let servers = sup.servers();
+    let servers = sup.servers().list();
     assert_eq!(servers.len(), 1);
     assert!(servers[0].approved, "the approval persisted");
-    let folders = sup.folders();
+    let folders = sup.folders().list();
     assert_eq!(folders[0].root.id, root);
     assert_eq!(folders[0].root.name, "Kept");
     assert_eq!(folders[0].servers, vec![server.clone()]);
     assert!(folders[0].available);
-    sup.start_enabled();
-    let session = sup.session_of(&server).unwrap();
+    sup.servers().start_enabled();
+    let session = sup.servers().session_of(&server).unwrap();
     running(&session).await;
     sup.shutdown().await;
     assert!(matches!(session.status(), Status::Stopped { .. }));
@@ -296,16 +326,18 @@ async fn a_vanished_folder_is_unavailable_at_start() {
     let path = make_folder(&dir, "will vanish");
     {
         let sup = open(&dir);
-        let view = sup.add_server(fixture_draft("s")).unwrap();
-        let prompt = sup.prompt_for_path(&path).unwrap();
-        sup.answer_prompt(prompt.id, &[view.spec.id], None).unwrap();
+        let view = sup.servers().add_server(fixture_draft("s")).unwrap();
+        let prompt = sup.consent().prompt_for_path(&path).unwrap();
+        sup.consent()
+            .answer_prompt(prompt.id, &[view.spec.id], None)
+            .unwrap();
     }
     std::fs::remove_dir(&path).unwrap();
     let sup = open(&dir);
-    let folder = &sup.folders()[0];
+    let folder = &sup.folders().list()[0];
     assert!(!folder.available);
     assert_eq!(folder.servers.len(), 1, "the grant is kept");
-    let server = &sup.servers()[0].spec.id;
+    let server = &sup.servers().list()[0].spec.id;
     assert!(sup.store().shared_with(server).unwrap().is_empty());
 }
 
@@ -336,16 +368,20 @@ async fn methods_work_from_a_thread_outside_the_runtime() {
     let sup = open(&dir);
     let from_ui_thread = Arc::clone(&sup);
     let id = std::thread::spawn(move || {
-        let view = from_ui_thread.add_server(fixture_draft("ui")).unwrap();
+        let view = from_ui_thread
+            .servers()
+            .add_server(fixture_draft("ui"))
+            .unwrap();
         from_ui_thread
+            .servers()
             .approve_command(&view.spec.id, &view.command_line)
             .unwrap();
-        from_ui_thread.start(&view.spec.id).unwrap();
+        from_ui_thread.servers().start(&view.spec.id).unwrap();
         view.spec.id
     })
     .join()
     .expect("no panic outside the runtime");
-    running(&sup.session_of(&id).unwrap()).await;
+    running(&sup.servers().session_of(&id).unwrap()).await;
     sup.shutdown().await;
 }
 
@@ -353,22 +389,37 @@ async fn methods_work_from_a_thread_outside_the_runtime() {
 async fn a_refused_answer_keeps_no_folder() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
-    let a = sup.add_server(fixture_draft("a")).unwrap();
-    let prompt = sup.prompt_for_path(&make_folder(&dir, "p")).unwrap();
+    let a = sup.servers().add_server(fixture_draft("a")).unwrap();
+    let prompt = sup
+        .consent()
+        .prompt_for_path(&make_folder(&dir, "p"))
+        .unwrap();
     let ghost = rootgate_core::ids::ServerId::generate();
-    let refused = sup.answer_prompt(prompt.id, &[a.spec.id.clone(), ghost], None);
+    let refused = sup
+        .consent()
+        .answer_prompt(prompt.id, &[a.spec.id.clone(), ghost], None);
     assert!(
         matches!(&refused, Err(SupervisorError::Store(e)) if e.to_string().contains("no server")),
         "{refused:?}"
     );
-    let refused = sup.answer_prompt(prompt.id, &[], Some("two\nlines".into()));
+    let refused = sup
+        .consent()
+        .answer_prompt(prompt.id, &[], Some("two\nlines".into()));
     assert!(
         matches!(&refused, Err(SupervisorError::Store(e)) if e.to_string().contains("control character")),
         "{refused:?}"
     );
-    assert!(sup.folders().is_empty(), "a refused answer keeps nothing");
-    assert_eq!(sup.open_prompts().len(), 1, "the person can answer again");
+    assert!(
+        sup.folders().list().is_empty(),
+        "a refused answer keeps nothing"
+    );
+    assert_eq!(
+        sup.consent().open_prompts().len(),
+        1,
+        "the person can answer again"
+    );
     let folder = sup
+        .consent()
         .answer_prompt(
             prompt.id,
             std::slice::from_ref(&a.spec.id),
@@ -384,17 +435,24 @@ async fn a_refused_answer_keeps_no_folder() {
 async fn a_prompt_stays_open_when_saving_fails() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
-    let prompt = sup.prompt_for_path(&make_folder(&dir, "p")).unwrap();
+    let prompt = sup
+        .consent()
+        .prompt_for_path(&make_folder(&dir, "p"))
+        .unwrap();
     // Put a file where the settings folder is, so the save fails.
     let cfg = dir.path().join("config");
     std::fs::remove_dir_all(&cfg).ok();
     std::fs::write(&cfg, "in the way").unwrap();
-    assert!(sup.answer_prompt(prompt.id, &[], None).is_err());
-    assert_eq!(sup.open_prompts().len(), 1, "the person can answer again");
+    assert!(sup.consent().answer_prompt(prompt.id, &[], None).is_err());
+    assert_eq!(
+        sup.consent().open_prompts().len(),
+        1,
+        "the person can answer again"
+    );
     std::fs::remove_file(&cfg).unwrap();
-    sup.answer_prompt(prompt.id, &[], None).unwrap();
-    assert!(sup.open_prompts().is_empty());
-    assert_eq!(sup.folders().len(), 1);
+    sup.consent().answer_prompt(prompt.id, &[], None).unwrap();
+    assert!(sup.consent().open_prompts().is_empty());
+    assert_eq!(sup.folders().list().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -407,17 +465,23 @@ async fn a_server_seen_not_to_follow_changes_is_remembered_until_forgotten() {
     let sup = Supervisor::open(settings.clone(), config).unwrap();
     let mut draft = fixture_draft("asks once");
     draft.args = vec!["--ignore-list-changed".into()];
-    let view = sup.add_server(draft).unwrap();
+    let view = sup.servers().add_server(draft).unwrap();
     let id = view.spec.id.clone();
-    sup.approve_command(&id, &view.command_line).unwrap();
+    sup.servers()
+        .approve_command(&id, &view.command_line)
+        .unwrap();
     let share = |name: &str| {
-        let prompt = sup.prompt_for_path(&make_folder(&dir, name)).unwrap();
-        sup.answer_prompt(prompt.id, std::slice::from_ref(&id), None)
+        let prompt = sup
+            .consent()
+            .prompt_for_path(&make_folder(&dir, name))
+            .unwrap();
+        sup.consent()
+            .answer_prompt(prompt.id, std::slice::from_ref(&id), None)
             .unwrap()
     };
     let a = share("a");
-    sup.start(&id).unwrap();
-    running(&sup.session_of(&id).unwrap()).await;
+    sup.servers().start(&id).unwrap();
+    running(&sup.servers().session_of(&id).unwrap()).await;
     wait_timeline(sup.timeline(), &id, 0, |e| {
         matches!(e, rootgate_core::timeline::Event::RootsAnswered { roots, .. } if roots.len() == 1)
     })
@@ -428,7 +492,7 @@ async fn a_server_seen_not_to_follow_changes_is_remembered_until_forgotten() {
     })
     .await;
     eventually("the settings to remember it", || async {
-        let view = sup.server(&id).map_err(|e| e.to_string())?;
+        let view = sup.servers().server(&id).map_err(|e| e.to_string())?;
         if view.spec.ignores_list_changed && view.delivery.following == Following::Ignores {
             Ok(())
         } else {
@@ -448,20 +512,20 @@ async fn a_server_seen_not_to_follow_changes_is_remembered_until_forgotten() {
     // Opened again, it still knows, and says so on the server.
     let sup = Supervisor::open(settings.clone(), config).unwrap();
     assert_eq!(
-        sup.server(&id).unwrap().delivery.following,
+        sup.servers().server(&id).unwrap().delivery.following,
         Following::Ignores
     );
     // The person may have it watched again.
-    let view = sup.forget_following(&id).unwrap();
+    let view = sup.servers().forget_following(&id).unwrap();
     assert!(!view.spec.ignores_list_changed);
     assert_eq!(view.delivery.following, Following::Unknown);
     // Another command is another program: what was seen is forgotten.
     sup.store().set_ignores_list_changed(&id, true).unwrap();
-    let mut edited = sup.server(&id).unwrap().spec.to_draft();
+    let mut edited = sup.servers().server(&id).unwrap().spec.to_draft();
     edited.args.push("--name=other".into());
-    let edited = sup.update_server(&id, edited).await.unwrap();
+    let edited = sup.servers().update_server(&id, edited).await.unwrap();
     assert!(!edited.spec.ignores_list_changed);
-    sup.revoke(&id, &a.root.id).unwrap();
+    sup.folders().revoke(&id, &a.root.id).unwrap();
     sup.shutdown().await;
 }
 
@@ -472,17 +536,18 @@ async fn a_server_taking_folders_as_arguments_shows_them_filled_in_or_why_it_wai
     let mut draft = fixture_draft("git");
     draft.enabled = false;
     draft.args = vec!["--repository".into(), "${folder}".into()];
-    let git = sup.add_server(draft).unwrap();
+    let git = sup.servers().add_server(draft).unwrap();
     assert!(git.folders_as_arguments);
     assert_eq!(git.resolved_command_line, None);
     let waits = git.waits_for.expect("it says what it waits for");
     assert!(waits.contains("and 0 are shared with it"), "{waits}");
 
     let path = make_folder(&dir, "repo one");
-    let prompt = sup.prompt_for_path(&path).unwrap();
-    sup.answer_prompt(prompt.id, std::slice::from_ref(&git.spec.id), None)
+    let prompt = sup.consent().prompt_for_path(&path).unwrap();
+    sup.consent()
+        .answer_prompt(prompt.id, std::slice::from_ref(&git.spec.id), None)
         .unwrap();
-    let git = sup.server(&git.spec.id).unwrap();
+    let git = sup.servers().server(&git.spec.id).unwrap();
     assert_eq!(git.waits_for, None);
     let real = path.canonicalize().unwrap();
     let line = git.resolved_command_line.expect("filled in");
@@ -492,7 +557,7 @@ async fn a_server_taking_folders_as_arguments_shows_them_filled_in_or_why_it_wai
         "{line}"
     );
 
-    let plain = sup.add_server(fixture_draft("plain")).unwrap();
+    let plain = sup.servers().add_server(fixture_draft("plain")).unwrap();
     assert!(!plain.folders_as_arguments);
     assert_eq!(plain.resolved_command_line, None);
     assert_eq!(plain.waits_for, None);
@@ -506,6 +571,7 @@ async fn the_era_a_start_found_is_remembered_and_forgotten_with_the_command() {
     let settings = SettingsFile::at(dir.path().join("config/settings.json"));
     let sup = Supervisor::open(settings.clone(), SessionConfig::default()).unwrap();
     let view = sup
+        .servers()
         .add_server(ServerDraft {
             name: "dual era".into(),
             command: python().to_str().unwrap().into(),
@@ -515,11 +581,19 @@ async fn the_era_a_start_found_is_remembered_and_forgotten_with_the_command() {
         })
         .unwrap();
     let id = view.spec.id.clone();
-    sup.approve_command(&id, &view.command_line).unwrap();
-    sup.start(&id).unwrap();
-    running(&sup.session_of(&id).unwrap()).await;
+    sup.servers()
+        .approve_command(&id, &view.command_line)
+        .unwrap();
+    sup.servers().start(&id).unwrap();
+    running(&sup.servers().session_of(&id).unwrap()).await;
     eventually("the settings to remember the era", || async {
-        match sup.server(&id).map_err(|e| e.to_string())?.spec.seen_era {
+        match sup
+            .servers()
+            .server(&id)
+            .map_err(|e| e.to_string())?
+            .spec
+            .seen_era
+        {
             Some(Era::Legacy) => Ok(()),
             other => Err(format!("{other:?}")),
         }
@@ -533,7 +607,7 @@ async fn the_era_a_start_found_is_remembered_and_forgotten_with_the_command() {
     );
     // Started again, it is not asked: the era is taken from the settings.
     let from = sup.timeline().all().last().map_or(0, |e| e.seq + 1);
-    sup.restart(&id).unwrap();
+    sup.servers().restart(&id).unwrap();
     let found = wait_timeline(sup.timeline(), &id, from, |e| {
         matches!(e, Event::EraFound { .. })
     })
@@ -543,9 +617,9 @@ async fn the_era_a_start_found_is_remembered_and_forgotten_with_the_command() {
         "{found:?}"
     );
     // Another command is another program: what was found is forgotten.
-    let mut edited = sup.server(&id).unwrap().spec.to_draft();
+    let mut edited = sup.servers().server(&id).unwrap().spec.to_draft();
     edited.args.push("--unused".into());
-    let edited = sup.update_server(&id, edited).await.unwrap();
+    let edited = sup.servers().update_server(&id, edited).await.unwrap();
     assert_eq!(edited.spec.seen_era, None);
     sup.shutdown().await;
 }
@@ -557,6 +631,7 @@ async fn an_era_remembered_wrongly_is_found_again_after_the_start_fails() {
     let settings = SettingsFile::at(dir.path().join("config/settings.json"));
     let sup = Supervisor::open(settings, SessionConfig::default()).unwrap();
     let view = sup
+        .servers()
         .add_server(ServerDraft {
             name: "modern only".into(),
             command: "node".into(),
@@ -569,23 +644,31 @@ async fn an_era_remembered_wrongly_is_found_again_after_the_start_fails() {
         })
         .unwrap();
     let id = view.spec.id.clone();
-    sup.approve_command(&id, &view.command_line).unwrap();
+    sup.servers()
+        .approve_command(&id, &view.command_line)
+        .unwrap();
     // Remembered as legacy (the server was replaced by a modern-only build
     // under the same command): the start in that era fails...
     sup.store().set_seen_era(&id, Some(Era::Legacy)).unwrap();
-    sup.start(&id).unwrap();
-    let reason = failure_reason(&sup.session_of(&id).unwrap()).await;
+    sup.servers().start(&id).unwrap();
+    let reason = failure_reason(&sup.servers().session_of(&id).unwrap()).await;
     assert!(reason.contains("-32022"), "{reason}");
     // ...so it is forgotten, and the next start finds out again and is served.
     eventually("the wrong era to be forgotten", || async {
-        match sup.server(&id).map_err(|e| e.to_string())?.spec.seen_era {
+        match sup
+            .servers()
+            .server(&id)
+            .map_err(|e| e.to_string())?
+            .spec
+            .seen_era
+        {
             None => Ok(()),
             other => Err(format!("{other:?}")),
         }
     })
     .await;
     let from = sup.timeline().all().last().map_or(0, |e| e.seq + 1);
-    sup.restart(&id).unwrap();
+    sup.servers().restart(&id).unwrap();
     let found = wait_timeline(sup.timeline(), &id, from, |e| {
         matches!(e, rootgate_core::timeline::Event::EraFound { .. })
     })
@@ -596,6 +679,7 @@ async fn an_era_remembered_wrongly_is_found_again_after_the_start_fails() {
         "{found:?}"
     );
     let status = sup
+        .servers()
         .session_of(&id)
         .unwrap()
         .wait_for(WAIT, |s| matches!(s, Status::Running(_)))
@@ -613,20 +697,31 @@ async fn a_servers_checklist_gives_it_exactly_the_ticked_folders_in_one_change()
     let sup = open(&dir);
     let mut draft = fixture_draft("checklist");
     draft.enabled = false;
-    let server = sup.add_server(draft).unwrap().spec.id;
+    let server = sup.servers().add_server(draft).unwrap().spec.id;
     let mut kept = Vec::new();
     for name in ["one", "two", "three"] {
-        let prompt = sup.prompt_for_path(&make_folder(&dir, name)).unwrap();
-        kept.push(sup.answer_prompt(prompt.id, &[], None).unwrap().root.id);
+        let prompt = sup
+            .consent()
+            .prompt_for_path(&make_folder(&dir, name))
+            .unwrap();
+        kept.push(
+            sup.consent()
+                .answer_prompt(prompt.id, &[], None)
+                .unwrap()
+                .root
+                .id,
+        );
     }
-    let choices = sup.folder_choices(&server).unwrap();
+    let choices = sup.servers().folder_choices(&server).unwrap();
     assert_eq!(choices.len(), 3);
     assert!(choices.iter().all(|c| !c.granted && c.available));
     let view = sup
+        .servers()
         .set_server_folders(&server, &[kept[0].clone(), kept[2].clone()])
         .unwrap();
     assert_eq!(view.spec.id, server);
     let granted: Vec<_> = sup
+        .servers()
         .folder_choices(&server)
         .unwrap()
         .into_iter()
@@ -639,6 +734,7 @@ async fn a_servers_checklist_gives_it_exactly_the_ticked_folders_in_one_change()
     std::fs::remove_dir(&two).unwrap();
     std::os::unix::fs::symlink(dir.path().join("folders/one"), &two).unwrap();
     let moved = sup
+        .servers()
         .set_server_folders(&server, &[kept[1].clone()])
         .unwrap_err();
     assert!(
@@ -655,22 +751,27 @@ async fn a_command_that_is_not_there_is_refused_when_the_server_is_saved() {
     let sup = open(&dir);
     let mut draft = fixture_draft("typo");
     draft.command = "/opt/nowhere/mcp-server".into();
-    let e = sup.add_server(draft.clone()).unwrap_err();
+    let e = sup.servers().add_server(draft.clone()).unwrap_err();
     assert_eq!(
         e.to_string(),
         "the command cannot be found: there is no program at /opt/nowhere/mcp-server"
     );
     draft.command = "no-such-mcp-server-anywhere".into();
-    let e = sup.add_server(draft).unwrap_err();
+    let e = sup.servers().add_server(draft).unwrap_err();
     assert!(e.to_string().contains("is not installed"), "{e}");
-    assert!(sup.servers().is_empty(), "nothing saved");
+    assert!(sup.servers().list().is_empty(), "nothing saved");
     // An edit to a missing command is refused too; the server keeps its own.
-    let view = sup.add_server(fixture_draft("fine")).unwrap();
+    let view = sup.servers().add_server(fixture_draft("fine")).unwrap();
     let mut edit = view.spec.to_draft();
     edit.command = "/opt/nowhere/else".into();
-    assert!(sup.update_server(&view.spec.id, edit).await.is_err());
+    assert!(
+        sup.servers()
+            .update_server(&view.spec.id, edit)
+            .await
+            .is_err()
+    );
     assert_eq!(
-        sup.server(&view.spec.id).unwrap().spec.command,
+        sup.servers().server(&view.spec.id).unwrap().spec.command,
         view.spec.command
     );
     sup.shutdown().await;
@@ -680,18 +781,19 @@ async fn a_command_that_is_not_there_is_refused_when_the_server_is_saved() {
 async fn the_timeline_is_kept_across_a_relaunch() {
     let dir = tempfile::tempdir().unwrap();
     let sup = open(&dir);
-    let view = sup.add_server(fixture_draft("kept")).unwrap();
-    sup.approve_command(&view.spec.id, &view.command_line)
+    let view = sup.servers().add_server(fixture_draft("kept")).unwrap();
+    sup.servers()
+        .approve_command(&view.spec.id, &view.command_line)
         .unwrap();
-    sup.start(&view.spec.id).unwrap();
-    running(&sup.session_of(&view.spec.id).unwrap()).await;
+    sup.servers().start(&view.spec.id).unwrap();
+    running(&sup.servers().session_of(&view.spec.id).unwrap()).await;
     sup.shutdown().await;
-    let before = sup.timeline_of(&view.spec.id);
+    let before = sup.servers().timeline_of(&view.spec.id);
     assert!(!before.is_empty());
     drop(sup);
 
     let sup = open(&dir);
-    let after = sup.timeline_of(&view.spec.id);
+    let after = sup.servers().timeline_of(&view.spec.id);
     let events = |entries: &[rootgate_core::timeline::Entry]| {
         entries.iter().map(|e| e.event.clone()).collect::<Vec<_>>()
     };
@@ -700,9 +802,9 @@ async fn the_timeline_is_kept_across_a_relaunch() {
         events(&before),
         "the last launch's entries are back"
     );
-    sup.start(&view.spec.id).unwrap();
-    running(&sup.session_of(&view.spec.id).unwrap()).await;
-    let all = sup.timeline_of(&view.spec.id);
+    sup.servers().start(&view.spec.id).unwrap();
+    running(&sup.servers().session_of(&view.spec.id).unwrap()).await;
+    let all = sup.servers().timeline_of(&view.spec.id);
     assert!(
         all.windows(2).all(|w| w[0].seq < w[1].seq),
         "new ones number on"

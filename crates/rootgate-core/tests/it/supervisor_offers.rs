@@ -23,6 +23,7 @@ async fn everything(dir: &tempfile::TempDir) -> (Arc<Supervisor>, rootgate_core:
     )
     .expect("open supervisor");
     let view = sup
+        .servers()
         .add_server(ServerDraft {
             name: "everything".into(),
             command: node(),
@@ -31,10 +32,16 @@ async fn everything(dir: &tempfile::TempDir) -> (Arc<Supervisor>, rootgate_core:
             ..Default::default()
         })
         .expect("add the server");
-    sup.approve_command(&view.spec.id, &view.command_line)
+    sup.servers()
+        .approve_command(&view.spec.id, &view.command_line)
         .expect("approve its command");
-    sup.start(&view.spec.id).expect("start it");
-    running(&sup.session_of(&view.spec.id).expect("its session")).await;
+    sup.servers().start(&view.spec.id).expect("start it");
+    running(
+        &sup.servers()
+            .session_of(&view.spec.id)
+            .expect("its session"),
+    )
+    .await;
     (sup, view.spec.id)
 }
 
@@ -70,7 +77,8 @@ async fn a_numbered_call_reports_progress_to_the_window_and_is_cancelled_by_its_
         async move {
             let arguments = json!({ "duration": 60, "steps": 120 });
             let arguments = arguments.as_object().cloned().unwrap_or_default();
-            sup.call_tool(&id, 7, "trigger-long-running-operation", arguments)
+            sup.tries()
+                .call_tool(&id, 7, "trigger-long-running-operation", arguments)
                 .await
         }
     });
@@ -86,9 +94,9 @@ async fn a_numbered_call_reports_progress_to_the_window_and_is_cancelled_by_its_
     .await;
     assert_eq!((progress, total), (1.0, Some(120.0)));
     // Another number cancels nothing.
-    sup.cancel_call(8);
+    sup.tries().cancel_call(8);
     assert!(!call.is_finished());
-    sup.cancel_call(7);
+    sup.tries().cancel_call(7);
     let ended = tokio::time::timeout(WAIT, call).await.unwrap().unwrap();
     assert!(
         matches!(
@@ -107,6 +115,7 @@ async fn a_list_the_server_changed_reaches_the_window_and_prompts_take_strings()
     let mut changes = sup.subscribe();
     let arguments = json!({ "name": "made.gz", "data": "data:text/plain;base64,aGVsbG8=" });
     let made = sup
+        .tries()
         .call_tool(
             &id,
             1,
@@ -125,7 +134,7 @@ async fn a_list_the_server_changed_reaches_the_window_and_prompts_take_strings()
     })
     .await;
     assert_eq!(server, id);
-    let offers = sup.offers(&id).await.unwrap();
+    let offers = sup.tries().offers(&id).await.unwrap();
     assert!(
         offers
             .resources
@@ -136,7 +145,11 @@ async fn a_list_the_server_changed_reaches_the_window_and_prompts_take_strings()
 
     let mut arguments = BTreeMap::new();
     arguments.insert("city".to_owned(), "Lisbon".to_owned());
-    let got = sup.get_prompt(&id, "args-prompt", arguments).await.unwrap();
+    let got = sup
+        .tries()
+        .get_prompt(&id, "args-prompt", arguments)
+        .await
+        .unwrap();
     let text = got.result["messages"][0]["content"]["text"]
         .as_str()
         .unwrap_or_default();

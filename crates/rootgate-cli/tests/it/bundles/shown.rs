@@ -166,5 +166,5 @@ async fn with_the_window_open_the_bundle_is_handed_to_it() {
         said(&out)
     );
     assert!(!bundles_root(&rg).exists(), "the command unpacked nothing");
-    assert!(sup.servers().is_empty(), "the command added nothing");
+    assert!(sup.servers().list().is_empty(), "the command added nothing");
 }
