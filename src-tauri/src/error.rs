@@ -142,7 +142,7 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::Bundle(BundleError::Install(e)) => install_code(e),
             SupervisorError::Bundle(BundleError::Refused { .. }) => ErrorCode::Invalid,
             SupervisorError::Bundle(BundleError::Files(_)) => ErrorCode::Settings,
-            SupervisorError::Export(_) => ErrorCode::Settings,
+            SupervisorError::Export(_) | SupervisorError::Blocking(_) => ErrorCode::Settings,
             SupervisorError::UnknownQuestion | SupervisorError::UnknownToolQuestion => {
                 ErrorCode::NotFound
             }

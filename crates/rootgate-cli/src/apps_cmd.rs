@@ -241,10 +241,17 @@ pub fn import(args: &[String]) -> ExitCode {
     for missing in &wanted {
         status = fail(format!("{} has no server `{missing}`", app.title()));
     }
+    say_what_next(&folders, any);
+    status
+}
+
+/// What the person does next: open the window with the folders imported
+/// (none is shared yet), or to approve what was imported.
+fn say_what_next(folders: &[PathBuf], any: bool) {
     if !folders.is_empty() {
         println!(
             "Its folders are not shared yet. To be asked about them, open the window with them:\n  {}",
-            open_line(&folders)
+            open_line(folders)
         );
         if folders
             .iter()
@@ -259,7 +266,6 @@ pub fn import(args: &[String]) -> ExitCode {
     } else if any {
         println!("Open the window (`rootgate`) to approve it.");
     }
-    status
 }
 
 /// What the terminal is told of a server it imported.

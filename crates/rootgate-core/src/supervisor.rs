@@ -127,6 +127,9 @@ pub enum SupervisorError {
     UnknownToolQuestion,
     #[error("the calls could not be exported to {0}")]
     Export(String),
+    /// Work handed to a blocking thread did not come back (it panicked).
+    #[error("{0}")]
+    Blocking(String),
     #[error("the command cannot be found: {0}")]
     CommandMissing(String),
     #[error("there is no home folder (HOME is not set), so AI apps' configs cannot be found")]
@@ -213,6 +216,61 @@ pub enum Change {
     ToolQuestions { questions: Vec<ToolQuestion> },
 }
 
+/// The services the others stand on, and the handles they share.
+struct Lower {
+    tray: TrayCue,
+    desktop: DesktopSlot,
+    connections: Arc<Connections>,
+    folders: Arc<Folders>,
+    preferences: Arc<Preferences>,
+    servers: Arc<Servers>,
+    consent: Arc<Consent>,
+    notes: Arc<Notes>,
+    tools: Arc<ToolConsent>,
+}
+
+impl Lower {
+    fn make(ground: &Ground, config: SessionConfig, restart_policy: RestartPolicy) -> Lower {
+        let tray = TrayCue::new();
+        let desktop = DesktopSlot::default();
+        let connections = Arc::new(Connections::default());
+        let folders = Arc::new(Folders::new(ground.clone()));
+        let preferences = Arc::new(Preferences::new(ground.clone()));
+        let servers = Servers::new(ground.clone(), config, restart_policy);
+        let consent = Arc::new(Consent::new(
+            ground.clone(),
+            tray.clone(),
+            Arc::clone(&connections),
+            Arc::clone(&folders),
+        ));
+        let notes = Notes::new(
+            ground.clone(),
+            desktop.clone(),
+            Arc::clone(&servers),
+            Arc::clone(&preferences),
+            Arc::clone(&connections),
+        );
+        let tools = ToolConsent::new(
+            ground.clone(),
+            desktop.clone(),
+            tray.clone(),
+            Arc::clone(&connections),
+            Arc::clone(&servers),
+        );
+        Lower {
+            tray,
+            desktop,
+            connections,
+            folders,
+            preferences,
+            servers,
+            consent,
+            notes,
+            tools,
+        }
+    }
+}
+
 /// The root: it opens the store, makes the services and wires them.
 pub struct Supervisor {
     ground: Ground,
@@ -284,92 +342,69 @@ impl Supervisor {
         Ok(supervisor)
     }
 
-    /// Makes the services, each handed the few others it needs.
+    /// Makes the services, each handed the few others it needs: the
+    /// ones the others stand on first ([`Lower`]), then those above.
     fn wire(
         ground: Ground,
         recovery: Option<Recovery>,
         config: SessionConfig,
         restart_policy: RestartPolicy,
     ) -> Supervisor {
-        let tray = TrayCue::new();
-        let desktop = DesktopSlot::default();
-        let connections = Arc::new(Connections::default());
-        let folders = Arc::new(Folders::new(ground.clone()));
-        let preferences = Arc::new(Preferences::new(ground.clone()));
-        let servers = Servers::new(ground.clone(), config, restart_policy);
-        let consent = Arc::new(Consent::new(
-            ground.clone(),
-            tray.clone(),
-            Arc::clone(&connections),
-            Arc::clone(&folders),
-        ));
-        let notes = Notes::new(
-            ground.clone(),
-            desktop.clone(),
-            Arc::clone(&servers),
-            Arc::clone(&preferences),
-            Arc::clone(&connections),
-        );
-        let tools = ToolConsent::new(
-            ground.clone(),
-            desktop.clone(),
-            tray.clone(),
-            Arc::clone(&connections),
-            Arc::clone(&servers),
-        );
+        let lower = Lower::make(&ground, config, restart_policy);
         let questions = Questions::new(
             ground.clone(),
             QuestionsNeed {
-                desktop,
-                connections: Arc::clone(&connections),
-                consent: Arc::clone(&consent),
-                folders: Arc::clone(&folders),
-                preferences: Arc::clone(&preferences),
-                notes: Arc::clone(&notes),
-                tools: Arc::clone(&tools),
+                desktop: lower.desktop.clone(),
+                connections: Arc::clone(&lower.connections),
+                consent: Arc::clone(&lower.consent),
+                folders: Arc::clone(&lower.folders),
+                preferences: Arc::clone(&lower.preferences),
+                notes: Arc::clone(&lower.notes),
+                tools: Arc::clone(&lower.tools),
             },
         );
         let weak: std::sync::Weak<Questions> = Arc::downgrade(&questions);
-        consent.listen_with(weak);
+        lower.consent.listen_with(weak);
+        let servers = &lower.servers;
         let installing = Arc::new(Installing::new(
             ground.clone(),
-            Arc::clone(&servers),
-            Arc::clone(&consent),
+            Arc::clone(servers),
+            Arc::clone(&lower.consent),
         ));
         let apps = Apps::new(
             ground.clone(),
-            Arc::clone(&servers),
-            Arc::clone(&consent),
-            Arc::clone(&notes),
+            Arc::clone(servers),
+            Arc::clone(&lower.consent),
+            Arc::clone(&lower.notes),
         );
         let bridges = Bridges::new(
             ground.clone(),
             BridgesReach {
-                connections,
-                servers: Arc::clone(&servers),
-                notes,
-                tools: Arc::clone(&tools),
+                connections: Arc::clone(&lower.connections),
+                servers: Arc::clone(servers),
+                notes: Arc::clone(&lower.notes),
+                tools: Arc::clone(&lower.tools),
                 questions: Arc::clone(&questions),
-                consent: Arc::clone(&consent),
+                consent: Arc::clone(&lower.consent),
                 installing: Arc::clone(&installing),
                 apps: Arc::clone(&apps),
             },
         );
         Supervisor {
-            tries: Tries::new(ground.clone(), Arc::clone(&servers)),
+            tries: Tries::new(ground.clone(), Arc::clone(servers)),
             calls: CallRecord::beside(ground.settings_path()),
             ground,
             recovery,
-            tray,
-            folders,
-            consent,
-            servers,
+            tray: lower.tray,
+            folders: lower.folders,
+            consent: lower.consent,
+            servers: lower.servers,
             questions,
-            tools,
+            tools: lower.tools,
             apps,
             installing,
             bridges,
-            preferences,
+            preferences: lower.preferences,
         }
     }
 

@@ -2,19 +2,19 @@
 //! routing an app's file through Rootgate as a plan read before it is
 //! written; each command one line into the `Apps` service.
 //!
-//! What is not here: a path: an app, a file by position, an entry by key or a plan by number; any logic.
+//! What is not here: any path (the webview names an app, a file by
+//! position, an entry by key or a plan by number), and any logic.
 
-use super::Result;
-use super::Sup;
-use crate::error::Arg;
-use rootgate_core::apps::AppKind;
-use rootgate_core::apps::Scope;
-use rootgate_core::apps::catalog::AppView;
-use rootgate_core::ids::ServerId;
-use rootgate_core::supervisor::ImportOutcome;
-use rootgate_core::supervisor::PlanView;
 use std::collections::BTreeMap;
+
+use rootgate_core::apps::catalog::AppView;
+use rootgate_core::apps::{AppKind, Scope};
+use rootgate_core::ids::ServerId;
+use rootgate_core::supervisor::{ImportOutcome, PlanView};
 use tracing::instrument;
+
+use super::{Result, Sup};
+use crate::error::Arg;
 
 #[tauri::command]
 #[instrument(skip_all, err)]

@@ -2,18 +2,17 @@
 //! one needs a folder: each command one line into the `Bridges` or the
 //! `Questions` service.
 //!
-//! What is not here: tool calls that wait (`tools`); any logic.
+//! What is not here: tool calls that wait (`tools`), and any logic.
 
-use super::Result;
-use super::Sup;
-use crate::error::Arg;
 use rootgate_core::connections::ConnectionView;
 use rootgate_core::ids::ConnectionId;
 use rootgate_core::questions::Answer;
-use rootgate_core::supervisor::ConsentPrompt;
-use rootgate_core::supervisor::QuestionView;
+use rootgate_core::supervisor::{ConsentPrompt, QuestionView};
 use rootgate_core::timeline::Entry;
 use tracing::instrument;
+
+use super::{Result, Sup};
+use crate::error::Arg;
 
 /// Every AI app's connection through a bridge, live ones first.
 #[tauri::command]

@@ -1,21 +1,16 @@
 //! The folder list and folders' consent: each command one line into the
 //! `Folders` or the `Consent` service.
 //!
-//! What is not here: the servers' own checklists of folders (`servers`); any logic.
+//! What is not here: the servers' own checklists of folders (`servers`),
+//! and any logic.
 
-use super::Result;
-use super::Sup;
-use crate::error::Arg;
-use rootgate_core::ids::ConnectionId;
-use rootgate_core::ids::RootId;
-use rootgate_core::ids::ServerId;
-use rootgate_core::supervisor::ConsentPrompt;
-use rootgate_core::supervisor::FolderView;
-use rootgate_core::supervisor::PromptId;
-use tauri::AppHandle;
-use tauri::Runtime;
-use tauri::WebviewWindow;
+use rootgate_core::ids::{ConnectionId, RootId, ServerId};
+use rootgate_core::supervisor::{ConsentPrompt, FolderView, PromptId};
+use tauri::{AppHandle, Runtime, WebviewWindow};
 use tracing::instrument;
+
+use super::{Result, Sup};
+use crate::error::Arg;
 
 #[tauri::command]
 #[instrument(skip_all, err)]

@@ -2,19 +2,18 @@
 //! file picker, the MCP Registry searched, an offer installed or dropped;
 //! each command one line into the `Installing` service.
 //!
-//! What is not here: reading a bundle or asking a registry (`rootgate-sources`); any logic.
+//! What is not here: reading a bundle or asking a registry (`rootgate-
+//! sources`), and any logic.
 
-use super::Result;
-use super::Sup;
-use crate::error::Arg;
-use rootgate_core::sources::registry::listing::Found;
-use rootgate_core::supervisor::InstallOutcome;
-use rootgate_core::supervisor::InstallView;
 use std::collections::BTreeMap;
-use tauri::AppHandle;
-use tauri::Runtime;
-use tauri::WebviewWindow;
+
+use rootgate_core::sources::registry::listing::Found;
+use rootgate_core::supervisor::{InstallOutcome, InstallView};
+use tauri::{AppHandle, Runtime, WebviewWindow};
 use tracing::instrument;
+
+use super::{Result, Sup};
+use crate::error::Arg;
 
 /// Installs offer `id` (a bundle or a registry entry the window showed)
 /// with the person's answers by setting key; they are not logged, and the

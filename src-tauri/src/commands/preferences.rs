@@ -1,15 +1,15 @@
 //! The window's Settings: pause, notifications, the registry, Start at
 //! login; each command one line into the `Preferences` service.
 //!
-//! What is not here: the tray's menu (`tray`); any logic.
+//! What is not here: the tray's menu (`tray`), and any logic.
 
-use super::Result;
-use super::Sup;
-use crate::error::Arg;
 use rootgate_core::autostart::LoginStart;
 use rootgate_core::preferences::NotifyChoices;
 use rootgate_core::supervisor::PreferencesView;
 use tracing::instrument;
+
+use super::{Result, Sup};
+use crate::error::Arg;
 
 /// The Settings view: pause, notifications, Start at login (for this
 /// program, the app's binary).

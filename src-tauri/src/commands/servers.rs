@@ -2,22 +2,18 @@
 //! start, stop, remove), what the window reads of one, its folders' checklist
 //! and its secrets; each command one line into the `Servers` service.
 //!
-//! What is not here: trying a running server (`tries`); any logic.
+//! What is not here: trying a running server (`tries`), and any logic.
 
-use super::Result;
-use super::Sup;
-use crate::error::Arg;
-use rootgate_core::ids::RootId;
-use rootgate_core::ids::ServerId;
-use rootgate_core::servers::SecretPlace;
-use rootgate_core::servers::ServerDraft;
+use rootgate_core::ids::{RootId, ServerId};
+use rootgate_core::servers::{SecretPlace, ServerDraft};
 use rootgate_core::session::LogLine;
 use rootgate_core::session::delivery::FolderDelivery;
-use rootgate_core::supervisor::FolderChoice;
-use rootgate_core::supervisor::ServerView;
-use rootgate_core::timeline::Entry;
-use rootgate_core::timeline::Page;
+use rootgate_core::supervisor::{FolderChoice, ServerView};
+use rootgate_core::timeline::{Entry, Page};
 use tracing::instrument;
+
+use super::{Result, Sup};
+use crate::error::Arg;
 
 #[tauri::command]
 #[instrument(skip_all, err)]

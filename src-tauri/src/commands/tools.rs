@@ -1,40 +1,27 @@
 //! Tool consent and the record of calls: the tool rules, the calls that
 //! wait for the person, and the record searched and exported; each one line
-//! into the `ToolConsent` or `CallRecord` service (the record is read on a
-//! blocking thread, and exported to a file the native save dialog picked).
+//! into the `ToolConsent` or `CallRecord` service (an export goes to a
+//! file the native save dialog picked).
 //!
-//! What is not here: the bridges that hold the calls (`rootgate-bridge`); any logic.
+//! What is not here: the bridges that hold the calls (`rootgate-bridge`),
+//! and any logic.
 
-use super::Result;
-use super::Sup;
-use crate::error::Arg;
-use crate::error::CommandError;
-use crate::error::ErrorCode;
-use rootgate_core::calls::CallQuery;
-use rootgate_core::calls::CallsFound;
-use rootgate_core::calls::ExportFormat;
+use rootgate_core::calls::{CallQuery, CallsFound, ExportFormat};
 use rootgate_core::connections::AskAnswer;
-use rootgate_core::ids::ConnectionId;
-use rootgate_core::ids::ServerId;
-use rootgate_core::supervisor::Exported;
-use rootgate_core::supervisor::ServerView;
-use rootgate_core::supervisor::ToolQuestion;
-use rootgate_core::tools::ToolDefault;
-use rootgate_core::tools::ToolSetting;
-use std::sync::Arc;
-use tauri::AppHandle;
-use tauri::Runtime;
-use tauri::WebviewWindow;
+use rootgate_core::ids::{ConnectionId, ServerId};
+use rootgate_core::supervisor::{Exported, ServerView, ToolQuestion};
+use rootgate_core::tools::{ToolDefault, ToolSetting};
+use tauri::{AppHandle, Runtime, WebviewWindow};
 use tracing::instrument;
+
+use super::{Result, Sup};
+use crate::error::Arg;
 
 /// The record of AI apps' calls that match `query`, newest first.
 #[tauri::command]
 #[instrument(skip(sup), err)]
 pub async fn search_calls(sup: Sup<'_>, query: Arg<CallQuery>) -> Result<CallsFound> {
-    let sup = Arc::clone(&sup);
-    tauri::async_runtime::spawn_blocking(move || sup.calls().search_calls(&query.0))
-        .await
-        .map_err(|e| CommandError::new(ErrorCode::Settings, e.to_string()))
+    Ok(sup.calls().search_off_thread(query.0).await?)
 }
 
 /// Exports the record's calls that match `query` to a file the person
@@ -56,13 +43,9 @@ pub async fn export_calls<R: Runtime>(
     let Some(to) = crate::picker::pick_save(&app, &window, &name).await? else {
         return Ok(None);
     };
-    let sup = Arc::clone(&sup);
-    let exported = tauri::async_runtime::spawn_blocking(move || {
-        sup.calls().export_calls(&query.0, format.0, &to)
-    })
-    .await
-    .map_err(|e| CommandError::new(ErrorCode::Settings, e.to_string()))??;
-    Ok(Some(exported))
+    Ok(Some(
+        sup.calls().export_off_thread(query.0, format.0, to).await?,
+    ))
 }
 
 /// Sets what AI apps may do with one of a server's tools (allowed, ask,

@@ -2,18 +2,18 @@
 //! progress and cancel), a resource read or followed, a prompt got; each
 //! command one line into the `Tries` service.
 //!
-//! What is not here: anything about how results look (the webview); any logic.
+//! What is not here: anything about how results look (the webview), and any
+//! logic.
 
-use super::Result;
-use super::Sup;
-use crate::error::Arg;
-use rootgate_core::ids::ServerId;
-use rootgate_core::session::offers::Offers;
-use rootgate_core::session::offers::TryOutcome;
-use serde_json::Map;
-use serde_json::Value;
 use std::collections::BTreeMap;
+
+use rootgate_core::ids::ServerId;
+use rootgate_core::session::offers::{Offers, TryOutcome};
+use serde_json::{Map, Value};
 use tracing::instrument;
+
+use super::{Result, Sup};
+use crate::error::Arg;
 
 /// Everything a running server offers: tools, resources, templates, prompts.
 #[tauri::command]

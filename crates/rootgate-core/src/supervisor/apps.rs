@@ -147,13 +147,13 @@ impl Apps {
             // Kept while the task runs: dropping it unwatches the folders.
             let mut watch = watch;
             while let Some(change) = changes.recv().await {
-                let Some(supervisor) = me.upgrade() else {
+                let Some(apps) = me.upgrade() else {
                     return;
                 };
                 if change.paths.is_empty() || change.paths.iter().any(|p| concerns(&files, p)) {
                     // A folder made on the way to a file is watched in turn.
                     watch_folders_of(&mut watch, &files);
-                    let _ = supervisor.ground.changes.send(super::Change::AppsChanged);
+                    let _ = apps.ground.changes.send(super::Change::AppsChanged);
                 }
             }
         });

@@ -73,6 +73,30 @@ impl CallRecord {
         })
     }
 
+    /// [`CallRecord::search_calls`] on a blocking thread, for the window
+    /// (its commands must not read files on its thread or the runtime's).
+    pub async fn search_off_thread(&self, query: CallQuery) -> Result<CallsFound, SupervisorError> {
+        let folder = self.calls_folder();
+        tokio::task::spawn_blocking(move || calls::search(&folder, &query))
+            .await
+            .map_err(|e| SupervisorError::Blocking(e.to_string()))
+    }
+
+    /// [`CallRecord::export_calls`] on a blocking thread, for the window.
+    pub async fn export_off_thread(
+        &self,
+        query: CallQuery,
+        format: ExportFormat,
+        to: PathBuf,
+    ) -> Result<Exported, SupervisorError> {
+        let record = CallRecord {
+            settings: self.settings.clone(),
+        };
+        tokio::task::spawn_blocking(move || record.export_calls(&query, format, &to))
+            .await
+            .map_err(|e| SupervisorError::Blocking(e.to_string()))?
+    }
+
     /// Removes the record's days older than it keeps.
     pub(super) fn prune(&self) {
         calls::prune(&self.calls_folder(), rootgate_model::ids::now_ms());

@@ -1,7 +1,10 @@
-//! The supervisor's side of the AI apps' connections: it takes the reports
-//! of bridges (`rootgate connect`) on the settings' socket, turns each into
-//! a change for the window (and an app's own folders into suggestion
-//! prompts), and lists the connections and what happened on each.
+//! The bridges' service ([`Bridges`]): the AI apps' connections. It takes
+//! the reports of bridges (`rootgate connect`) on the settings' socket,
+//! hands each to the service it concerns and turns it into a change for
+//! the window (an app's own folders become suggestion prompts), answers
+//! the folders and bundles another start hands over, and lists the
+//! connections and what happened on each. It is the top service: it holds
+//! the others it hands reports to, and none holds it.
 //!
 //! Not here: the bridge itself and the socket's protocol
 //! (`rootgate-bridge`), and how a suggestion becomes a prompt (`prompts`).

@@ -1,4 +1,4 @@
-//! The supervisor's folder list: every kept folder with whether it is
+//! The folder list ([`Folders`]): every kept folder with whether it is
 //! there and the servers that see it ([`FolderView`]), and a person's
 //! renaming, removal and withdrawal of one from one server.
 //!

@@ -62,12 +62,12 @@ impl Servers {
             tick.tick().await;
             loop {
                 tick.tick().await;
-                let Some(supervisor) = me.upgrade() else {
+                let Some(servers) = me.upgrade() else {
                     return;
                 };
-                let newest = supervisor.ground.timeline.newest(1).last().map(|e| e.seq);
-                if newest != *lock(&supervisor.timeline_saved) {
-                    supervisor.save_timeline();
+                let newest = servers.ground.timeline.newest(1).last().map(|e| e.seq);
+                if newest != *lock(&servers.timeline_saved) {
+                    servers.save_timeline();
                 }
             }
         });

@@ -11,9 +11,9 @@
 //! the command line) or for one already kept
 //! ([`Consent::prompt_for_root`]); nothing here takes a path
 //! from the webview, and an answer names a prompt, never a path. Not here:
-//! what makes a folder acceptable and what deserves a warning (`folders`),
-//! keeping and sharing (the store), and the folder list an answer returns
-//! (`supervisor.rs`).
+//! what makes a folder acceptable and what deserves a warning
+//! (`rootgate_model::folders`), keeping and sharing (the store), and the
+//! folder list an answer returns (`folders`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -150,15 +150,15 @@ impl Questions {
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 };
-                let Some(supervisor) = me.upgrade() else {
+                let Some(questions) = me.upgrade() else {
                     return;
                 };
                 match reply {
-                    Reply::Action { id, key } => supervisor.on_action(id, &key),
-                    Reply::Closed { id, reason } => supervisor.on_closed(id, reason),
+                    Reply::Action { id, key } => questions.on_action(id, &key),
+                    Reply::Closed { id, reason } => questions.on_closed(id, reason),
                     Reply::Gone => {
-                        supervisor.on_desktop_gone();
-                        supervisor.tools.tool_notifications_gone();
+                        questions.on_desktop_gone();
+                        questions.tools.tool_notifications_gone();
                     }
                 }
             }
@@ -350,10 +350,10 @@ impl Questions {
             let shown = tokio::time::timeout(SHOW_WITHIN, desktop.notify(&notification))
                 .await
                 .unwrap_or(Err(rootgate_notify::DesktopError::Silent(SHOW_WITHIN)));
-            let Some(supervisor) = me.upgrade() else {
+            let Some(questions) = me.upgrade() else {
                 return;
             };
-            supervisor.shown_as(&key, shown);
+            questions.shown_as(&key, shown);
         });
     }
 

@@ -2,7 +2,7 @@
 //! started again ([`RestartPolicy`]: backoff doubling to a cap, jitter, a
 //! bound on attempts), and each server's bookkeeping (attempts so far, when
 //! its current run began, the restart scheduled), kept up to date from
-//! every status change the supervisor forwards.
+//! every status change the sessions forward.
 //!
 //! Not here: starting and stopping a server (its session, driven from
 //! `sessions`) and whether a server may run at all (its approval, kept
@@ -167,20 +167,20 @@ impl Servers {
     }
 
     /// Starts the server again after `delay`, unless `token` is cancelled
-    /// first or the supervisor is gone.
+    /// first or the servers are gone.
     fn restart_after(&self, id: ServerId, delay: Duration, token: CancellationToken) {
         let me = self.me.clone();
         tokio::spawn(async move {
             tokio::select! {
                 _ = token.cancelled() => {}
                 _ = tokio::time::sleep(delay) => {
-                    let Some(supervisor) = me.upgrade() else { return };
+                    let Some(servers) = me.upgrade() else { return };
                     // The spec may have changed while waiting; run
                     // only what is still enabled and approved.
-                    if let Ok(spec) = supervisor.ground.store.server(&id)
+                    if let Ok(spec) = servers.ground.store.server(&id)
                         && spec.enabled
                         && spec.is_approved()
-                        && let Ok(session) = supervisor.session(&id)
+                        && let Ok(session) = servers.session(&id)
                     {
                         session.start(spec);
                     }

@@ -1,4 +1,4 @@
-//! The supervisor's servers: the server list ([`ServerView`]) and a
+//! The servers ([`Servers`]): the server list ([`ServerView`]) and a
 //! server's checklist of folders ([`FolderChoice`]); adding, editing,
 //! approving and removing a server; starting, restarting and stopping one
 //! and all; and what the window reads of one (its timeline and its log).

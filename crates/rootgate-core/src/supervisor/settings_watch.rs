@@ -45,7 +45,7 @@ const SETTLE: Duration = Duration::from_millis(50);
 
 impl Servers {
     /// Watches the settings file from now on (see the module's doc).
-    /// Called once, when the supervisor opens.
+    /// Called once, when the root opens the services.
     pub(super) fn follow_settings(self: &Arc<Self>) {
         let path = self.ground.store.file().path().to_path_buf();
         let target = self.ground.store.file_target();
@@ -74,10 +74,10 @@ impl Servers {
             let mut look = true;
             loop {
                 if look {
-                    let Some(supervisor) = me.upgrade() else {
+                    let Some(servers) = me.upgrade() else {
                         return;
                     };
-                    said = supervisor.catch_up_with_file(said).await;
+                    said = servers.catch_up_with_file(said).await;
                 }
                 let Some(event) = events.recv().await else {
                     return;

@@ -309,17 +309,17 @@ impl ToolConsent {
                 desktop.notify(&notification),
             )
             .await;
-            let Some(supervisor) = me.upgrade() else {
+            let Some(tools) = me.upgrade() else {
                 return;
             };
             if let Ok(Ok(id)) = shown {
-                let mut open = lock(&supervisor.tool_asking.open);
+                let mut open = lock(&tools.tool_asking.open);
                 match open.get_mut(&at) {
                     Some(o) => o.notification = Some(id),
                     // Answered in the window while it was being shown.
                     None => {
                         drop(open);
-                        supervisor.close_notifications(vec![id]);
+                        tools.close_notifications(vec![id]);
                     }
                 }
             }
