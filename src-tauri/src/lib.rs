@@ -5,8 +5,9 @@
 //! The shell opens the window, the native folder picker, the events to the
 //! webview and the tray (`tray`: closing the window leaves Rootgate there,
 //! and `--hidden`, as Start at login runs it, starts it there); everything
-//! Rootgate decides is in the core's `Supervisor`, which
-//! each command calls in one line. Paths enter only through the picker, a
+//! Rootgate decides is in the core's services (the `Supervisor` root hands
+//! them out), and each command (`commands/<area>.rs`) is one line into one
+//! of them. Paths enter only through the picker, a
 //! drop on the window or the command line. Started as
 //! `rootgate --example-server`, the binary is instead the built-in example
 //! MCP server (our fixture server), so the example needs no second program.
@@ -445,33 +446,7 @@ fn setup<R: Runtime>(
     let supervisor = tauri::async_runtime::block_on(async {
         Supervisor::open(launch.settings.clone(), SessionConfig::default())
     })?;
-    // Folders on the command line: their prompts stay open for the
-    // window to show, and those that cannot be shared are notices. MCP
-    // bundles among them (the file manager opens one with Rootgate) are
-    // read and checked now, and shown for installing.
-    let (bundles, folders): (Vec<PathBuf>, Vec<PathBuf>) = launch
-        .folders
-        .iter()
-        .cloned()
-        .partition(|p| instance::is_bundle(p));
-    let mut notices = supervisor.consent().prompts_for_paths(&folders).notices();
-    let mut installs = Vec::new();
-    for file in &bundles {
-        match supervisor.installing().open_bundle(file) {
-            Ok(view) => installs.push(view),
-            Err(e) => notices.push(e.to_string()),
-        }
-    }
-    let info = AppInfo {
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        settings_path: supervisor.settings_path().display().to_string(),
-        recovery: supervisor.recovery().map(|r| r.message()),
-        roots_note: ROOTS_ARE_ADVICE.to_owned(),
-        notices,
-        enforcement: rootgate_core::enforcement::support(),
-        cli_path: cli_beside_app().map(|p| p.to_string_lossy().into_owned()),
-        installs,
-    };
+    let info = launch_info(&supervisor, launch);
     app.manage(Shell {
         info,
         example_command: launch.example_command.clone(),
@@ -492,9 +467,61 @@ fn setup<R: Runtime>(
         }
         raise(&handle);
     }));
-    // Folders AI apps work in are asked about on the desktop when a
-    // notification server runs; "Open Rootgate" brings the window up.
-    let asking = Arc::clone(&supervisor);
+    ask_and_listen(app, &supervisor);
+    app.manage(supervisor);
+    // Servers start in the background once the window shows its
+    // folders and servers (the page calls `window_shown`): the
+    // window never waits for them, and twenty servers starting at
+    // once do not compete with it for the CPU while it draws.
+    let handle = app.handle().clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(SERVERS_START_AT_LATEST).await;
+        if let (Some(shell), Some(supervisor)) = (
+            handle.try_state::<Shell>(),
+            handle.try_state::<Arc<Supervisor>>(),
+        ) {
+            shell.start_servers(&supervisor);
+        }
+    });
+    Ok(())
+}
+
+/// What the window is told at start: the settings, the folders on the
+/// command line (their prompts stay open for the window to show, those
+/// that cannot be shared are notices) and the MCP bundles among them (the
+/// file manager opens one with Rootgate), read and checked now and shown
+/// for installing.
+fn launch_info(supervisor: &Supervisor, launch: &Launch) -> AppInfo {
+    let (bundles, folders): (Vec<PathBuf>, Vec<PathBuf>) = launch
+        .folders
+        .iter()
+        .cloned()
+        .partition(|p| instance::is_bundle(p));
+    let mut notices = supervisor.consent().prompts_for_paths(&folders).notices();
+    let mut installs = Vec::new();
+    for file in &bundles {
+        match supervisor.installing().open_bundle(file) {
+            Ok(view) => installs.push(view),
+            Err(e) => notices.push(e.to_string()),
+        }
+    }
+    AppInfo {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        settings_path: supervisor.settings_path().display().to_string(),
+        recovery: supervisor.recovery().map(|r| r.message()),
+        roots_note: ROOTS_ARE_ADVICE.to_owned(),
+        notices,
+        enforcement: rootgate_core::enforcement::support(),
+        cli_path: cli_beside_app().map(|p| p.to_string_lossy().into_owned()),
+        installs,
+    }
+}
+
+/// Folders AI apps work in are asked about on the desktop when a
+/// notification server runs ("Open Rootgate" brings the window up), and
+/// AI apps' connections through `rootgate connect` report here.
+fn ask_and_listen<R: Runtime>(app: &tauri::App<R>, supervisor: &Arc<Supervisor>) {
+    let asking = Arc::clone(supervisor);
     let handle = app.handle().clone();
     asking
         .questions()
@@ -502,7 +529,7 @@ fn setup<R: Runtime>(
     // AI apps' connections through `rootgate connect` report here, once
     // the desktop was looked for: a bridge that connects at once is asked
     // about as a later one is. A bus that does not answer is not waited for.
-    let listening = Arc::clone(&supervisor);
+    let listening = Arc::clone(supervisor);
     let handle = app.handle().clone();
     tauri::async_runtime::spawn(async move {
         let found = tokio::time::timeout(
@@ -526,20 +553,4 @@ fn setup<R: Runtime>(
             );
         }
     });
-    app.manage(supervisor);
-    // Servers start in the background once the window shows its
-    // folders and servers (the page calls `window_shown`): the
-    // window never waits for them, and twenty servers starting at
-    // once do not compete with it for the CPU while it draws.
-    let handle = app.handle().clone();
-    tauri::async_runtime::spawn(async move {
-        tokio::time::sleep(SERVERS_START_AT_LATEST).await;
-        if let (Some(shell), Some(supervisor)) = (
-            handle.try_state::<Shell>(),
-            handle.try_state::<Arc<Supervisor>>(),
-        ) {
-            shell.start_servers(&supervisor);
-        }
-    });
-    Ok(())
 }
