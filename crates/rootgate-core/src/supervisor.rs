@@ -246,7 +246,7 @@ impl Lower {
         let notes = Notes::new(
             ground.clone(),
             desktop.clone(),
-            Arc::clone(&servers),
+            server_handle(&servers),
             Arc::clone(&preferences),
             Arc::clone(&connections),
         );
@@ -255,7 +255,7 @@ impl Lower {
             desktop.clone(),
             tray.clone(),
             Arc::clone(&connections),
-            Arc::clone(&servers),
+            server_handle(&servers),
         );
         Lower {
             tray,
@@ -368,12 +368,12 @@ impl Supervisor {
         let servers = &lower.servers;
         let installing = Arc::new(Installing::new(
             ground.clone(),
-            Arc::clone(servers),
+            server_handle(servers),
             Arc::clone(&lower.consent),
         ));
         let apps = Apps::new(
             ground.clone(),
-            Arc::clone(servers),
+            server_handle(servers),
             Arc::clone(&lower.consent),
             Arc::clone(&lower.notes),
         );
@@ -391,7 +391,7 @@ impl Supervisor {
             },
         );
         Supervisor {
-            tries: Tries::new(ground.clone(), Arc::clone(servers)),
+            tries: Tries::new(ground.clone(), server_handle(servers)),
             calls: CallRecord::beside(ground.settings_path()),
             ground,
             recovery,
@@ -536,4 +536,9 @@ impl Supervisor {
             }
         });
     }
+}
+
+/// What a service that needs the servers is handed of them.
+fn server_handle(servers: &Arc<Servers>) -> Arc<dyn sessions::ServerHandle> {
+    Arc::clone(servers) as Arc<dyn sessions::ServerHandle>
 }

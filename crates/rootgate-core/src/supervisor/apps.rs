@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::ground::Ground;
 use super::notes::Notes;
 use super::prompts::Consent;
-use super::sessions::Servers;
+use super::sessions::ServerHandle;
 use super::{ConsentPrompt, ServerView, SupervisorError, lock};
 use crate::import::{self, EntryOutcome, FileImport};
 use rootgate_apps::catalog::{self, AppView, AppsError, Imported, Joined};
@@ -85,7 +85,7 @@ pub struct Apps {
     ground: Ground,
     /// Rewrites of AI apps' configs shown and not yet written.
     plans: Mutex<OpenPlans>,
-    servers: Arc<Servers>,
+    servers: Arc<dyn ServerHandle>,
     consent: Arc<Consent>,
     notes: Arc<Notes>,
 }
@@ -93,7 +93,7 @@ pub struct Apps {
 impl Apps {
     pub(super) fn new(
         ground: Ground,
-        servers: Arc<Servers>,
+        servers: Arc<dyn ServerHandle>,
         consent: Arc<Consent>,
         notes: Arc<Notes>,
     ) -> Arc<Apps> {

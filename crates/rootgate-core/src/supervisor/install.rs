@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use super::ground::Ground;
 use super::prompts::Consent;
-use super::sessions::Servers;
+use super::sessions::ServerHandle;
 use super::{ConsentPrompt, ServerView, SupervisorError, lock};
 
 /// An offer shown in the window before anything is installed.
@@ -75,12 +75,16 @@ pub struct Installing {
     ground: Ground,
     /// Published servers shown for installing and not yet installed.
     install_offers: Mutex<OpenInstalls>,
-    servers: Arc<Servers>,
+    servers: Arc<dyn ServerHandle>,
     consent: Arc<Consent>,
 }
 
 impl Installing {
-    pub(super) fn new(ground: Ground, servers: Arc<Servers>, consent: Arc<Consent>) -> Installing {
+    pub(super) fn new(
+        ground: Ground,
+        servers: Arc<dyn ServerHandle>,
+        consent: Arc<Consent>,
+    ) -> Installing {
         Installing {
             ground,
             install_offers: Mutex::new(OpenInstalls::default()),

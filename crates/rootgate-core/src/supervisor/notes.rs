@@ -28,7 +28,7 @@ use rootgate_session::Status;
 
 use super::ground::{DesktopSlot, Ground};
 use super::preferences::Preferences;
-use super::sessions::Servers;
+use super::sessions::ServerHandle;
 use super::{app_title, lock};
 
 /// How long an information stays on screen: it asks nothing, and stays in
@@ -67,7 +67,7 @@ pub(crate) struct Notes {
     /// The notifications sent, so each is sent once.
     noted: Noted,
     desktop: DesktopSlot,
-    servers: Arc<Servers>,
+    servers: Arc<dyn ServerHandle>,
     preferences: Arc<Preferences>,
     connections: Arc<Connections>,
 }
@@ -76,7 +76,7 @@ impl Notes {
     pub(super) fn new(
         ground: Ground,
         desktop: DesktopSlot,
-        servers: Arc<Servers>,
+        servers: Arc<dyn ServerHandle>,
         preferences: Arc<Preferences>,
         connections: Arc<Connections>,
     ) -> Arc<Notes> {

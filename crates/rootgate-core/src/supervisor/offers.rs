@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::ground::Ground;
-use super::sessions::Servers;
+use super::sessions::ServerHandle;
 use super::{Change, SupervisorError, lock};
 use rootgate_model::ids::ServerId;
 use rootgate_session::notices::Notice;
@@ -45,13 +45,13 @@ pub(super) fn change_of(server: &ServerId, notice: Notice) -> Option<Change> {
 pub struct Tries {
     ground: Ground,
     /// The servers whose sessions the calls go to.
-    servers: Arc<Servers>,
+    servers: Arc<dyn ServerHandle>,
     /// The window's calls in flight, by the number it gave each, to cancel.
     calls: Mutex<HashMap<u32, CancellationToken>>,
 }
 
 impl Tries {
-    pub(super) fn new(ground: Ground, servers: Arc<Servers>) -> Tries {
+    pub(super) fn new(ground: Ground, servers: Arc<dyn ServerHandle>) -> Tries {
         Tries {
             ground,
             servers,

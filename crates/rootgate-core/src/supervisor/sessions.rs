@@ -18,11 +18,37 @@ use tokio::sync::broadcast;
 
 use super::ground::{Ground, lock};
 use super::restarts::{RestartPolicy, Restarts};
-use super::{Change, SupervisorError, kept_timeline, offers};
+use super::{Change, ServerView, SupervisorError, kept_timeline, offers};
 use rootgate_model::ids::ServerId;
 use rootgate_model::servers::ServerSpec;
 use rootgate_model::timeline::Entry;
 use rootgate_session::{Delivery, Following, Session, SessionConfig, Status};
+
+/// What the other services need of the servers, and all they are handed
+/// of them: a server as the window shows it, and its session (made, idle,
+/// if it has none yet).
+pub(crate) trait ServerHandle: Send + Sync {
+    /// A server as the window shows it.
+    fn server(&self, id: &ServerId) -> Result<ServerView, SupervisorError>;
+    /// The session of `spec`, made if it has none yet.
+    fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError>;
+    /// The session of a configured server, made if it has none yet.
+    fn session(&self, id: &ServerId) -> Result<Session, SupervisorError>;
+}
+
+impl ServerHandle for Servers {
+    fn server(&self, id: &ServerId) -> Result<ServerView, SupervisorError> {
+        Servers::server(self, id)
+    }
+
+    fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError> {
+        Servers::ensure_session(self, spec)
+    }
+
+    fn session(&self, id: &ServerId) -> Result<Session, SupervisorError> {
+        Servers::session(self, id)
+    }
+}
 
 /// The servers: their sessions, restarts, approvals and secrets.
 pub struct Servers {

@@ -24,7 +24,7 @@ use rootgate_notify::{Desktop, Notification};
 use serde::Serialize;
 
 use super::ground::{DesktopSlot, Ground, TrayCue};
-use super::sessions::Servers;
+use super::sessions::ServerHandle;
 use super::{Change, ServerView, SupervisorError, app_title, lock};
 
 /// One tool call that waits for the person, as the window shows it.
@@ -69,7 +69,7 @@ pub struct ToolConsent {
     desktop: DesktopSlot,
     tray: TrayCue,
     connections: Arc<Connections>,
-    servers: Arc<Servers>,
+    servers: Arc<dyn ServerHandle>,
 }
 
 impl ToolConsent {
@@ -78,7 +78,7 @@ impl ToolConsent {
         desktop: DesktopSlot,
         tray: TrayCue,
         connections: Arc<Connections>,
-        servers: Arc<Servers>,
+        servers: Arc<dyn ServerHandle>,
     ) -> Arc<ToolConsent> {
         Arc::new_cyclic(|me| ToolConsent {
             me: me.clone(),
