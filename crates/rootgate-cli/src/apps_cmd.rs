@@ -18,9 +18,9 @@ use rootgate_core::apps::locate::Places;
 use rootgate_core::apps::route::{self, Ledger, Plan};
 use rootgate_core::apps::{AppKind, ConfigFile};
 use rootgate_core::bridge::window_socket::{Unreached, connect_window, refusal_words};
+use rootgate_core::connecting::{self, EntryOutcome};
 use rootgate_core::connections::{ImportAnswer, ImportRequest, Report, socket_path};
 use rootgate_core::headless::Headless;
-use rootgate_core::import::EntryOutcome;
 use rootgate_core::instance;
 use rootgate_core::settings::SettingsFile;
 
@@ -448,19 +448,7 @@ pub fn route(args: &[String]) -> ExitCode {
         if !file.path.exists() {
             continue;
         }
-        let names = catalog::server_names(&file, &places, &known, &snapshot);
-        let planned = route::plan_route(
-            app,
-            &file.path,
-            &o.names,
-            |scope, key| {
-                names
-                    .get(&(scope.clone(), key.to_owned()))
-                    .cloned()
-                    .unwrap_or_else(|| Err("it is not imported into Rootgate yet".into()))
-            },
-            &target,
-        );
+        let planned = connecting::plan_route(&file, &places, &known, &snapshot, &o.names, &target);
         match planned {
             Ok(plan) => {
                 routed_any = true;

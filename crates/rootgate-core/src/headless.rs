@@ -20,7 +20,7 @@ use rootgate_sources::bundle::{BundleError, Opened};
 use rootgate_sources::installable::Installable;
 use rootgate_sources::installed::{Installed, Installs};
 
-use crate::import::{self, EntryImported, FileImport};
+use crate::connecting::{self, EntryImported, FileImport};
 
 /// The settings opened by a command with no window to hand its work to.
 pub struct Headless {
@@ -56,7 +56,7 @@ impl Headless {
         keys: &[String],
         into: Option<&str>,
     ) -> Result<Option<ServerId>, String> {
-        import::existing(&self.store, keys, into)
+        connecting::existing(&self.store, keys, into)
     }
 
     /// Imports the entries of `file` an import takes (see

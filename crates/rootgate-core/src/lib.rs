@@ -17,8 +17,8 @@
 //! What is not here: any GUI dependency, and any decision of the layers
 //! below; this crate only puts them together. Its modules of its own are
 //! `supervisor` (the window's services and the root that wires them),
-//! `headless` (the command's, without a window) and `import` (the one
-//! import of an AI app's servers both of them run).
+//! `headless` (the command's, without a window) and `connecting` (the one
+//! import of an AI app's servers, and the one plan of a route, both run).
 
 pub use rootgate_apps as apps;
 pub use rootgate_bridge as bridge;
@@ -33,6 +33,6 @@ pub use rootgate_notify as desktop;
 pub use rootgate_session as session;
 pub use rootgate_sources as sources;
 
+pub mod connecting;
 pub mod headless;
-pub mod import;
 pub mod supervisor;

@@ -21,7 +21,7 @@ use super::notes::Notes;
 use super::prompts::Consent;
 use super::sessions::ServerHandle;
 use super::{ConsentPrompt, ServerView, SupervisorError, lock};
-use crate::import::{self, EntryOutcome, FileImport};
+use crate::connecting::{self, EntryOutcome, FileImport};
 use rootgate_apps::catalog::{self, AppView, AppsError, Imported, Joined};
 use rootgate_apps::locate::Places;
 use rootgate_apps::route::{self, Ledger, LedgerData, Plan, RoutedEntry, Skipped};
@@ -238,26 +238,15 @@ impl Apps {
         let places = self.places()?;
         let config = catalog::file_of(app, file, &places)?;
         let ledger = self.ledger().load().map_err(AppsError::from)?;
-        let names = catalog::server_names(&config, &places, &ledger, &self.ground.store.snapshot());
         let target =
             catalog::target(exe, self.ground.store.file().path(), &places).ok_or_else(|| {
                 AppsError::NoCommand {
                     program: exe.display().to_string(),
                 }
             })?;
-        let plan = route::plan_route(
-            app,
-            &config.path,
-            only,
-            |scope, key| {
-                names
-                    .get(&(scope.clone(), key.to_owned()))
-                    .cloned()
-                    .unwrap_or_else(|| Err("it is not imported into Rootgate yet".into()))
-            },
-            &target,
-        )
-        .map_err(AppsError::from)?;
+        let settings = self.ground.store.snapshot();
+        let plan = connecting::plan_route(&config, &places, &ledger, &settings, only, &target)
+            .map_err(AppsError::from)?;
         let warning = catalog::build_folder_warning(&target.program);
         Ok(self.keep_plan(plan, Kind::Route, warning))
     }
@@ -294,7 +283,7 @@ impl Apps {
     /// command shown for approval when it waits for one and the consent
     /// prompts for its folders after (`Change::ApprovalWanted`), and an
     /// answer in words for the terminal. The import itself is the
-    /// command's own (`crate::import`).
+    /// command's own (`crate::connecting`).
     pub(super) fn import_for_terminal(&self, request: ImportRequest) -> ImportAnswer {
         let mut answer = ImportAnswer::default();
         let places = match self.places() {
@@ -317,7 +306,8 @@ impl Apps {
             }
         };
         let store = &self.ground.store;
-        let existing = match import::existing(store, &request.keys, request.existing.as_deref()) {
+        let existing = match connecting::existing(store, &request.keys, request.existing.as_deref())
+        {
             Ok(existing) => existing,
             Err(e) => {
                 answer.errors.push(e);

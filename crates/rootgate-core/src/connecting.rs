@@ -1,7 +1,8 @@
-//! One import of an AI app's servers, for the window and the command
-//! alike: which entries of a config file an import takes, the values each
-//! gets, each read and saved with no other writer in between, and what
-//! became of each in words. The window's `Apps::import_for_terminal`
+//! Connecting an AI app, for the window and the command alike: one import
+//! of its servers (which entries of a config file an import takes, the
+//! values each gets, each read and saved with no other writer in between,
+//! and what became of each in words), and one plan of routing one of its
+//! files through Rootgate ([`plan_route`]). The window's `Apps::import_for_terminal`
 //! (`rootgate import` while the window holds the settings) and the
 //! command's own import (no window: [`crate::headless::Headless`]) both
 //! call [`FileImport`], and differ only in what they do after: the window
@@ -9,16 +10,17 @@
 //!
 //! Not here: importing one entry (`rootgate_apps::catalog::import_entry`),
 //! the window's import of one entry it names (`Apps::import_app_server`),
-//! and anything printed.
+//! writing a plan (`rootgate_apps::route`), and anything printed.
 
 use std::collections::BTreeMap;
 
 use rootgate_apps::catalog::{self, AppsError, Imported};
 use rootgate_apps::import::ImportError;
 use rootgate_apps::locate::Places;
-use rootgate_apps::route::Ledger;
+use rootgate_apps::route::{self, Ledger, LedgerData, Plan, RouteError, Target};
 use rootgate_apps::{ConfigFile, ParsedConfig, Transport};
 use rootgate_model::ids::ServerId;
+use rootgate_model::settings::Settings;
 use rootgate_model::store::Store;
 
 /// What became of one entry an import took.
@@ -131,4 +133,31 @@ pub fn existing(
         Some(_) => Err("--into names one server for one entry: name exactly one entry".into()),
         None => Ok(None),
     }
+}
+
+/// Plans routing `file` through Rootgate (`only` those entries, or every
+/// imported one), each entry to the server it was imported as, by
+/// `target`: the window's "Route" and `rootgate route` alike. `known` is
+/// the record of routes and `settings` what the settings hold now.
+pub fn plan_route(
+    file: &ConfigFile,
+    places: &Places,
+    known: &LedgerData,
+    settings: &Settings,
+    only: &[String],
+    target: &Target,
+) -> Result<Plan, RouteError> {
+    let names = catalog::server_names(file, places, known, settings);
+    route::plan_route(
+        file.app,
+        &file.path,
+        only,
+        |scope, key| {
+            names
+                .get(&(scope.clone(), key.to_owned()))
+                .cloned()
+                .unwrap_or_else(|| Err("it is not imported into Rootgate yet".into()))
+        },
+        target,
+    )
 }
