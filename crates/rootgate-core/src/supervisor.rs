@@ -46,6 +46,7 @@ use rootgate_session::notices::OfferKind;
 use rootgate_session::{LogLine, SessionConfig, SessionError, Status};
 
 mod answers;
+mod app_names;
 mod apps;
 mod audit;
 mod connections;
@@ -67,6 +68,7 @@ mod suggestions;
 mod tool_asks;
 
 pub use answers::QuestionView;
+pub use app_names::app_title;
 pub use apps::{Apps, ImportOutcome, PlanView};
 pub use audit::{CallRecord, Exported};
 pub use connections::Bridges;
@@ -82,7 +84,7 @@ pub use questions::Questions;
 pub use restarts::{RestartPolicy, Retry};
 pub use servers::{FolderChoice, ServerView};
 pub use sessions::Servers;
-pub use suggestions::{WaitingQuestion, app_title};
+pub use suggestions::WaitingQuestion;
 pub use tool_asks::{ToolConsent, ToolQuestion};
 
 use connections::BridgesReach;
@@ -539,6 +541,6 @@ impl Supervisor {
 }
 
 /// What a service that needs the servers is handed of them.
-fn server_handle(servers: &Arc<Servers>) -> Arc<dyn sessions::ServerHandle> {
-    Arc::clone(servers) as Arc<dyn sessions::ServerHandle>
+fn server_handle(servers: &Arc<Servers>) -> Arc<dyn servers::ServerHandle> {
+    Arc::clone(servers) as Arc<dyn servers::ServerHandle>
 }

@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::ground::Ground;
 use super::notes::Notes;
 use super::prompts::Consent;
-use super::sessions::ServerHandle;
+use super::servers::ServerHandle;
 use super::{ConsentPrompt, ServerView, SupervisorError, lock};
 use crate::connecting::{self, EntryOutcome, FileImport};
 use rootgate_apps::catalog::{self, AppView, AppsError, Imported, Joined};

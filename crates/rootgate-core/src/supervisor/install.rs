@@ -13,9 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use rootgate_model::ids::ServerId;
 use rootgate_model::servers::shell_quote;
-use rootgate_sources::bundle::{self, Bundles};
+use rootgate_sources::bundle::Bundles;
 use rootgate_sources::installable::Installable;
 use rootgate_sources::installed::{Installed, Installs};
 use rootgate_sources::offer::{About, Offer, Setting, Source};
@@ -26,7 +25,7 @@ use serde::Serialize;
 
 use super::ground::Ground;
 use super::prompts::Consent;
-use super::sessions::ServerHandle;
+use super::servers::ServerHandle;
 use super::{ConsentPrompt, ServerView, SupervisorError, lock};
 
 /// An offer shown in the window before anything is installed.
@@ -239,23 +238,6 @@ impl Installing {
         })
         .await?;
         Ok(self.show_installable(offer))
-    }
-}
-
-/// Forgets how `server` was installed, once it is removed, and removes
-/// the bundle files it ran from, if it was installed from a bundle.
-pub(super) fn forget_install(settings: &Path, server: &ServerId) {
-    let files = match Installs::beside(settings).forget(server) {
-        Ok(record) => record.and_then(|r| r.files),
-        Err(e) => {
-            tracing::warn!("{e}");
-            None
-        }
-    };
-    if let Some(files) = files
-        && let Err(e) = bundle::remove_files(&files)
-    {
-        tracing::warn!("{e}");
     }
 }
 

@@ -9,10 +9,11 @@
 //! read, from another version, costs only that entry), never an error.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use super::ground::Ground;
 use super::lock;
-use super::sessions::Servers;
 use rootgate_model::timeline::Entry;
 
 /// How many entries per server are kept across launches.
@@ -25,7 +26,7 @@ fn path_beside(settings: &Path) -> PathBuf {
 }
 
 /// The entries kept by an earlier launch, of servers that still exist.
-pub(super) fn load(settings: &Path, servers: &[rootgate_model::ids::ServerId]) -> Vec<Entry> {
+fn load(settings: &Path, servers: &[rootgate_model::ids::ServerId]) -> Vec<Entry> {
     let Ok(text) = std::fs::read_to_string(path_beside(settings)) else {
         return Vec::new();
     };
@@ -40,9 +41,43 @@ pub(super) fn load(settings: &Path, servers: &[rootgate_model::ids::ServerId]) -
         .collect()
 }
 
-impl Servers {
+/// The timeline kept for the next launch, and the newest entry saved.
+pub(super) struct KeptTimeline {
+    me: Weak<KeptTimeline>,
+    ground: Ground,
+    /// The newest timeline entry saved for the next launch.
+    saved: Mutex<Option<u64>>,
+}
+
+impl KeptTimeline {
+    pub(super) fn new(ground: Ground) -> Arc<KeptTimeline> {
+        Arc::new_cyclic(|me| KeptTimeline {
+            me: me.clone(),
+            ground,
+            saved: Mutex::new(None),
+        })
+    }
+
+    /// Puts back what an earlier launch kept, of the servers configured,
+    /// and keeps the timeline from now on.
+    pub(super) fn restore(&self) {
+        let servers: Vec<rootgate_model::ids::ServerId> = self
+            .ground
+            .store
+            .snapshot()
+            .servers
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        self.ground
+            .timeline
+            .restore(load(self.ground.settings_path(), &servers));
+        *lock(&self.saved) = self.ground.timeline.newest(1).last().map(|e| e.seq);
+        self.keep();
+    }
+
     /// Saves the newest entries of each server now.
-    pub(super) fn save_timeline(&self) {
+    pub(super) fn save(&self) {
         let entries = self.ground.timeline.newest(KEPT_PER_SERVER);
         let path = path_beside(self.ground.store.file().path());
         let written = serde_json::to_vec(&entries)
@@ -51,23 +86,23 @@ impl Servers {
         if let Err(e) = written {
             tracing::warn!("the timeline could not be kept for the next launch: {e}");
         }
-        *lock(&self.timeline_saved) = self.ground.timeline.newest(1).last().map(|e| e.seq);
+        *lock(&self.saved) = self.ground.timeline.newest(1).last().map(|e| e.seq);
     }
 
     /// Saves the kept part every [`SAVE_EVERY`] while new entries come.
-    pub(super) fn keep_timeline(&self) {
+    fn keep(&self) {
         let me = self.me.clone();
         self.ground.runtime.spawn(async move {
             let mut tick = tokio::time::interval(SAVE_EVERY);
             tick.tick().await;
             loop {
                 tick.tick().await;
-                let Some(servers) = me.upgrade() else {
+                let Some(kept) = me.upgrade() else {
                     return;
                 };
-                let newest = servers.ground.timeline.newest(1).last().map(|e| e.seq);
-                if newest != *lock(&servers.timeline_saved) {
-                    servers.save_timeline();
+                let newest = kept.ground.timeline.newest(1).last().map(|e| e.seq);
+                if newest != *lock(&kept.saved) {
+                    kept.save();
                 }
             }
         });

@@ -28,7 +28,7 @@ use rootgate_session::Status;
 
 use super::ground::{DesktopSlot, Ground};
 use super::preferences::Preferences;
-use super::sessions::ServerHandle;
+use super::servers::ServerHandle;
 use super::{app_title, lock};
 
 /// How long an information stays on screen: it asks nothing, and stays in

@@ -19,27 +19,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::ground::Ground;
-use super::sessions::ServerHandle;
+use super::servers::ServerHandle;
 use super::{Change, SupervisorError, lock};
 use rootgate_model::ids::ServerId;
-use rootgate_session::notices::Notice;
 use rootgate_session::offers::{Offers, Progress, TryOutcome, Watch};
-
-/// The change the window is told of for a server's notice; progress goes
-/// to its call instead (see [`Tries::call_tool`]).
-pub(super) fn change_of(server: &ServerId, notice: Notice) -> Option<Change> {
-    match notice {
-        Notice::Progress(_) => None,
-        Notice::ListChanged(offer) => Some(Change::OffersChanged {
-            server: server.clone(),
-            offer,
-        }),
-        Notice::ResourceUpdated { uri } => Some(Change::ResourceUpdated {
-            server: server.clone(),
-            uri,
-        }),
-    }
-}
 
 /// The window's tries on its running servers.
 pub struct Tries {

@@ -373,7 +373,7 @@ impl Consent {
             .servers
             .iter()
             .map(|s| ServerChoice {
-                connected: super::suggestions::connected_apps(&live, &s.id),
+                connected: super::app_names::connected_apps(&live, &s.id),
                 id: s.id.clone(),
                 name: s.name.clone(),
                 granted: kept.is_some_and(|r| {

@@ -7,15 +7,18 @@
 //! Not here: starting and stopping a server (its session, driven from
 //! `sessions`) and whether a server may run at all (its approval, kept
 //! by the store). A person's start, stop, restart or removal only tells
-//! this module to forget what it counted ([`Servers::take_over`]).
+//! this module to forget what it counted ([`Restarting::take_over`]).
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::sessions::Servers;
-use super::{SupervisorError, lock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::ground::Ground;
+use super::lock;
 use rootgate_model::ids::ServerId;
 use rootgate_model::timeline::Event;
 use rootgate_session::Status;
@@ -90,7 +93,35 @@ impl Restarts {
     }
 }
 
-impl Servers {
+/// What starts a server again once its delay is over (if it is still
+/// enabled and approved): the servers, which own the sessions, hand it
+/// over, so that restarts name nothing above them.
+pub(super) type StartAgain = Arc<dyn Fn(&ServerId) + Send + Sync>;
+
+/// The servers' restarts after a failure: the policy, and each server's
+/// bookkeeping under one lock.
+pub(super) struct Restarting {
+    ground: Ground,
+    restart_policy: RestartPolicy,
+    restarts: Mutex<HashMap<ServerId, Restarts>>,
+    /// Who starts a server again (the servers, while they are there).
+    again: StartAgain,
+}
+
+impl Restarting {
+    pub(super) fn new(
+        ground: Ground,
+        restart_policy: RestartPolicy,
+        again: StartAgain,
+    ) -> Restarting {
+        Restarting {
+            ground,
+            restart_policy,
+            restarts: Mutex::new(HashMap::new()),
+            again,
+        }
+    }
+
     /// Restart bookkeeping on every status change: note when a run began,
     /// and schedule a restart of an enabled, approved server that failed.
     pub(super) fn on_status(&self, id: &ServerId, status: &Status) {
@@ -169,21 +200,12 @@ impl Servers {
     /// Starts the server again after `delay`, unless `token` is cancelled
     /// first or the servers are gone.
     fn restart_after(&self, id: ServerId, delay: Duration, token: CancellationToken) {
-        let me = self.me.clone();
+        let again = Arc::clone(&self.again);
         tokio::spawn(async move {
             tokio::select! {
                 _ = token.cancelled() => {}
                 _ = tokio::time::sleep(delay) => {
-                    let Some(servers) = me.upgrade() else { return };
-                    // The spec may have changed while waiting; run
-                    // only what is still enabled and approved.
-                    if let Ok(spec) = servers.ground.store.server(&id)
-                        && spec.enabled
-                        && spec.is_approved()
-                        && let Ok(session) = servers.session(&id)
-                    {
-                        session.start(spec);
-                    }
+                    again(&id);
                 }
             }
         });
@@ -208,15 +230,6 @@ impl Servers {
     /// The restart scheduled for a server, if one is.
     pub(super) fn retry_of(&self, id: &ServerId) -> Option<Retry> {
         lock(&self.restarts).get(id).and_then(|r| r.scheduled)
-    }
-
-    /// The person's "Stop retrying": the scheduled restart is cancelled and
-    /// the server waits for them, as if Rootgate had given up.
-    pub fn stop_retrying(&self, id: &ServerId) -> Result<(), SupervisorError> {
-        self.ground.store.server(id)?;
-        self.take_over(id);
-        self.ground.store.set_gave_up(id, true)?;
-        Ok(())
     }
 
     fn send_retry(&self, id: &ServerId, retry: Option<Retry>) {

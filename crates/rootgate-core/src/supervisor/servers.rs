@@ -8,6 +8,10 @@
 //! (`restarts`), its secrets' values (`secrets`) and the AI apps' bridges
 //! to it (`connections`).
 
+use std::path::Path;
+
+use rootgate_sources::bundle;
+use rootgate_sources::installed::Installs;
 use serde::Serialize;
 
 use super::sessions::Servers;
@@ -89,6 +93,32 @@ fn command_exists(draft: &ServerDraft) -> Result<(), SupervisorError> {
     }))
 }
 
+/// What the other services need of the servers, and all they are handed
+/// of them: a server as the window shows it, and its session (made, idle,
+/// if it has none yet).
+pub(crate) trait ServerHandle: Send + Sync {
+    /// A server as the window shows it.
+    fn server(&self, id: &ServerId) -> Result<ServerView, SupervisorError>;
+    /// The session of `spec`, made if it has none yet.
+    fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError>;
+    /// The session of a configured server, made if it has none yet.
+    fn session(&self, id: &ServerId) -> Result<Session, SupervisorError>;
+}
+
+impl ServerHandle for Servers {
+    fn server(&self, id: &ServerId) -> Result<ServerView, SupervisorError> {
+        Servers::server(self, id)
+    }
+
+    fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError> {
+        Servers::ensure_session(self, spec)
+    }
+
+    fn session(&self, id: &ServerId) -> Result<Session, SupervisorError> {
+        Servers::session(self, id)
+    }
+}
+
 /// A kept folder in a server's checklist.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -137,7 +167,7 @@ impl Servers {
             command_line: spec.command_line(),
             approved: spec.is_approved(),
             downloads: rootgate_model::downloads::of(&spec.command, &spec.args),
-            retry: self.retry_of(&spec.id),
+            retry: self.restarting.retry_of(&spec.id),
             keyring_problem: self.ground.store.secrets().problem(&spec),
             missing_secrets: self.ground.store.secrets().missing(&spec),
             status,
@@ -330,14 +360,14 @@ impl Servers {
     /// Stops and removes a server; every grant to it goes with it.
     pub async fn remove_server(&self, id: &ServerId) -> Result<(), SupervisorError> {
         self.ground.store.server(id)?;
-        self.forget_restarts(id);
+        self.restarting.forget_restarts(id);
         let session = lock(&self.sessions).remove(id);
         if let Some(session) = session {
             session.shutdown().await;
         }
         self.ground.store.remove_server(id)?;
         self.ground.timeline.forget(id);
-        super::install::forget_install(self.ground.settings_path(), id);
+        forget_install(self.ground.settings_path(), id);
         Ok(())
     }
 
@@ -357,7 +387,7 @@ impl Servers {
     /// Starts a server whose command is approved.
     pub fn start(&self, id: &ServerId) -> Result<(), SupervisorError> {
         let spec = self.approved(id)?;
-        self.take_over(id);
+        self.restarting.take_over(id);
         // The person started it: Rootgate's giving up is over.
         self.ground.store.set_gave_up(id, false)?;
         self.session(id)?.start(spec);
@@ -366,14 +396,14 @@ impl Servers {
 
     pub fn restart(&self, id: &ServerId) -> Result<(), SupervisorError> {
         let spec = self.approved(id)?;
-        self.take_over(id);
+        self.restarting.take_over(id);
         self.session(id)?.restart(Some(spec));
         Ok(())
     }
 
     /// Stops a server and waits until its process has exited.
     pub async fn stop(&self, id: &ServerId) -> Result<(), SupervisorError> {
-        self.take_over(id);
+        self.restarting.take_over(id);
         self.session(id)?.stop().await;
         Ok(())
     }
@@ -398,7 +428,7 @@ impl Servers {
 
     /// Stops every server and waits until all have exited.
     pub async fn shutdown(&self) {
-        self.cancel_restarts();
+        self.restarting.cancel_restarts();
         let sessions: Vec<Session> = lock(&self.sessions).values().cloned().collect();
         // In parallel: shutting down many servers takes as long as the
         // slowest one, not the sum.
@@ -411,7 +441,7 @@ impl Servers {
         }
         // Kept with the stops in it: the next launch shows what happened
         // last, up to the end.
-        self.save_timeline();
+        self.kept.save();
     }
 
     /// A server's timeline, oldest first.
@@ -435,8 +465,34 @@ impl Servers {
         Ok(self.session(id)?.stderr().lines())
     }
 
+    /// The person's "Stop retrying": the scheduled restart is cancelled and
+    /// the server waits for them, as if Rootgate had given up.
+    pub fn stop_retrying(&self, id: &ServerId) -> Result<(), SupervisorError> {
+        self.ground.store.server(id)?;
+        self.restarting.take_over(id);
+        self.ground.store.set_gave_up(id, true)?;
+        Ok(())
+    }
+
     /// The session of a server, for calls the app does not wrap (tests).
     pub fn session_of(&self, id: &ServerId) -> Result<Session, SupervisorError> {
         self.session(id)
+    }
+}
+
+/// Forgets how `server` was installed, once it is removed, and removes
+/// the bundle files it ran from, if it was installed from a bundle.
+pub(super) fn forget_install(settings: &Path, server: &ServerId) {
+    let files = match Installs::beside(settings).forget(server) {
+        Ok(record) => record.and_then(|r| r.files),
+        Err(e) => {
+            tracing::warn!("{e}");
+            None
+        }
+    };
+    if let Some(files) = files
+        && let Err(e) = bundle::remove_files(&files)
+    {
+        tracing::warn!("{e}");
     }
 }

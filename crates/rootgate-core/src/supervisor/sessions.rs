@@ -17,52 +17,28 @@ use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::broadcast;
 
 use super::ground::{Ground, lock};
-use super::restarts::{RestartPolicy, Restarts};
-use super::{Change, ServerView, SupervisorError, kept_timeline, offers};
+use super::kept_timeline::KeptTimeline;
+use super::restarts::{RestartPolicy, Restarting, StartAgain};
+use super::{Change, SupervisorError};
 use rootgate_model::ids::ServerId;
 use rootgate_model::servers::ServerSpec;
 use rootgate_model::timeline::Entry;
+use rootgate_session::notices::Notice;
 use rootgate_session::{Delivery, Following, Session, SessionConfig, Status};
-
-/// What the other services need of the servers, and all they are handed
-/// of them: a server as the window shows it, and its session (made, idle,
-/// if it has none yet).
-pub(crate) trait ServerHandle: Send + Sync {
-    /// A server as the window shows it.
-    fn server(&self, id: &ServerId) -> Result<ServerView, SupervisorError>;
-    /// The session of `spec`, made if it has none yet.
-    fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError>;
-    /// The session of a configured server, made if it has none yet.
-    fn session(&self, id: &ServerId) -> Result<Session, SupervisorError>;
-}
-
-impl ServerHandle for Servers {
-    fn server(&self, id: &ServerId) -> Result<ServerView, SupervisorError> {
-        Servers::server(self, id)
-    }
-
-    fn ensure_session(&self, spec: &ServerSpec) -> Result<Session, SupervisorError> {
-        Servers::ensure_session(self, spec)
-    }
-
-    fn session(&self, id: &ServerId) -> Result<Session, SupervisorError> {
-        Servers::session(self, id)
-    }
-}
 
 /// The servers: their sessions, restarts, approvals and secrets.
 pub struct Servers {
     pub(super) me: Weak<Servers>,
     pub(super) ground: Ground,
     config: SessionConfig,
-    pub(super) restart_policy: RestartPolicy,
-    pub(super) restarts: Mutex<HashMap<ServerId, Restarts>>,
+    /// Restarts after a failure.
+    pub(super) restarting: Restarting,
     pub(super) sessions: Mutex<HashMap<ServerId, Session>>,
     /// Servers edited while running whose new command is not approved yet:
     /// each keeps running its approved command until the new one is.
     pub(super) awaiting_approval: Mutex<HashSet<ServerId>>,
-    /// The newest timeline entry saved for the next launch.
-    pub(super) timeline_saved: Mutex<Option<u64>>,
+    /// The timeline kept for the next launch.
+    pub(super) kept: Arc<KeptTimeline>,
 }
 
 impl Servers {
@@ -71,34 +47,29 @@ impl Servers {
         config: SessionConfig,
         restart_policy: RestartPolicy,
     ) -> Arc<Servers> {
-        Arc::new_cyclic(|me| Servers {
-            me: me.clone(),
-            ground,
-            config,
-            restart_policy,
-            restarts: Mutex::new(HashMap::new()),
-            sessions: Mutex::new(HashMap::new()),
-            awaiting_approval: Mutex::new(HashSet::new()),
-            timeline_saved: Mutex::new(None),
+        Arc::new_cyclic(|me: &Weak<Servers>| {
+            let weak = me.clone();
+            let again: StartAgain = Arc::new(move |id: &ServerId| {
+                if let Some(servers) = weak.upgrade() {
+                    servers.start_again(id);
+                }
+            });
+            Servers {
+                me: me.clone(),
+                restarting: Restarting::new(ground.clone(), restart_policy, again),
+                kept: KeptTimeline::new(ground.clone()),
+                ground,
+                config,
+                sessions: Mutex::new(HashMap::new()),
+                awaiting_approval: Mutex::new(HashSet::new()),
+            }
         })
     }
 
     /// Puts back the timeline an earlier launch kept, and keeps it from
     /// now on.
     pub(super) fn restore_timeline(&self) {
-        let servers: Vec<ServerId> = self
-            .ground
-            .store
-            .snapshot()
-            .servers
-            .into_iter()
-            .map(|s| s.id)
-            .collect();
-        self.ground
-            .timeline
-            .restore(kept_timeline::load(self.ground.settings_path(), &servers));
-        *lock(&self.timeline_saved) = self.ground.timeline.newest(1).last().map(|e| e.seq);
-        self.keep_timeline();
+        self.kept.restore();
     }
 
     /// One idle session per configured server.
@@ -194,6 +165,37 @@ impl Servers {
     }
 }
 
+/// The change the window is told of for a server's notice; progress goes
+/// to its call instead (see `Tries::call_tool`).
+fn change_of(server: &ServerId, notice: Notice) -> Option<Change> {
+    match notice {
+        Notice::Progress(_) => None,
+        Notice::ListChanged(offer) => Some(Change::OffersChanged {
+            server: server.clone(),
+            offer,
+        }),
+        Notice::ResourceUpdated { uri } => Some(Change::ResourceUpdated {
+            server: server.clone(),
+            uri,
+        }),
+    }
+}
+
+impl Servers {
+    /// A restart's delay is over: the server starts again.
+    fn start_again(&self, id: &ServerId) {
+        // The spec may have changed while waiting; run only what is still
+        // enabled and approved.
+        if let Ok(spec) = self.ground.store.server(id)
+            && spec.enabled
+            && spec.is_approved()
+            && let Ok(session) = self.session(id)
+        {
+            session.start(spec);
+        }
+    }
+}
+
 /// What a session reports, subscribed to when it is made.
 struct Feeds {
     status: tokio::sync::watch::Receiver<Status>,
@@ -235,7 +237,7 @@ async fn forward(
                 let status = status.borrow_and_update().clone();
                 if let Some(servers) = me.upgrade() {
                     servers.remember_era(&server, &status);
-                    servers.on_status(&server, &status);
+                    servers.restarting.on_status(&server, &status);
                 }
                 let _ = changes.send(Change::Status { server: server.clone(), status });
             }
@@ -254,7 +256,7 @@ async fn forward(
             },
             notice = notices.recv() => match notice {
                 Ok(notice) => {
-                    if let Some(change) = offers::change_of(&server, notice) {
+                    if let Some(change) = change_of(&server, notice) {
                         let _ = changes.send(change);
                     }
                 }

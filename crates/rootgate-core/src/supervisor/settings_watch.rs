@@ -172,13 +172,13 @@ impl Servers {
             }
         }
         for id in before.keys().filter(|id| !after.contains_key(*id)) {
-            self.forget_restarts(id);
+            self.restarting.forget_restarts(id);
             let session = lock(&self.sessions).remove(id);
             if let Some(session) = session {
                 session.shutdown().await;
             }
             self.ground.timeline.forget(id);
-            super::install::forget_install(self.ground.settings_path(), id);
+            super::servers::forget_install(self.ground.settings_path(), id);
         }
     }
 }

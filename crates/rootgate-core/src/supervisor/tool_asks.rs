@@ -24,7 +24,7 @@ use rootgate_notify::{Desktop, Notification};
 use serde::Serialize;
 
 use super::ground::{DesktopSlot, Ground, TrayCue};
-use super::sessions::ServerHandle;
+use super::servers::ServerHandle;
 use super::{Change, ServerView, SupervisorError, app_title, lock};
 
 /// One tool call that waits for the person, as the window shows it.
