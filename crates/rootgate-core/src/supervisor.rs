@@ -48,6 +48,7 @@ use rootgate_session::{LogLine, SessionConfig, SessionError, Status};
 mod answers;
 mod app_names;
 mod apps;
+mod asking;
 mod audit;
 mod connections;
 mod folders;
@@ -67,9 +68,9 @@ mod settings_watch;
 mod suggestions;
 mod tool_asks;
 
-pub use answers::QuestionView;
 pub use app_names::app_title;
 pub use apps::{Apps, ImportOutcome, PlanView};
+pub use asking::{QuestionView, Questions};
 pub use audit::{CallRecord, Exported};
 pub use connections::Bridges;
 pub use folders::{FolderView, Folders};
@@ -80,17 +81,16 @@ pub use prompts::{
     Consent, ConsentPrompt, Intake, PromptId, ROOTS_ARE_ADVICE, ServerChoice, Suggestion,
     WarningView,
 };
-pub use questions::Questions;
 pub use restarts::{RestartPolicy, Retry};
 pub use servers::{FolderChoice, ServerView};
 pub use sessions::Servers;
 pub use suggestions::WaitingQuestion;
 pub use tool_asks::{ToolConsent, ToolQuestion};
 
+use asking::QuestionsNeed;
 use connections::BridgesReach;
 use ground::{DesktopSlot, Ground, TrayCue, lock};
 use notes::Notes;
-use questions::QuestionsNeed;
 
 /// Why a request to the supervisor failed.
 #[derive(Debug, Error)]

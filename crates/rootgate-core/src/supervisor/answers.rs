@@ -24,81 +24,16 @@
 use rootgate_bridge::connections::QuestionState;
 use rootgate_model::folders;
 use rootgate_model::questions::{Answer, Asked};
-use serde::Serialize;
 
+use super::asking::{Key, Questions};
 use super::prompts::PromptListener;
-use super::questions::Key;
-use super::questions::Questions;
 use super::{Change, ConsentPrompt, PromptId, Suggestion, SupervisorError, lock};
-
-/// One question as the Questions view shows it.
-#[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct QuestionView {
-    #[serde(flatten)]
-    pub asked: Asked,
-    /// On the desktop now, the app's first request perhaps waiting for it.
-    pub open: bool,
-    /// Whether the folder is shared with the server now (it may have been
-    /// shared or withdrawn elsewhere since the answer).
-    pub shared: bool,
-}
 
 /// The notification was closed by a call of ours (the specification's
 /// reason 3): the question was settled already.
 const CLOSED_BY_US: u32 = 3;
 
 impl Questions {
-    /// Every question asked, newest first, as the Questions view shows it.
-    pub fn question_views(&self) -> Vec<QuestionView> {
-        self.asking
-            .record
-            .list()
-            .into_iter()
-            .map(|asked| {
-                let key = (
-                    asked.app.clone(),
-                    asked.folder.clone(),
-                    asked.server.clone(),
-                );
-                QuestionView {
-                    open: self.is_open(&key),
-                    shared: self.shared_with(&asked.server, &asked.folder),
-                    asked,
-                }
-            })
-            .collect()
-    }
-
-    /// The window is told the questions changed.
-    pub(super) fn questions_changed(&self) {
-        let _ = self.ground.changes.send(Change::Questions {
-            questions: self.question_views(),
-        });
-    }
-
-    /// The window is told these prompts closed (answered on the desktop),
-    /// so that none waits there to be answered twice.
-    pub(super) fn prompts_closed(&self, prompts: Vec<PromptId>) {
-        let _ = self.ground.changes.send(Change::PromptsClosed { prompts });
-    }
-
-    /// Records `answer` to the question `key` and ends it: the bridges
-    /// waiting are told.
-    pub(super) fn settle(&self, key: &Key, answer: Answer) {
-        let (app, folder, server) = key;
-        if let Err(e) = self.asking.record.answer(app, folder, server, answer) {
-            tracing::warn!(error = %e, "the answer could not be recorded");
-        }
-        lock(&self.asking.waits_because).remove(key);
-        let state = match answer {
-            Answer::Share => QuestionState::Shared,
-            Answer::NotNow => QuestionState::NotNow,
-        };
-        self.close_question(key, state);
-        self.questions_changed();
-    }
-
     /// A prompt was answered, sharing with `servers`: if it stands for a
     /// question, the question is answered too (Share if its server was
     /// ticked, Not now if not).

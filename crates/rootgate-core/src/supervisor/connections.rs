@@ -16,11 +16,11 @@ use tokio::sync::broadcast;
 
 use super::Change;
 use super::apps::Apps;
+use super::asking::Questions;
 use super::ground::Ground;
 use super::install::Installing;
 use super::notes::Notes;
 use super::prompts::Consent;
-use super::questions::Questions;
 use super::sessions::Servers;
 use super::tool_asks::ToolConsent;
 use rootgate_bridge::connections::{

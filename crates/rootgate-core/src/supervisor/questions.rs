@@ -20,117 +20,25 @@
 //! process ends (killed, say) is unanswered in the record, and is asked
 //! again when a desktop is found at the next start.
 //!
-//! What is not here: answers given in the window and what ends a question
-//! without one (`answers`), the desktop's notification protocol
+//! What is not here: the questions' state, putting one on the desktop and
+//! ending it (`asking`), answers given in the window and what ends a
+//! question without one (`answers`), the desktop's notification protocol
 //! (`rootgate-notify`), the prompts (`prompts`), the tray and the window
 //! (the shell).
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::path::Path;
+use std::sync::Arc;
 
-use rootgate_bridge::connections::{Connections, QuestionState, Told};
+use rootgate_bridge::connections::{QuestionState, Told};
 use rootgate_model::folders;
 use rootgate_model::ids::{ConnectionId, ServerId};
-use rootgate_model::questions::{Answer, Asked, Questions as Record};
-use rootgate_notify::{Desktop, Notification, Reply};
+use rootgate_model::questions::Answer;
+use rootgate_notify::{Desktop, Reply};
 
-use super::folders::Folders;
-use super::ground::{DesktopSlot, Ground};
-use super::notes::Notes;
-use super::preferences::Preferences;
-use super::prompts::Consent;
-use super::tool_asks::ToolConsent;
-use super::{ConsentPrompt, PromptId, app_title, lock};
-
-/// A question: (app, real path, server).
-pub(super) type Key = (String, PathBuf, ServerId);
-
-/// How long the notification server has to take a notification: it
-/// answers a call in milliseconds, and one that hangs must not keep the
-/// app's first request waiting for a question nobody sees.
-const SHOW_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// A question asked on the desktop now.
-pub(super) struct Open {
-    pub(super) prompt: PromptId,
-    pub(super) notification: Option<u32>,
-    pub(super) folder_uri: String,
-    /// The bridges waiting for the answer, with the folder as each app
-    /// gave it.
-    pub(super) waiting: Vec<(ConnectionId, String)>,
-}
-
-/// The questions open, and the record of all asked.
-pub(super) struct Asking {
-    pub(super) open: Mutex<HashMap<Key, Open>>,
-    pub(super) record: Record,
-    /// The prompts that stand for a question (its suggestion, or one the
-    /// Questions view opened): answering one answers the question.
-    pub(super) by_prompt: Mutex<HashMap<PromptId, Key>>,
-    /// Why a question was not asked on the desktop and waits in the
-    /// window, as its bridge was told: a bridge may report the same folder
-    /// again (its link to the window starting over), and then hears the
-    /// same reason, not that the question it raised was "suggested already".
-    pub(super) waits_because: Mutex<HashMap<Key, &'static str>>,
-    /// What "Open Rootgate" does: the shell shows its window.
-    on_open: OnceLock<Box<dyn Fn() + Send + Sync>>,
-}
-
-impl Asking {
-    pub(super) fn beside(settings: &Path) -> Asking {
-        Asking {
-            open: Mutex::new(HashMap::new()),
-            record: Record::open(Record::beside(settings)),
-            by_prompt: Mutex::new(HashMap::new()),
-            waits_because: Mutex::new(HashMap::new()),
-            on_open: OnceLock::new(),
-        }
-    }
-}
-
-/// The questions asked when AI apps need a folder, and their answers.
-pub struct Questions {
-    pub(super) me: Weak<Questions>,
-    pub(super) ground: Ground,
-    pub(super) asking: Asking,
-    pub(super) desktop: DesktopSlot,
-    connections: Arc<Connections>,
-    pub(super) consent: Arc<Consent>,
-    pub(super) folders: Arc<Folders>,
-    preferences: Arc<Preferences>,
-    notes: Arc<Notes>,
-    tools: Arc<ToolConsent>,
-}
-
-/// The services the questions need.
-pub(super) struct QuestionsNeed {
-    pub(super) desktop: DesktopSlot,
-    pub(super) connections: Arc<Connections>,
-    pub(super) consent: Arc<Consent>,
-    pub(super) folders: Arc<Folders>,
-    pub(super) preferences: Arc<Preferences>,
-    pub(super) notes: Arc<Notes>,
-    pub(super) tools: Arc<ToolConsent>,
-}
+use super::asking::{Key, Questions};
+use super::{ConsentPrompt, app_title, lock};
 
 impl Questions {
-    pub(super) fn new(ground: Ground, need: QuestionsNeed) -> Arc<Questions> {
-        let asking = Asking::beside(ground.settings_path());
-        Arc::new_cyclic(|me| Questions {
-            me: me.clone(),
-            ground,
-            asking,
-            desktop: need.desktop,
-            connections: need.connections,
-            consent: need.consent,
-            folders: need.folders,
-            preferences: need.preferences,
-            notes: need.notes,
-            tools: need.tools,
-        })
-    }
-
     /// Asks through `desktop` from now on, and takes its answers: only
     /// those the notification server that showed a question sent, for a
     /// button made for that question (`rootgate_notify` drops every other
@@ -171,21 +79,6 @@ impl Questions {
     /// What "Open Rootgate" on a question does (the shell shows its window).
     pub fn on_open_asked(&self, open: Box<dyn Fn() + Send + Sync>) {
         let _ = self.asking.on_open.set(open);
-    }
-
-    /// Every question asked, newest first.
-    pub fn list(&self) -> Vec<Asked> {
-        self.asking.record.list()
-    }
-
-    /// Whether the question `key` is asked on the desktop now.
-    pub(super) fn is_open(&self, key: &Key) -> bool {
-        lock(&self.asking.open).contains_key(key)
-    }
-
-    /// The questions on the desktop now, as their prompts (for the tray).
-    pub fn open_questions(&self) -> Vec<PromptId> {
-        lock(&self.asking.open).values().map(|o| o.prompt).collect()
     }
 
     /// The folders `uris` that the app on `connection` works in: each not
@@ -314,65 +207,6 @@ impl Questions {
         QuestionState::Asking
     }
 
-    /// Puts the question `key` on the desktop, with `waiting` the bridges
-    /// that wait for its answer.
-    pub(super) fn show(
-        &self,
-        desktop: Arc<Desktop>,
-        key: Key,
-        prompt: PromptId,
-        folder_uri: &str,
-        waiting: Vec<(ConnectionId, String)>,
-        server_name: &str,
-    ) {
-        let (title, real) = (&key.0, &key.1);
-        lock(&self.asking.open).insert(
-            key.clone(),
-            Open {
-                prompt,
-                notification: None,
-                folder_uri: folder_uri.to_owned(),
-                waiting,
-            },
-        );
-        let notification = Notification {
-            summary: format!("{title} is working in {}", self.shown(real)),
-            body: format!("Share it with {server_name}?"),
-            actions: vec![
-                ("share".into(), "Share".into()),
-                ("not-now".into(), "Not now".into()),
-                ("open".into(), "Open Rootgate".into()),
-            ],
-            expire: None,
-        };
-        let me = self.me.clone();
-        self.ground.runtime.spawn(async move {
-            let shown = tokio::time::timeout(SHOW_WITHIN, desktop.notify(&notification))
-                .await
-                .unwrap_or(Err(rootgate_notify::DesktopError::Silent(SHOW_WITHIN)));
-            let Some(questions) = me.upgrade() else {
-                return;
-            };
-            questions.shown_as(&key, shown);
-        });
-    }
-
-    /// The notification for `key` is on the desktop as `shown`, or could
-    /// not be shown: then nobody waits for it.
-    fn shown_as(&self, key: &Key, shown: Result<u32, rootgate_notify::DesktopError>) {
-        match shown {
-            Ok(id) => {
-                if let Some(open) = lock(&self.asking.open).get_mut(key) {
-                    open.notification = Some(id);
-                }
-            }
-            Err(e) => {
-                let why = format!("{e}; the question waits in the Rootgate window");
-                self.close_question(key, QuestionState::NotAsked { why });
-            }
-        }
-    }
-
     fn on_action(&self, id: u32, action: &str) {
         // "Open Rootgate" on any of Rootgate's notifications (a question,
         // or one of `notes`) shows the window.
@@ -425,52 +259,5 @@ impl Questions {
             }
         }
         self.prompts_closed(vec![prompt]);
-    }
-
-    /// Ends the question `key`: each bridge waiting is told `state`.
-    pub(super) fn close_question(&self, key: &Key, state: QuestionState) {
-        let Some(open) = lock(&self.asking.open).remove(key) else {
-            return;
-        };
-        // Answered: the notification goes (into the daemon's history).
-        if let (Some(id), Some(desktop)) = (open.notification, self.desktop.get()) {
-            self.ground
-                .runtime
-                .spawn(async move { desktop.close(id).await });
-        }
-        for (connection, uri) in open.waiting {
-            self.connections.tell(
-                &connection,
-                Told {
-                    uri,
-                    folder_uri: open.folder_uri.clone(),
-                    state: state.clone(),
-                },
-            );
-        }
-    }
-
-    pub(super) fn shared_with(&self, server: &ServerId, real: &Path) -> bool {
-        let settings = self.ground.store.snapshot();
-        settings.roots.iter().any(|r| {
-            r.real_path == real
-                && settings
-                    .grants
-                    .iter()
-                    .any(|g| &g.server == server && g.root == r.id)
-        })
-    }
-
-    /// A folder as a person reads it: under their home folder as `~/…`.
-    fn shown(&self, real: &Path) -> String {
-        match self
-            .ground
-            .home
-            .as_deref()
-            .and_then(|h| real.strip_prefix(h).ok())
-        {
-            Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
-            _ => real.display().to_string(),
-        }
     }
 }
