@@ -8,7 +8,7 @@
 //! `client_names` (the name each app gives itself in MCP's `initialize`),
 //! `goose` and `json` (reading and editing each format), `identity`
 //! (whether two entries are one server), `import` (an entry as a server
-//! draft), `link` (where an entry stands with Rootgate's servers), `locate`
+//! draft), `standing` (where an entry stands with Rootgate's servers), `locate`
 //! (where each app keeps its files), `route` (rewriting an app to reach its
 //! servers through Rootgate, and undoing it).
 //!
@@ -24,7 +24,7 @@
 //! `goose`, `continue_dev` and `codex` read them into [`ParsedConfig`] and
 //! edit them in place, keeping every other key, comment and the file's
 //! formatting; `import` turns an entry into a server draft and folder
-//! offers; `identity` says whether two entries are one server and `link`
+//! offers; `identity` says whether two entries are one server and `standing`
 //! where an entry stands with Rootgate's servers; `route`
 //! plans a rewrite (with its diff), writes it atomically beside a backup,
 //! and undoes it byte for byte.
@@ -43,9 +43,9 @@ pub(crate) mod goose;
 pub(crate) mod identity;
 pub mod import;
 pub(crate) mod json;
-pub(crate) mod link;
 pub mod locate;
 pub mod route;
+pub(crate) mod standing;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

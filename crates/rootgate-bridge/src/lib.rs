@@ -4,7 +4,7 @@
 //! `rootgate` binary), the window, or the supervisor.
 //!
 //! Modules: `relay` (the tasks that carry lines), `route` (the pure
-//! decisions about each line), `link` (the bridge's reports to the
+//! decisions about each line), `window_link` (the bridge's reports to the
 //! window), `app_side` (the relay as a session's app side), `connections`
 //! (the window's list of bridges, over a local socket), `window_socket`
 //! (where that socket is, and that both its ends are the person's),
@@ -29,9 +29,9 @@
 mod app_side;
 pub mod connections;
 pub mod instance;
-pub(crate) mod link;
 pub mod relay;
 pub mod route;
+pub(crate) mod window_link;
 pub mod window_socket;
 
 use std::path::PathBuf;
@@ -271,7 +271,7 @@ async fn serve(
     // Reports to the window, when there is one; kept alive until the end.
     let socket = crate::connections::socket_path(store.file().path());
     let (reported_tx, mut reported) = tokio::sync::watch::channel(None);
-    let _link = link::Link {
+    let _link = window_link::Link {
         socket: socket.clone(),
         connection: rootgate_model::ids::ConnectionId::generate(),
         server: id.clone(),

@@ -6,7 +6,7 @@
 //! rounds are answered where its requests are made).
 //!
 //! What is not here: launching and closing the process (`connection`), the
-//! timing rules (`notify`), and the bytes on the wire (`wire`).
+//! timing rules (`list_changed`), and the bytes on the wire (`wire`).
 
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ use super::Command;
 use super::actor::Actor;
 use super::connection::{Connection, Ending, seconds};
 use super::delivery::{DeliveryState, Following, Restarted};
-use super::notify::{Decision, NotifyGate};
+use super::list_changed::{Decision, NotifyGate};
 use super::ready::{FirstFolders, NoWait, Readiness};
 use super::wire::HandlerEvent;
 use rootgate_model::consent::{SharedRoot, SharedRoots};
@@ -182,7 +182,7 @@ impl Actor {
     /// given them as arguments holds the list it was started with
     /// (`arguments`) from its start, whatever it asks: any other list
     /// starts it again (see `restart_for_change`). The app's first request
-    /// waits on this (the bridge's `asked` and `workspace`): for such a
+    /// waits on this (the bridge's `folder_question` and `workspace`): for such a
     /// server, until the start that has its folders.
     fn publish_running(
         &self,

@@ -43,7 +43,7 @@ use tokio::time::Instant;
 use rootgate_model::consent::{SharedRoot, SharedRoots};
 use rootgate_model::store::Store;
 use rootgate_session::Delivery;
-use rootgate_session::notify::NotifyTiming;
+use rootgate_session::list_changed::NotifyTiming;
 
 use super::Relay;
 

@@ -46,7 +46,7 @@
 //!
 //! What is not here: what is shared with the server (consent, in the
 //! settings), the question about a folder the app works in that is not
-//! shared (`asked`), and how the server is told (the session).
+//! shared (`folder_question`), and how the server is told (the session).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

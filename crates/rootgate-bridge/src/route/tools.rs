@@ -9,7 +9,7 @@
 //! destructive) and what was seen of them, so a changed tool is noticed.
 //!
 //! What this module does not do: wait, ask or time anything (the relay's
-//! `asks` does), or decide the rules (the person does, in the window).
+//! `tool_question` does), or decide the rules (the person does, in the window).
 //! While the rules allow every call (the default), a call is not looked at
 //! at all.
 

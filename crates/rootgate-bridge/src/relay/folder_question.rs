@@ -74,7 +74,7 @@ impl Questions {
 impl Relay {
     /// Whether a Rootgate window is there to ask the person (the link is
     /// connected); when it goes, what it said goes with it, and the tool
-    /// calls that wait for its answer are refused (see `asks`).
+    /// calls that wait for its answer are refused (see `tool_question`).
     pub fn window_present(&self, present: bool) {
         self.questions.send_modify(|q| {
             q.window = present;
