@@ -39,6 +39,7 @@ pub mod catalog;
 pub(crate) mod client_names;
 pub(crate) mod codex;
 pub(crate) mod continue_dev;
+pub(crate) mod fields;
 pub(crate) mod goose;
 pub(crate) mod identity;
 pub mod import;
@@ -46,6 +47,7 @@ pub(crate) mod json;
 pub mod locate;
 pub mod route;
 pub(crate) mod standing;
+pub(crate) mod yaml;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -287,6 +289,31 @@ pub struct RouteTo {
     pub env: BTreeMap<String, String>,
 }
 
+impl RouteTo {
+    /// How the routed entry reads once written: a rewrite reads its result
+    /// back and compares it with this before handing it over.
+    pub(crate) fn as_written(&self) -> Transport {
+        Transport::Stdio {
+            command: self.command.clone(),
+            args: self.args.clone(),
+            env: self.env.clone(),
+            cwd: None,
+            env_file: None,
+            env_keys: Vec::new(),
+        }
+    }
+
+    /// The entry to route is not in `file`, a file of one list with no
+    /// scopes (Codex's, Continue's).
+    pub(crate) fn not_in(&self, file: &str) -> ConfigError {
+        ConfigError::NoSuchEntry {
+            file: file.to_owned(),
+            key: self.key.clone(),
+            scope: String::new(),
+        }
+    }
+}
+
 /// Why a config file could not be read or rewritten. Never holds an
 /// environment value: files hold secrets.
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
@@ -312,6 +339,26 @@ pub enum ConfigError {
         key: String,
         scope: String,
     },
+}
+
+impl ConfigError {
+    /// `key` (a dotted path such as `extensions.github.args`) of `file`
+    /// does not hold what `app` writes there. `reason` never quotes a value.
+    pub(crate) fn shape(file: &str, app: &'static str, key: &str, reason: &str) -> ConfigError {
+        ConfigError::Shape {
+            file: file.to_owned(),
+            app,
+            key: key.to_owned(),
+            reason: reason.to_owned(),
+        }
+    }
+
+    /// An edit of `key` (or of the file) that would not read back as
+    /// intended: the fault is Rootgate's, not the file's.
+    pub(crate) fn unwritable(file: &str, app: &'static str, key: &str) -> ConfigError {
+        let reason = "Rootgate could not edit it so that it reads back as intended";
+        ConfigError::shape(file, app, key, reason)
+    }
 }
 
 /// A file that an app reads: which app, where, and in what syntax.
