@@ -258,7 +258,10 @@ def judge_circles(found, known):
         print("\n".join(c["edges"]))
         for k, fs in entries:
             if k.get("crate") == c["crate"] and files < fs:
-                print("  it is what is left of a known circle: list these files in its scripts/layers.toml entry:")
+                print(
+                    "  it is (part of) what is left of a known circle: to keep it known, list it in "
+                    "scripts/layers.toml in place of that entry:"
+                )
                 print("  files = [" + ", ".join(f'"{f}"' for f in sorted(files)) + "]")
     for i, (k, fs) in enumerate(entries):
         if i not in matched:
