@@ -306,6 +306,7 @@ class Workspace:
         self.libs = {}  # package -> Crate (its library)
         self.targets = []  # every Crate read
         self._memo = {}
+        self._refs = {}
 
     def add(self, crate, is_lib):
         self.targets.append(crate)
@@ -385,12 +386,16 @@ class Workspace:
 
     def references(self, crate):
         """Every reference of the crate's files to a module, as `Ref`s."""
+        if id(crate) not in self._refs:
+            self._refs[id(crate)] = self._references(crate)
+        return self._refs[id(crate)]
+
+    def _references(self, crate):
         refs = []
         for node, file in crate.files.items():
             mod = crate.modules[node]
             text = mod.text
             t = text.t
-            local = set()
 
             def add(pos, segs, what):
                 ctx = crate.context(node, pos)
@@ -406,8 +411,6 @@ class Workspace:
                 for segs, alias in expand_use(m.group(2)):
                     if segs:
                         add(m.start(), segs, "use " + "::".join(segs) + ("::*" if alias is None else ""))
-                    if alias:
-                        local.add(alias)
             in_use = [(m.start(), m.end()) for m in USE.finditer(t)]
             starts = [s for s, _ in in_use]
             for m in CODE_PATH.finditer(t):
