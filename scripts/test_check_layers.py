@@ -200,6 +200,16 @@ class CheckLayers(unittest.TestCase):
         self.assertIn("src/hub/one.rs -> src/hub/two.rs -> src/hub/one.rs", out)
         self.assertIn("src/hub/two.rs -> src/hub/one.rs: use super::First (src/hub/two.rs:1)", out)
 
+    def test_a_circle_through_a_glob_import_of_the_parent_fails(self):
+        # two.rs takes everything of its parent and names `First` in code.
+        tree = dict(CLEAN)
+        tree["crates/top/src/hub/two.rs"] = CLEAN["crates/top/src/hub/two.rs"].replace(
+            "use super::Hub;", "use super::*;"
+        ) + "\n        pub fn first() -> First { First }\n"
+        code, out = run(tree)
+        self.assertEqual(code, 1, out)
+        self.assertIn("src/hub/two.rs -> src/hub/one.rs: First through use super::* (src/hub/two.rs:1)", out)
+
     def test_a_circle_through_self_calls_across_files_fails_naming_them(self):
         # two.rs calls back a method defined in one.rs, through `self` only.
         tree = dict(CLEAN)
