@@ -20,10 +20,12 @@ method of the same type defined in another file (`impl Supervisor` spread
 over several files). An edge between two files counts between the two
 sibling modules under the deepest module both sit in, so `session::actor`
 naming `crate::bridge::relay::Relay` is an edge `session -> bridge`; a
-module using its own parent or child is containment, not layering, and is
-not an edge. At every level the siblings must form no circle. A circle is
-printed as a closed walk through its files, each step a real edge, then
-each edge with where it is made.
+module naming its own parent's or child's items is containment, not
+layering, and is not an edge, but a call between a parent's own file and
+a child's is (at the parent's level, the parent's own file stands beside
+its children). At every level these must form no circle. A circle is
+printed with its files, short circles through them that together pass
+every file, and each edge with where it is made.
 
 A circle still to be removed can be listed in `scripts/layers.toml` as a
 `[[known-circle]]`, with its files and why: it is then printed as known and
@@ -162,9 +164,19 @@ def rel(members, package, file):
     return os.path.relpath(file, os.path.dirname(members[package]["manifest_path"]))
 
 
+# At the level of a module with children, the node standing for the
+# module's own file (as against the module with its children).
+OWN = ""
+
+
 def file_edges(ws, crate):
     """The crate's edges between sibling modules: {parent: {a: {b: [Ref]}}}
-    (a Ref says where the edge is made), and the number of references."""
+    (a Ref says where the edge is made), and the number of references.
+
+    A module naming its parent's or child's items is containment, not an
+    edge; a method call is an edge whatever the two files' places in the
+    tree, so a call between a parent's own file and a child's file is an
+    edge at the parent's level between `OWN` and the child."""
     edges = {}
     refs = ws.references(crate) + ws.method_calls(crate)
     for r in refs:
@@ -174,10 +186,12 @@ def file_edges(ws, crate):
         common = 0
         while common < min(len(here), len(there)) and here[common] == there[common]:
             common += 1
-        if common == len(here) or common == len(there):
-            continue  # self, ancestor or descendant: containment
+        if here == there or (not r.call and common in (len(here), len(there))):
+            continue
         parent = here[:common]
-        edges.setdefault(parent, {}).setdefault(here[common], {}).setdefault(there[common], []).append(r)
+        a = here[common] if common < len(here) else OWN
+        b = there[common] if common < len(there) else OWN
+        edges.setdefault(parent, {}).setdefault(a, {}).setdefault(b, []).append(r)
     return edges, refs
 
 
@@ -191,6 +205,8 @@ def module_circles(members, ws, show_edges):
         for parent, graph in sorted(edges.items()):
 
             def label(x, parent=parent, crate=crate):
+                if x == OWN:
+                    return rel(members, crate.package, crate.files[parent])
                 path = parent + (x,)
                 file = crate.files.get(path)
                 if file is None:

@@ -212,6 +212,7 @@ class Ref:
     to: tuple  # the module the referenced item is defined in
     what: str  # for the reader: `use super::X` or `self.m()`
     first: str = ""  # the crate the path was written through, when another
+    call: bool = False  # a method call rather than an import or a path
 
 
 class Crate:
@@ -495,7 +496,7 @@ class Workspace:
                 for there in callee_files(methods.get(name, {})):
                     if there != node:
                         refs.append(Ref(crate.package, node, crate.files[node], text.line(s + pos),
-                                        crate.package, crate.name, there, f"{how}{name}() of {key[2]}"))
+                                        crate.package, crate.name, there, f"{how}{name}() of {key[2]}", call=True))
         # For a type whose methods are spread over files: `Type::m()`
         # anywhere in the crate, and `value.m()` on a value named after the
         # type (`supervisor.m()`, as a task holding an upgraded `Weak<Self>`
@@ -521,13 +522,13 @@ class Workspace:
                     for there in callee_files(spread.get(key, {}).get(m.group(2), {})):
                         if there != node:
                             refs.append(Ref(crate.package, node, file, text.line(m.start()), crate.package,
-                                            crate.name, there, f"{m.group(1)}::{m.group(2)}()"))
+                                            crate.name, there, f"{m.group(1)}::{m.group(2)}()", call=True))
                 for m in value_call.finditer(text.t):
                     for key in by_value[m.group(1)]:
                         for there in callee_files(spread[key].get(m.group(2), {})):
                             if there != node:
                                 refs.append(Ref(crate.package, node, file, text.line(m.start()), crate.package,
-                                                crate.name, there, f"{m.group(1)}.{m.group(2)}() of {key[2]}"))
+                                                crate.name, there, f"{m.group(1)}.{m.group(2)}() of {key[2]}", call=True))
         return refs
 
 

@@ -221,6 +221,24 @@ class CheckLayers(unittest.TestCase):
         self.assertIn("module circle in top (hub), 2 files: src/hub/one.rs, src/hub/two.rs", out)
         self.assertIn("src/hub/two.rs -> src/hub/one.rs: self.first() of Hub (src/hub/two.rs:7)", out)
 
+    def test_calls_between_a_parents_own_file_and_a_childs_are_a_circle(self):
+        # hub.rs calls a method in one.rs, which calls back one in hub.rs:
+        # importing from a parent is containment, calling it back is not.
+        tree = dict(CLEAN)
+        tree["crates/top/src/hub.rs"] = CLEAN["crates/top/src/hub.rs"].replace(
+            "pub fn new() -> Hub { Hub { count: 0 } }",
+            "pub fn new() -> Hub { Hub { count: 0 } }\n            pub fn total(&self) -> u32 { self.first() }\n"
+            "            fn base(&self) -> u32 { 1 }",
+        )
+        tree["crates/top/src/hub/one.rs"] = CLEAN["crates/top/src/hub/one.rs"].replace(
+            "self.second() + 1", "self.second() + self.base()"
+        )
+        code, out = run(tree)
+        self.assertEqual(code, 1, out)
+        self.assertIn("module circle in top (hub), 2 files: src/hub.rs, src/hub/one.rs", out)
+        self.assertIn("src/hub.rs -> src/hub/one.rs: self.first() of Hub (src/hub.rs:11)", out)
+        self.assertIn("src/hub/one.rs -> src/hub.rs: self.base() of Hub (src/hub/one.rs:11)", out)
+
     def test_a_forbidden_crate_fails_in_cargo_toml_and_in_source(self):
         tree = dict(CLEAN)
         tree["crates/bridge/Cargo.toml"] = CLEAN["crates/bridge/Cargo.toml"] + '        apps = { path = "../apps" }\n'
