@@ -12,9 +12,10 @@ Methods are read from `impl` blocks, wherever their files are, so that a
 method in one file calling `self.m()` defined in another is an edge
 between the two files.
 
-It deliberately does not expand macros, infer types (a call on a value of
-the type, `sup.m()`, is not followed; `self.m()` and `Type::m()` are) or
-know the standard library: a path it cannot resolve names no module of the
+It deliberately does not expand macros, infer types (`self.m()`,
+`Self::m()` and `Type::m()` are followed, and a call on a value only when
+the value is named after its type, `supervisor.m()`) or know the standard
+library: a path it cannot resolve names no module of the
 workspace and is not an edge. A false edge would only make the check
 stricter, so where it must guess it guesses towards an edge.
 """
@@ -51,7 +52,6 @@ PATH_ATTR = re.compile(r'#\[\s*path\s*=\s*"([^"]+)"\s*\]')
 CODE_PATH = re.compile(rf"(?<![A-Za-z0-9_:])((?:{IDENT})(?:::(?:{IDENT}))+)")
 SELF_CALL = re.compile(rf"\bself\s*\.\s*({IDENT})\s*(?:::\s*<[^()]*>\s*)?\(")
 TYPE_CALL = re.compile(rf"(?<![A-Za-z0-9_:])(Self|[A-Z][A-Za-z0-9_]*)\s*::\s*({IDENT})\s*(?:::\s*<[^()]*>\s*)?\(")
-WORD = re.compile(IDENT)
 # An `impl` block starts a line (as rustfmt writes it); `impl Trait` in a
 # signature does not.
 IMPL = re.compile(r"(?m)^[ \t]*(?:unsafe\s+)?impl\b")
