@@ -290,7 +290,7 @@ mod wire_paths {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportRequest {
-    pub app: rootgate_apps::AppKind,
+    pub app: rootgate_model::app_kind::AppKind,
     pub file: PathBuf,
     pub keys: Vec<String>,
     pub values: std::collections::BTreeMap<String, String>,

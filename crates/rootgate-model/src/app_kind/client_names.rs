@@ -8,9 +8,9 @@
 //! (LM Studio and the Kiro IDE, see [`app_for`]). It does not hold names
 //! an app builds from the person's own settings (early opencode sent the
 //! server's key from `opencode.json`), and it reads no files and speaks no
-//! MCP; only [`crate::AppKind::from_client_name`] uses it.
+//! MCP; only [`super::AppKind::from_client_name`] uses it.
 
-use crate::AppKind;
+use super::AppKind;
 
 /// The app that introduces itself as `name`, which must already be trimmed
 /// and in lower case (as `AppKind::from_client_name` gives it).
@@ -99,7 +99,7 @@ pub(crate) fn app_for(name: &str) -> Option<AppKind> {
 
 #[cfg(test)]
 mod tests {
-    use crate::AppKind;
+    use crate::app_kind::AppKind;
 
     /// Every name the table holds, as the app sends it.
     const SENT: [(&str, AppKind); 21] = [
