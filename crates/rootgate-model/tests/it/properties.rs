@@ -9,8 +9,8 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use rootgate_core::folders::{self, FolderError};
-use rootgate_core::uri;
+use rootgate_model::folders::{self, FolderError};
+use rootgate_model::uri;
 
 /// A path component: any characters but `/` and NUL, never `.` or `..`
 /// (those are tested as separate segments).

@@ -13,9 +13,9 @@ use rootgate_test_support::rng;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use rootgate_core::ids::{RootId, ServerId};
-use rootgate_core::session::Session;
-use rootgate_core::timeline::Event;
+use rootgate_model::ids::{RootId, ServerId};
+use rootgate_model::timeline::Event;
+use rootgate_session::Session;
 use rootgate_test_support::harness::*;
 
 /// The folders the server says it allows, via its own tool.

@@ -1,5 +1,5 @@
 //! Regression tests for what the `uri_paths` fuzz target (`fuzz/`) found in
-//! `rootgate_core::uri`: a URI that names another folder than the path it
+//! `rootgate_model::uri`: a URI that names another folder than the path it
 //! was made from. Each test holds the minimised input the fuzzer reported
 //! (quoted in a comment) and the behaviour the fix gives it. The corpus
 //! replay (`fuzz_corpus.rs`) keeps the fuzzer's other inputs; this file
@@ -7,10 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rootgate_core::consent::{self, Grant};
-use rootgate_core::ids::{RootId, ServerId};
-use rootgate_core::roots::Root;
-use rootgate_core::uri::{
+use rootgate_model::consent::{self, Grant};
+use rootgate_model::ids::{RootId, ServerId};
+use rootgate_model::roots::Root;
+use rootgate_model::uri::{
     UriError, path_to_uri, uri_to_path, windows_path_to_uri, windows_uri_to_path,
 };
 

@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use rootgate_core::session::{Session, Status};
-use rootgate_core::timeline::Event;
+use rootgate_model::timeline::Event;
+use rootgate_session::{Session, Status};
 use rootgate_test_support::harness::*;
 
 async fn allowed(session: &Session) -> Result<BTreeSet<PathBuf>, String> {
@@ -41,7 +41,7 @@ async fn the_filesystem_server_gets_its_folders_as_arguments_and_new_ones_by_res
     let (b, b_path) = h.folder("프로젝트");
     let spec = h
         .store
-        .add_server(rootgate_core::servers::ServerDraft {
+        .add_server(rootgate_model::servers::ServerDraft {
             name: "files".into(),
             command: node(),
             args: vec![js.to_str().unwrap().into(), "${folders}".into()],
@@ -126,7 +126,7 @@ async fn a_named_folder_in_the_environment_follows_the_person_swapping_it() {
     );
     let spec = h
         .store
-        .add_server(rootgate_core::servers::ServerDraft {
+        .add_server(rootgate_model::servers::ServerDraft {
             name: "named".into(),
             command: "/bin/sh".into(),
             args: vec!["-c".into(), script],
@@ -190,7 +190,7 @@ async fn the_git_server_from_pypi_is_given_the_repository_named_repo() {
     h.store.rename_root(&first, "repo").unwrap();
     let spec = h
         .store
-        .add_server(rootgate_core::servers::ServerDraft {
+        .add_server(rootgate_model::servers::ServerDraft {
             name: "git".into(),
             command: python().to_str().unwrap().into(),
             args: vec![

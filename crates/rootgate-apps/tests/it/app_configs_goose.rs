@@ -1,11 +1,11 @@
-//! Goose's `config.yaml` through `rootgate_core::apps`: which extensions are
+//! Goose's `config.yaml` through `rootgate_apps`: which extensions are
 //! read, how a route rewrites one and nothing else, how `restore` undoes it
 //! byte for byte, and which errors bad files give (without their secrets).
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
 
-use rootgate_core::apps::{
+use rootgate_apps::{
     AppKind, ConfigError, RawEntry, RouteTo, Scope, Transport, parse, restore, rewrite,
 };
 

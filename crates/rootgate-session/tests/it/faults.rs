@@ -22,12 +22,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rootgate_core::ids::ServerId;
-use rootgate_core::procs;
-use rootgate_core::servers::{ServerDraft, ServerSpec};
-use rootgate_core::session::{ServerMessage, Session, Status};
-use rootgate_core::settings::Settings;
-use rootgate_core::timeline::{DEFAULT_CAPACITY, Event};
+use rootgate_launcher::procs;
+use rootgate_model::ids::ServerId;
+use rootgate_model::servers::{ServerDraft, ServerSpec};
+use rootgate_model::settings::Settings;
+use rootgate_model::timeline::{DEFAULT_CAPACITY, Event};
+use rootgate_session::{ServerMessage, Session, Status};
 use rootgate_test_support::harness::*;
 
 /// How long each step of the shutdown sequence waits here: short, so the

@@ -3,8 +3,8 @@
 //! to probe, it is modern, see `real_modern_servers.rs`): it asks for roots
 //! inside a tool call and after `list_changed`, and reports what it got.
 
-use rootgate_core::servers::{Era, EraChoice, ServerDraft};
-use rootgate_core::session::{Session, Status};
+use rootgate_model::servers::{Era, EraChoice, ServerDraft};
+use rootgate_session::{Session, Status};
 use rootgate_test_support::harness::*;
 
 async fn roots_from(session: &Session, tool: &str) -> Result<Vec<String>, String> {

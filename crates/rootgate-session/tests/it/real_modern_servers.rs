@@ -9,12 +9,12 @@
 //! filesystem server, a TypeScript 2.x server wired the 1.x way, a server
 //! that ends on anything before `initialize`) work as before.
 
-use rootgate_core::servers::{Era, EraChoice, ServerDraft};
-use rootgate_core::session::{Session, SessionError, Status};
-use rootgate_core::timeline::Event;
+use rootgate_model::servers::{Era, EraChoice, ServerDraft};
+use rootgate_model::timeline::Event;
+use rootgate_session::{Session, SessionError, Status};
 use rootgate_test_support::harness::*;
 
-fn modern_server(h: &Harness, era: EraChoice) -> (rootgate_core::servers::ServerSpec, Session) {
+fn modern_server(h: &Harness, era: EraChoice) -> (rootgate_model::servers::ServerSpec, Session) {
     h.server_from(ServerDraft {
         name: "modern".into(),
         command: python().to_str().expect("utf-8 path").into(),
@@ -59,7 +59,7 @@ async fn lines(session: &Session, tool: &str) -> Result<Vec<String>, SessionErro
     Ok(tool_text(&result).lines().map(str::to_owned).collect())
 }
 
-fn era_found(h: &Harness, server: &rootgate_core::ids::ServerId) -> Vec<(Era, String)> {
+fn era_found(h: &Harness, server: &rootgate_model::ids::ServerId) -> Vec<(Era, String)> {
     h.timeline
         .for_server(server)
         .into_iter()
@@ -241,7 +241,7 @@ fn ts_server(
     h: &Harness,
     name: &str,
     wiring: &[&str],
-) -> (rootgate_core::servers::ServerSpec, Session) {
+) -> (rootgate_model::servers::ServerSpec, Session) {
     let script = ts_modern_server().display().to_string();
     let mut args = vec![script.as_str()];
     args.extend_from_slice(wiring);

@@ -3,7 +3,7 @@
 //! TypeScript server) and Python's `urllib.parse.urlparse` with
 //! `urllib.request.url2pathname` and `pathlib.PurePosixPath` (servers built
 //! on the Python SDK). Each tricky path is turned into a URI by
-//! `rootgate_core::uri::path_to_uri`, decoded by the other side, and must come
+//! `rootgate_model::uri::path_to_uri`, decoded by the other side, and must come
 //! back byte for byte. Windows drive paths and UNC shares from
 //! `windows_path_to_uri` go through Node's Windows mode and Python's
 //! `nturl2path` (the module `url2pathname` is on Windows). One test also
@@ -15,14 +15,14 @@
 //! one Node process and one Python process per test, as a JSON array on
 //! stdin, so the whole file costs a handful of process starts.
 
-use rootgate_test_support::harness;
+use rootgate_test_support::peers;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use rootgate_core::folders;
-use rootgate_core::uri::{path_to_uri, windows_path_to_uri};
+use rootgate_model::folders;
+use rootgate_model::uri::{path_to_uri, windows_path_to_uri};
 use serde_json::{Value, json};
 
 /// Folder names that have broken `file://` URIs somewhere: URI delimiters,
@@ -154,7 +154,7 @@ fn node_file_url_to_path(uris: &[String], options: Value) -> Vec<Value> {
         process.stdout.write(JSON.stringify(out));
     "#;
     let input = json!({"uris": uris, "options": options});
-    let out = run_json(Path::new(&harness::node()), &["-e", SCRIPT], &input);
+    let out = run_json(Path::new(&peers::node()), &["-e", SCRIPT], &input);
     out.as_array().expect("node answered an array").clone()
 }
 
@@ -177,7 +177,7 @@ for u in json.load(sys.stdin):
                 "path": path, "pure": str(PurePosixPath(path))})
 json.dump(out, sys.stdout)
 "#;
-    let out = run_json(&harness::python(), &["-c", SCRIPT], &json!(uris));
+    let out = run_json(&peers::python(), &["-c", SCRIPT], &json!(uris));
     out.as_array().expect("python answered an array").clone()
 }
 
@@ -199,7 +199,7 @@ for u in json.load(sys.stdin):
         out.append({"error": str(e)})
 json.dump(out, sys.stdout)
 "#;
-    let out = run_json(&harness::python(), &["-c", SCRIPT], &json!(uris));
+    let out = run_json(&peers::python(), &["-c", SCRIPT], &json!(uris));
     out.as_array().expect("python answered an array").clone()
 }
 
@@ -419,7 +419,7 @@ fn real_folders_resolve_in_node_as_the_filesystem_server_does() {
             process.stdout.write(JSON.stringify(out));
         })();
     "#;
-    let node = harness::node();
+    let node = peers::node();
     let resolved = run_json(Path::new(&node), &["-e", SCRIPT], &json!(uris));
     let resolved = resolved.as_array().expect("node answered an array");
     assert_eq!(resolved.len(), uris.len());

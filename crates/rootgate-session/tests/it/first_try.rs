@@ -5,9 +5,9 @@
 //! taken as applied (`session::ready`), and says so in the timeline. Every
 //! answer checked here is the server's own `list_allowed_directories`.
 
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::offers::Watch;
-use rootgate_core::timeline::Event;
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::timeline::Event;
+use rootgate_session::offers::Watch;
 use rootgate_test_support::harness::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

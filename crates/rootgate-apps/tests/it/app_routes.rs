@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use rootgate_core::apps::AppKind;
-use rootgate_core::apps::route::{self, Ledger, RouteError, Target};
+use rootgate_apps::AppKind;
+use rootgate_apps::route::{self, Ledger, RouteError, Target};
 
 const CONFIG: &str = r#"{
   "mcpServers": {

@@ -12,14 +12,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rootgate_core::apps::catalog::{self, AppView, EntryView, Joined};
-use rootgate_core::apps::locate::{self, Places};
-use rootgate_core::apps::route::{self, ImportRecord, Ledger, Target};
-use rootgate_core::apps::{AppKind, ConfigFile, Scope};
-use rootgate_core::ids::now_ms;
-use rootgate_core::secrets::{MemoryKeyring, Secrets};
-use rootgate_core::settings::SettingsFile;
-use rootgate_core::store::Store;
+use rootgate_apps::catalog::{self, AppView, EntryView, Joined};
+use rootgate_apps::locate::{self, Places};
+use rootgate_apps::route::{self, ImportRecord, Ledger, Target};
+use rootgate_apps::{AppKind, ConfigFile, Scope};
+use rootgate_model::ids::now_ms;
+use rootgate_model::secrets::{MemoryKeyring, Secrets};
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::store::Store;
 
 const PACKAGE: &str = "@modelcontextprotocol/server-filesystem";
 

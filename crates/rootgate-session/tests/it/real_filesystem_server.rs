@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use rootgate_core::session::Session;
-use rootgate_core::timeline::Event;
+use rootgate_model::timeline::Event;
+use rootgate_session::Session;
 use rootgate_test_support::harness::*;
 
 /// The folders the server says it allows, via its own tool.
@@ -44,7 +44,7 @@ async fn grants_and_revokes_reach_the_filesystem_server() {
     let js = fs_server_js();
     let (spec, session) = h.server("files", node(), &[js.to_str().unwrap()]);
     let status = running(&session).await;
-    let rootgate_core::session::Status::Running(info) = status else {
+    let rootgate_session::Status::Running(info) = status else {
         unreachable!()
     };
     assert_eq!(info.protocol_version, "2025-11-25");
@@ -113,7 +113,7 @@ async fn npx_and_its_node_are_gone_after_shutdown() {
     let h = Harness::new();
     let marker = h.dir.path().join("npx-marker-folder");
     std::fs::create_dir_all(&marker).unwrap();
-    let mut draft = rootgate_core::servers::ServerDraft {
+    let mut draft = rootgate_model::servers::ServerDraft {
         name: "via npx".into(),
         command: "npx".into(),
         args: vec![
@@ -131,7 +131,7 @@ async fn npx_and_its_node_are_gone_after_shutdown() {
         .insert("npm_config_update_notifier".into(), "false".into());
     let spec = h.store.add_server(draft).unwrap();
     let session = h.session_for(&spec);
-    let rootgate_core::session::Status::Running(info) = running(&session).await else {
+    let rootgate_session::Status::Running(info) = running(&session).await else {
         unreachable!()
     };
     let marker_text = marker.to_str().unwrap().to_owned();
@@ -165,5 +165,5 @@ async fn npx_and_its_node_are_gone_after_shutdown() {
         })
         .collect();
     assert!(left.is_empty(), "left running: {left:?}");
-    assert!(rootgate_core::procs::live_members(info.pid as i32).is_empty());
+    assert!(rootgate_launcher::procs::live_members(info.pid as i32).is_empty());
 }

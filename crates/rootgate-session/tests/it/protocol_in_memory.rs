@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::service::{RoleClient, RunningService};
-use rootgate_core::ids::ServerId;
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::protocol::RootsClient;
-use rootgate_core::session::wire::{HandlerEvent, Wire};
-use rootgate_core::uri::path_to_uri;
+use rootgate_model::ids::ServerId;
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::uri::path_to_uri;
+use rootgate_session::protocol::RootsClient;
+use rootgate_session::wire::{HandlerEvent, Wire};
 use rootgate_test_support::harness::Harness;
 use serde_json::{Value, json};
 use tokio::io::{

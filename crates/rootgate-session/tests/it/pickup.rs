@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rootgate_core::servers::{ServerDraft, ServerSpec};
-use rootgate_core::session::delivery::FolderState;
-use rootgate_core::session::{Following, Session};
-use rootgate_core::timeline::Event;
+use rootgate_model::servers::{ServerDraft, ServerSpec};
+use rootgate_model::timeline::Event;
+use rootgate_session::delivery::FolderState;
+use rootgate_session::{Following, Session};
 use rootgate_test_support::harness::*;
 
 async fn wait_reported(report: &Path, want: &[String]) {

@@ -17,7 +17,7 @@
 //! Size and seed come from the environment:
 //! - `ROOTGATE_DURABILITY_KILLS` (default 300): how many children are
 //!   killed. CI runs the default; for a long local run:
-//!   `ROOTGATE_DURABILITY_KILLS=3000 cargo nextest run -p rootgate-core --test it durability::`.
+//!   `ROOTGATE_DURABILITY_KILLS=3000 cargo nextest run -p rootgate-model --test it durability::`.
 //! - `ROOTGATE_DURABILITY_SEED`: replays the choices of a failed run (the
 //!   seed is printed at the start and in every failure). The seed fixes what
 //!   the children do and after how many changes each is killed; the exact
@@ -34,11 +34,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rootgate_core::folders;
-use rootgate_core::ids::{RootId, ServerId};
-use rootgate_core::servers::{ServerDraft, Withdrawal};
-use rootgate_core::settings::{Settings, SettingsFile};
-use rootgate_core::store::Store;
+use rootgate_model::folders;
+use rootgate_model::ids::{RootId, ServerId};
+use rootgate_model::servers::{ServerDraft, Withdrawal};
+use rootgate_model::settings::{Settings, SettingsFile};
+use rootgate_model::store::Store;
 use rootgate_test_support::rng::{Rng, count_from_env, seed_from_env};
 use serde::{Deserialize, Serialize};
 
@@ -146,7 +146,7 @@ fn apply(
     store: &Store,
     folders_dir: &Path,
     change: &Change,
-) -> Result<Option<String>, rootgate_core::store::StoreError> {
+) -> Result<Option<String>, rootgate_model::store::StoreError> {
     let draft = |name: &str, args: &[String], enabled: bool| ServerDraft {
         name: name.to_owned(),
         command: COMMAND.to_owned(),
@@ -567,7 +567,7 @@ fn sigkill_at_random_moments_loses_no_saved_change() {
         std::fs::create_dir_all(folders_dir.join(folder_name(i))).expect("create folder");
     }
     let exe = std::env::current_exe().expect("test binary");
-    // The binary holds every core test, each under its file's module.
+    // The binary holds every model test, each under its file's module.
     let exact = rootgate_test_support::test_name(module_path!(), TEST_NAME);
 
     let started = Instant::now();

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use rootgate_core::ids::ServerId;
-use rootgate_core::timeline::Event;
+use rootgate_model::ids::ServerId;
+use rootgate_model::timeline::Event;
 use rootgate_test_support::harness::*;
 
 fn notifications(h: &Harness, server: &ServerId) -> usize {
@@ -164,7 +164,7 @@ async fn a_server_that_never_asks_is_told_about_folders_shared_before_it_started
     let bin = fixture_server();
     let spec = h
         .store
-        .add_server(rootgate_core::servers::ServerDraft {
+        .add_server(rootgate_model::servers::ServerDraft {
             name: "quiet".into(),
             command: bin.to_str().unwrap().into(),
             args: vec![

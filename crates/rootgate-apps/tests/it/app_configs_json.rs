@@ -13,8 +13,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use rootgate_core::apps::locate::{self, Places};
-use rootgate_core::apps::{
+use rootgate_apps::locate::{self, Places};
+use rootgate_apps::{
     AppKind, ConfigError, ConfigFile, Format, InputDecl, RawEntry, RouteTo, Scope, Transport,
     parse, restore, rewrite,
 };

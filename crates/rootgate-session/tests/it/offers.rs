@@ -9,10 +9,10 @@
 
 use std::time::Duration;
 
-use rootgate_core::session::notices::{Notice, OfferKind};
-use rootgate_core::session::offers::{Offers, Watch};
-use rootgate_core::session::{Session, SessionError, Status};
-use rootgate_core::timeline::{Event, TryResult};
+use rootgate_model::timeline::{Event, TryResult};
+use rootgate_session::notices::{Notice, OfferKind};
+use rootgate_session::offers::{Offers, Watch};
+use rootgate_session::{Session, SessionError, Status};
 use rootgate_test_support::harness::*;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -414,13 +414,13 @@ async fn a_server_says_when_its_resources_change() {
 async fn a_modern_server_asks_for_its_roots_during_a_call_and_it_is_counted() {
     let h = Harness::new();
     let (root, path) = h.folder("project");
-    let (spec, session) = h.server_from(rootgate_core::servers::ServerDraft {
+    let (spec, session) = h.server_from(rootgate_model::servers::ServerDraft {
         name: "modern".into(),
         command: python().to_str().unwrap().into(),
         args: vec![py_modern_server().to_str().unwrap().into()],
         enabled: true,
         // Dual-era, it would be spoken to in the legacy era on its own.
-        era: rootgate_core::servers::EraChoice::Modern,
+        era: rootgate_model::servers::EraChoice::Modern,
         ..Default::default()
     });
     h.store.grant(&spec.id, &root).unwrap();
@@ -448,7 +448,7 @@ async fn a_modern_server_asks_for_its_roots_during_a_call_and_it_is_counted() {
 async fn a_large_server_is_listed_whole_and_a_long_result_comes_intact() {
     let h = Harness::new();
     let server = workspace_root().join("tests/servers/py_big_server.py");
-    let (_, session) = h.server_from(rootgate_core::servers::ServerDraft {
+    let (_, session) = h.server_from(rootgate_model::servers::ServerDraft {
         name: "big".into(),
         command: python().to_str().unwrap().into(),
         args: vec![
@@ -481,19 +481,19 @@ async fn a_large_server_is_listed_whole_and_a_long_result_comes_intact() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_modern_server_says_on_its_listen_streams_what_changed() {
     let h = Harness::new();
-    let (_, session) = h.server_from(rootgate_core::servers::ServerDraft {
+    let (_, session) = h.server_from(rootgate_model::servers::ServerDraft {
         name: "modern".into(),
         command: python().to_str().unwrap().into(),
         args: vec![py_modern_server().to_str().unwrap().into()],
         enabled: true,
         // Dual-era, it would be spoken to in the legacy era on its own.
-        era: rootgate_core::servers::EraChoice::Modern,
+        era: rootgate_model::servers::EraChoice::Modern,
         ..Default::default()
     });
     let Status::Running(info) = running(&session).await else {
         unreachable!("running")
     };
-    assert_eq!(info.era, rootgate_core::servers::Era::Modern);
+    assert_eq!(info.era, rootgate_model::servers::Era::Modern);
     let notices = session.subscribe_notices();
     // The lists' stream opens as the server starts; the first change may
     // race it, so a new tool is added until the change is heard.
@@ -574,12 +574,12 @@ for line in sys.stdin:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_templates_has_an_empty_list_not_a_failure() {
     let h = Harness::new();
-    let (_, session) = h.server_from(rootgate_core::servers::ServerDraft {
+    let (_, session) = h.server_from(rootgate_model::servers::ServerDraft {
         name: "no templates".into(),
         command: python().to_str().unwrap().into(),
         args: vec!["-c".into(), NO_TEMPLATES_SERVER.into()],
         enabled: true,
-        era: rootgate_core::servers::EraChoice::Legacy,
+        era: rootgate_model::servers::EraChoice::Legacy,
         ..Default::default()
     });
     running(&session).await;
@@ -599,12 +599,12 @@ async fn a_server_without_templates_has_an_empty_list_not_a_failure() {
 async fn a_legacy_server_asking_roots_list_during_a_call_is_counted_too() {
     let h = Harness::new();
     let (root, _) = h.folder("project");
-    let (spec, session) = h.server_from(rootgate_core::servers::ServerDraft {
+    let (spec, session) = h.server_from(rootgate_model::servers::ServerDraft {
         name: "python".into(),
         command: python().to_str().unwrap().into(),
         args: vec![py_roots_server().to_str().unwrap().into()],
         enabled: true,
-        era: rootgate_core::servers::EraChoice::Legacy,
+        era: rootgate_model::servers::EraChoice::Legacy,
         ..Default::default()
     });
     h.store.grant(&spec.id, &root).unwrap();

@@ -12,11 +12,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rootgate_core::enforcement::{self, Support};
-use rootgate_core::procs::proc_table;
-use rootgate_core::servers::{ServerDraft, ServerSpec};
-use rootgate_core::session::Session;
-use rootgate_core::timeline::Event;
+use rootgate_launcher::enforcement::{self, Support};
+use rootgate_launcher::procs::proc_table;
+use rootgate_model::servers::{ServerDraft, ServerSpec};
+use rootgate_model::timeline::Event;
+use rootgate_session::Session;
 use rootgate_test_support::harness::*;
 
 /// A shell line that starts, beside the server, a background child (in the
@@ -108,7 +108,7 @@ async fn when_rootgate_is_killed_its_servers_and_their_daemons_end() {
     let mut app = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            // The binary holds every core test, each under its file's module.
+            // The binary holds every session test, each under its file's module.
             &rootgate_test_support::test_name(
                 module_path!(),
                 "when_rootgate_is_killed_its_servers_and_their_daemons_end",

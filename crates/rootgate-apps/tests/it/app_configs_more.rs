@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rootgate_core::apps::locate::{self, AppHomes, Places};
-use rootgate_core::apps::route::{self, Ledger, RouteError, Target};
-use rootgate_core::apps::{AppKind, RawEntry, Transport, parse};
+use rootgate_apps::locate::{self, AppHomes, Places};
+use rootgate_apps::route::{self, Ledger, RouteError, Target};
+use rootgate_apps::{AppKind, RawEntry, Transport, parse};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/apps");
 
@@ -360,8 +360,8 @@ fn a_corrupt_file_is_refused_without_quoting_it_and_left_as_it_is() {
         let (_dir, file, ledger) = placed(case);
         let broken_tail = match case.app.format() {
             _ if case.fixture.ends_with(".json") => "\n\"sk-NotInErrors-7f3a",
-            rootgate_core::apps::Format::Toml => "\nbad = \"sk-NotInErrors-7f3a\n",
-            rootgate_core::apps::Format::Yaml => "\nbad: \"sk-NotInErrors-7f3a\n",
+            rootgate_apps::Format::Toml => "\nbad = \"sk-NotInErrors-7f3a\n",
+            rootgate_apps::Format::Yaml => "\nbad: \"sk-NotInErrors-7f3a\n",
             _ => "\n\"sk-NotInErrors-7f3a",
         };
         let corrupt = format!("{}{broken_tail}", fixture(case.fixture));

@@ -9,13 +9,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rootgate_core::apps::catalog::{self, AppView, EntryView, Joined};
-use rootgate_core::apps::locate::{self, Places};
-use rootgate_core::apps::route::Ledger;
-use rootgate_core::apps::{AppKind, Scope};
-use rootgate_core::secrets::{MemoryKeyring, Secrets};
-use rootgate_core::settings::SettingsFile;
-use rootgate_core::store::Store;
+use rootgate_apps::catalog::{self, AppView, EntryView, Joined};
+use rootgate_apps::locate::{self, Places};
+use rootgate_apps::route::Ledger;
+use rootgate_apps::{AppKind, Scope};
+use rootgate_model::secrets::{MemoryKeyring, Secrets};
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::store::Store;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/apps");
 const SECRETS: &[&str] = &[

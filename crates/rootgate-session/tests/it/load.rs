@@ -35,7 +35,7 @@
 //! 500, for CI) sets the number of random changes, `ROOTGATE_LOAD_SEED`
 //! replays the choices of a run (the seed is printed at the start and in
 //! every failure; how the steps interleave still depends on scheduling),
-//! e.g. `ROOTGATE_LOAD_OPS=10000 cargo nextest run -p rootgate-core --test it load::`.
+//! e.g. `ROOTGATE_LOAD_OPS=10000 cargo nextest run -p rootgate-session --test it load::`.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -43,15 +43,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rootgate_core::consent::Grant;
-use rootgate_core::folders;
-use rootgate_core::ids::{RootId, ServerId, now_ms};
-use rootgate_core::roots::Root;
-use rootgate_core::servers::{ServerDraft, ServerSpec};
-use rootgate_core::session::{Session, SessionConfig};
-use rootgate_core::settings::{Settings, SettingsFile};
-use rootgate_core::store::Store;
-use rootgate_core::timeline::{Event, Timeline};
+use rootgate_model::consent::Grant;
+use rootgate_model::folders;
+use rootgate_model::ids::{RootId, ServerId, now_ms};
+use rootgate_model::roots::Root;
+use rootgate_model::servers::{ServerDraft, ServerSpec};
+use rootgate_model::settings::{Settings, SettingsFile};
+use rootgate_model::store::Store;
+use rootgate_model::timeline::{Event, Timeline};
+use rootgate_session::{Session, SessionConfig};
 use rootgate_test_support::harness::*;
 use rootgate_test_support::rng::{Rng, count_from_env, seed_from_env};
 use tokio::task::JoinSet;
