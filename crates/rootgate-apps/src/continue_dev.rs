@@ -37,7 +37,7 @@ const SERVERS: &str = "mcpServers";
 
 /// Whether `text` is one of the JSON files Continue's folder takes rather
 /// than YAML: its first character that is not blank is `{`.
-pub fn is_json(text: &str) -> bool {
+pub(crate) fn is_json(text: &str) -> bool {
     text.trim_start().starts_with('{')
 }
 

@@ -76,7 +76,7 @@ impl Need {
     }
 
     /// The first of its forms written in `value`, if any.
-    pub fn written_in(&self, value: &str) -> Option<&str> {
+    pub(crate) fn written_in(&self, value: &str) -> Option<&str> {
         self.forms
             .iter()
             .find(|f| value.contains(f.as_str()))
@@ -138,7 +138,7 @@ pub enum ImportError {
 
 /// The command line `rootgate connect NAME`, when `command` and `args` are
 /// one: the entry already goes through Rootgate.
-pub fn routed_name(command: &str, args: &[String]) -> Option<String> {
+pub(crate) fn routed_name(command: &str, args: &[String]) -> Option<String> {
     let program = Path::new(command).file_name()?.to_str()?;
     match args {
         [connect, name] if program == "rootgate" && connect == "connect" => Some(name.clone()),

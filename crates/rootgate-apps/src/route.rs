@@ -483,7 +483,7 @@ pub fn apply_undo(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
 /// there instead would not help, since the server is started by Rootgate
 /// with Rootgate's values, never the app's. Left as it is, the app keeps
 /// working, and the entry can be routed once the value is kept.
-pub fn unstored_secrets(server: &rootgate_model::servers::ServerSpec) -> Option<String> {
+pub(crate) fn unstored_secrets(server: &rootgate_model::servers::ServerSpec) -> Option<String> {
     let names: Vec<&str> = server
         .secrets
         .iter()
@@ -507,7 +507,7 @@ pub fn unstored_secrets(server: &rootgate_model::servers::ServerSpec) -> Option<
 /// absolute path (Rootgate's own `XDG_CONFIG_HOME`, a data folder) is left
 /// readable: secrets are not written as paths, and the person should see
 /// where things point.
-pub fn masked_diff(app: AppKind, file: &str, before: &str, after: &str) -> String {
+pub(crate) fn masked_diff(app: AppKind, file: &str, before: &str, after: &str) -> String {
     let mut secrets: Vec<String> = [before, after]
         .iter()
         .filter_map(|text| parse(app, file, text).ok())

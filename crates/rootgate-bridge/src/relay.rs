@@ -36,11 +36,10 @@ mod tool_question;
 pub mod workspace;
 
 use lines::too_long;
-pub use lines::{Line, Lines, MAX_LINE, write_app};
+pub(crate) use lines::write_app;
+pub use lines::{Line, Lines, MAX_LINE};
 
-pub use catch_up::START_AFTER_CATCH_UP;
-pub use fence::{Fence, WITHDRAWAL_BOUND};
-pub use tool_question::TOOL_ASK_BOUND;
+pub(crate) use fence::Fence;
 
 use super::route::{AppInfo, Call, Out, Router};
 use crate::connections::{Sees, WaitingCall};
@@ -152,7 +151,7 @@ pub struct Relay {
 
 /// A server life attached to the relay.
 pub struct Attached {
-    pub life: u64,
+    pub(crate) life: u64,
     /// Resolves with the server's `initialize` result.
     pub initialized: oneshot::Receiver<Result<Value, String>>,
     /// Set when the server's output ended.
@@ -216,7 +215,7 @@ impl Relay {
     }
 
     /// Reads the app's lines until it closes its output.
-    pub async fn read_app(self: &Arc<Self>, input: impl AsyncRead + Unpin) {
+    pub(crate) async fn read_app(self: &Arc<Self>, input: impl AsyncRead + Unpin) {
         let mut lines = Lines::new(input);
         loop {
             let (outs, hold) = match lines.next().await {
@@ -422,7 +421,7 @@ impl Relay {
     /// included, and so is the app's `initialize` if it waits, rather than
     /// left to the app's own timeout with nothing to say. Ignored while a
     /// life is attached (it attached since the caller saw why).
-    pub async fn cannot_start(&self, why: &str) {
+    pub(crate) async fn cannot_start(&self, why: &str) {
         let refused = {
             let mut state = self.lock();
             if state.attached.is_some() {

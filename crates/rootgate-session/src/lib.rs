@@ -76,7 +76,7 @@ pub use wire::ServerMessage;
 
 /// How many server messages a subscriber may fall behind before it is told
 /// it lagged (and misses the oldest).
-pub const SERVER_MESSAGE_BUFFER: usize = 256;
+pub(crate) const SERVER_MESSAGE_BUFFER: usize = 256;
 
 /// Protocol versions with the `initialize` lifecycle that Rootgate speaks.
 /// A server answering with anything else is disconnected, as the lifecycle
@@ -382,11 +382,6 @@ impl Session {
 
     pub fn subscribe_delivery(&self) -> watch::Receiver<Delivery> {
         self.delivery.clone()
-    }
-
-    /// Whether the current life has its first folders yet (see `ready`).
-    pub fn subscribe_readiness(&self) -> watch::Receiver<ready::Readiness> {
-        self.ready.clone()
     }
 
     /// Forgets that the server was seen not to follow changes: withdrawals

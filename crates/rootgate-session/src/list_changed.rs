@@ -91,7 +91,7 @@ const MAX_APPLY_WAIT: Duration = Duration::from_secs(5);
 
 /// What the actor should do now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Send one `list_changed` now.
     Send,
     /// A notification has gone unanswered for the pickup time while the
@@ -110,7 +110,7 @@ struct Applying {
 
 /// The notification state of one connection.
 #[derive(Debug)]
-pub struct NotifyGate {
+pub(crate) struct NotifyGate {
     timing: NotifyTiming,
     /// Generation of the list the server was given last (answers are
     /// reported in the order the server receives them).
@@ -139,7 +139,7 @@ pub struct NotifyGate {
 
 impl NotifyGate {
     /// A gate for a connection that has just sent `initialized`.
-    pub fn after_initialized(timing: NotifyTiming, now: Instant) -> Self {
+    pub(crate) fn after_initialized(timing: NotifyTiming, now: Instant) -> Self {
         NotifyGate {
             timing,
             answered: None,
@@ -158,14 +158,9 @@ impl NotifyGate {
         self.answered
     }
 
-    /// When the notification the server has not yet followed was sent.
-    pub fn awaiting_since(&self) -> Option<Instant> {
-        self.awaiting_since
-    }
-
     /// True while a notification has not been followed by an answer of
     /// its list or a newer one.
-    pub fn notified_out(&self) -> bool {
+    pub(crate) fn notified_out(&self) -> bool {
         self.notified.is_some()
     }
 
@@ -181,12 +176,14 @@ impl NotifyGate {
     }
 
     /// True once a wait has outlasted the pickup time, until the next answer.
-    pub fn not_picked_up(&self) -> bool {
+    pub(crate) fn not_picked_up(&self) -> bool {
         self.not_picked_up
     }
 
-    /// True while a confirming notification is due or out.
-    pub fn confirming(&self) -> bool {
+    /// True while a confirming notification is due or out. Only the
+    /// tests ask: the gate reads its own field (`pending`, `confirm_at`).
+    #[cfg(test)]
+    fn confirming(&self) -> bool {
         self.confirm
     }
 
@@ -250,7 +247,7 @@ impl NotifyGate {
 
     /// When the actor should call [`NotifyGate::on_deadline`] next, for the
     /// list at generation `current`.
-    pub fn next_wake(&self, current: u64) -> Option<Instant> {
+    pub(crate) fn next_wake(&self, current: u64) -> Option<Instant> {
         let send = self.pending(current).then(|| self.send_at()).flatten();
         // A confirmation is paced like any notification.
         let confirm = (self.up_to_date(current) && self.notified.is_none())
@@ -277,7 +274,7 @@ impl NotifyGate {
     }
 
     /// The shared list changed to generation `current`.
-    pub fn on_change(&mut self, current: u64, now: Instant) -> Decision {
+    pub(crate) fn on_change(&mut self, current: u64, now: Instant) -> Decision {
         if self.pending(current) && self.may_send(now) {
             self.send(current, now)
         } else {
@@ -287,7 +284,7 @@ impl NotifyGate {
 
     /// The server was given generation `given`, a list of `roots` roots;
     /// the list is now at generation `current`.
-    pub fn on_answered(
+    pub(crate) fn on_answered(
         &mut self,
         given: u64,
         roots: usize,
@@ -342,7 +339,7 @@ impl NotifyGate {
     }
 
     /// The instant given by [`NotifyGate::next_wake`] has come.
-    pub fn on_deadline(&mut self, current: u64, now: Instant) -> Decision {
+    pub(crate) fn on_deadline(&mut self, current: u64, now: Instant) -> Decision {
         if self.pickup_at().is_some_and(|at| now >= at) {
             self.not_picked_up = true;
             // Later changes are sent as they come: a server that

@@ -39,7 +39,7 @@ pub const HOLD_BOUND: Duration = Duration::from_secs(3);
 /// within a hundred); a server that waits for a `list_changed` is sent one
 /// after the notify gate's 500 ms hold. One second covers both and costs a
 /// server that never asks at most that, once per session.
-pub const ASK_WITHIN: Duration = Duration::from_secs(1);
+pub(crate) const ASK_WITHIN: Duration = Duration::from_secs(1);
 
 /// Where one life of a server stands with its first folders.
 #[derive(Debug, Clone, PartialEq, Eq)]

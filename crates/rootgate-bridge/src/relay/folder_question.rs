@@ -36,7 +36,7 @@ use rootgate_session::ready::HOLD_BOUND;
 /// failing after 30-60 s, the Python SDK has none by default, and the
 /// request still needs its own time at the server after the wait. See
 /// ARCHITECTURE.md, "Asked when it matters".
-pub const ASK_BOUND: Duration = Duration::from_secs(20);
+pub(crate) const ASK_BOUND: Duration = Duration::from_secs(20);
 
 /// How long the app has to answer the bridge's `roots/list` (sent right
 /// after `initialized`) before its first request goes on as if it had no
@@ -75,7 +75,7 @@ impl Relay {
     /// Whether a Rootgate window is there to ask the person (the link is
     /// connected); when it goes, what it said goes with it, and the tool
     /// calls that wait for its answer are refused (see `tool_question`).
-    pub fn window_present(&self, present: bool) {
+    pub(crate) fn window_present(&self, present: bool) {
         self.questions.send_modify(|q| {
             q.window = present;
             if !present {
@@ -95,7 +95,7 @@ impl Relay {
     }
 
     /// Where the session publishes what its server was given.
-    pub fn follow_delivery(
+    pub(crate) fn follow_delivery(
         &self,
         delivery: tokio::sync::watch::Receiver<rootgate_session::Delivery>,
     ) {

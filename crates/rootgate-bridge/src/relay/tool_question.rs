@@ -34,7 +34,7 @@ use crate::connections::{ToolAnswer, ToolAsk};
 /// Cursor's and VS Code's clients) is 60 s, and the call still needs its
 /// own time at the server after the answer. ARCHITECTURE.md, "Consent for
 /// actions".
-pub const TOOL_ASK_BOUND: Duration = Duration::from_secs(45);
+pub(crate) const TOOL_ASK_BOUND: Duration = Duration::from_secs(45);
 
 impl Relay {
     /// The person's rules for the server's tools now (see `route::tools`);
@@ -93,7 +93,7 @@ impl Relay {
     }
 
     /// The person answered a question of this connection.
-    pub async fn answer_tool(&self, answer: ToolAnswer) {
+    pub(crate) async fn answer_tool(&self, answer: ToolAnswer) {
         let outs = {
             let mut state = self.lock();
             state

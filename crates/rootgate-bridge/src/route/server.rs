@@ -316,7 +316,7 @@ impl Router {
     /// A request written under the bridge's id `ours` that will not be
     /// sent after all (see the relay's fence): the app gets `why` as its
     /// error, and the call is recorded. Nothing for any other id.
-    pub fn withhold(&mut self, ours: u64, why: &str, now: Instant) -> Vec<Out> {
+    pub(crate) fn withhold(&mut self, ours: u64, why: &str, now: Instant) -> Vec<Out> {
         match self.to_server.remove(&ours) {
             Some(ToServer::App(pending)) => {
                 self.app_ids.remove(&pending.app_id);
@@ -336,7 +336,7 @@ impl Router {
     /// while the app's `initialize` has not arrived; `Some(None)` when it
     /// was passed on already (its answer, or the error of a server gone,
     /// reached the app).
-    pub fn refuse_initialize(&mut self, code: i64, why: &str) -> Option<Option<Vec<u8>>> {
+    pub(crate) fn refuse_initialize(&mut self, code: i64, why: &str) -> Option<Option<Vec<u8>>> {
         match &mut self.init {
             Init::Received { app_id, .. } => {
                 Some(app_id.take().map(|id| error_line(&id, code, why)))
