@@ -57,7 +57,9 @@ step "setup (scripts/setup.sh test)"
 bash scripts/setup.sh test
 step "cargo fmt --check"
 cargo fmt --all -- --check
-step "import circles, test-only names, one graph (scripts/check-layers.py --graphs)"; python3 scripts/check-layers.py --graphs
+step "import and call circles, crate rules, test-only names, one graph (scripts/check-layers.py --graphs, and its own test)"
+python3 scripts/check-layers.py --graphs
+python3 -m unittest scripts/test_check_layers.py
 step "cargo build, linted by clippy (the tests and every binary they run)"
 # One compile for the lints and the build: clippy-driver builds the
 # workspace's own crates as cargo's workspace wrapper, with its lints denied

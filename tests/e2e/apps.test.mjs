@@ -27,7 +27,7 @@
 // .ci/out/screenshots/.
 //
 // Not tested here: needs to fill in (VS Code inputs; the unit tests do),
-// other apps' formats (crates/rootgate-core/tests/app_configs_*.rs), and a
+// other apps' formats (crates/rootgate-apps/tests/it/app_configs_*.rs), and a
 // partial undo after the app changed its file.
 
 import assert from 'node:assert/strict';

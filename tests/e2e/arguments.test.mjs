@@ -16,7 +16,7 @@
 //
 // Screenshots of the waiting row, the approval and the detail go to
 // .ci/out/screenshots/. Not tested here: `${folder}` and `${folder:NAME}`
-// (crates/rootgate-core/tests/it/placeholders.rs runs them against our fixture
+// (crates/rootgate-session/tests/it/placeholders.rs runs them against our fixture
 // and the Git server from PyPI).
 
 import assert from 'node:assert/strict';

@@ -21,7 +21,7 @@
 //
 // Not tested here: a server that asks on its own schedule (--ask-every-ms),
 // a withdrawal that is told first and applied by restart when the server
-// does not ask in time (crates/rootgate-core/tests/it/pickup.rs has both),
+// does not ask in time (crates/rootgate-session/tests/it/pickup.rs has both),
 // "Restart to apply" itself, and what "Watch again" does to the next
 // withdrawal.
 

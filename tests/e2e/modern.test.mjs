@@ -14,7 +14,7 @@
 //   speaking `initialize`, and the detail says so.
 //
 // Calling its tools from the window is the tools issue's; the core tests
-// (crates/rootgate-core/tests/it/real_modern_servers.rs) check the folders the
+// (crates/rootgate-session/tests/it/real_modern_servers.rs) check the folders the
 // server itself reports per call. Screenshots of the detail and the form go
 // to .ci/out/screenshots/.
 

@@ -7,7 +7,7 @@
 //! enabled and not approved, recorded in the [`Ledger`] so a second import
 //! finds it. It joins a server already in Rootgate only when it runs
 //! exactly what that server runs (`identity`), or when the person chose
-//! that server, seeing how the two differ (`link`). The window then asks
+//! that server, seeing how the two differ (`standing`). The window then asks
 //! for approval and consent; the command points at the window. Nothing
 //! here shares a folder or approves a command.
 
@@ -19,10 +19,10 @@ use thiserror::Error;
 
 use super::identity;
 use super::import::{self, ImportError, ImportPlan, Need};
-pub use super::link::{Candidate, DoubtfulLink, ImportedAs};
-use super::link::{is_this, standing};
 use super::locate::{self, Places};
 use super::route::{ImportRecord, Ledger, LedgerData, RouteError};
+pub use super::standing::{Candidate, DoubtfulLink, ImportedAs};
+use super::standing::{is_this, standing};
 use super::{AppKind, ConfigFile, Format, ParsedConfig, Scope, Transport, parse};
 use rootgate_model::ids::{ServerId, now_ms};
 use rootgate_model::servers::{ServerSpec, mask_args, shell_quote};

@@ -21,9 +21,11 @@
 mod edit;
 mod read;
 
+pub(crate) use edit::{restore, rewrite};
+
 use toml_edit::DocumentMut;
 
-use super::{ConfigError, ParsedConfig, RouteTo, Scope};
+use super::{ConfigError, ParsedConfig};
 
 /// The name errors give the syntax and the app.
 const FORMAT: &str = "TOML";
@@ -38,21 +40,6 @@ pub fn parse(file: &str, text: &str) -> Result<ParsedConfig, ConfigError> {
         entries: read::entries(file, &doc)?,
         ..ParsedConfig::default()
     })
-}
-
-/// `text` with each server named in `routes` set to run the route.
-pub fn rewrite(file: &str, text: &str, routes: &[RouteTo]) -> Result<String, ConfigError> {
-    edit::rewrite(file, text, routes)
-}
-
-/// `current` with each server in `entries` as `original` has it.
-pub fn restore(
-    file: &str,
-    current: &str,
-    original: &str,
-    entries: &[(Scope, String)],
-) -> Result<String, ConfigError> {
-    edit::restore(file, current, original, entries)
 }
 
 /// Parses `text`, refusing what is not TOML.
@@ -89,12 +76,7 @@ fn reason(message: &str) -> String {
 /// `key` (a dotted path such as `mcp_servers.github.args`) does not hold
 /// what Codex writes there. `reason` never quotes a value.
 fn shape(file: &str, key: &str, reason: &str) -> ConfigError {
-    ConfigError::Shape {
-        file: file.to_owned(),
-        app: APP,
-        key: key.to_owned(),
-        reason: reason.to_owned(),
-    }
+    ConfigError::shape(file, APP, key, reason)
 }
 
 /// Where server `key`'s `field` is, as errors name it.

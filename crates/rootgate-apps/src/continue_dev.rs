@@ -19,20 +19,25 @@
 //! `${{ secrets.NAME }}` or `${{ inputs.NAME }}` (`import` lists them as
 //! values the app fills) and never puts a value in an error.
 
-use std::collections::BTreeMap;
-
-use yaml_edit::validator::{Severity, Validator};
 use yaml_edit::{Mapping, Sequence, YamlFile, YamlNode, YamlValue, yaml_eq};
 
-use super::goose::{parse_reason, rule_reason, syntax};
-use super::{ConfigError, ParsedConfig, RawEntry, RouteTo, Scope, Transport};
+use super::fields::{Fields, StdioKeys, program, stdio};
+use super::yaml::YamlFields;
+use super::{ConfigError, ParsedConfig, RawEntry, RouteTo, Scope, Transport, yaml};
+
+/// Continue's keys for a local server: `env` and `cwd`.
+const KEYS: StdioKeys = StdioKeys {
+    env: "env",
+    env_keys: None,
+    cwd: true,
+};
 
 const APP: &str = "Continue";
 const SERVERS: &str = "mcpServers";
 
 /// Whether `text` is one of the JSON files Continue's folder takes rather
 /// than YAML: its first character that is not blank is `{`.
-pub fn is_json(text: &str) -> bool {
+pub(crate) fn is_json(text: &str) -> bool {
     text.trim_start().starts_with('{')
 }
 
@@ -57,42 +62,17 @@ struct Loaded {
 }
 
 impl Loaded {
-    /// Parses `text`, refusing what is not valid YAML (the parser recovers
-    /// from errors, so its strict validator runs too) or not a mapping.
+    /// Parses `text`, refusing what is not valid YAML (`yaml::load`) or
+    /// not a mapping.
     fn new(file: &str, text: &str) -> Result<Loaded, ConfigError> {
-        let parsed = YamlFile::parse(text);
-        if let Some(error) = parsed.positioned_errors().first() {
-            let reason = parse_reason(&error.kind);
-            return Err(syntax(
-                file,
-                text,
-                error.range.start,
-                &error.message,
-                reason,
-            ));
-        }
-        let tree = parsed.tree();
-        let documents: Vec<_> = tree.documents().collect();
-        if let Some(second) = documents.get(1) {
-            let reason = "the file holds more than one YAML document; Continue reads one";
-            return Err(syntax(file, text, second.byte_range().start, "", reason));
-        }
-        let root = match documents.into_iter().next() {
+        let (tree, document) = yaml::load(file, text, APP)?;
+        let root = match document {
             None => None,
-            Some(document) => {
-                let violations = Validator::new().validate(&document);
-                if let Some(v) = violations.iter().find(|v| v.severity == Severity::Error) {
-                    let at = v
-                        .text_range
-                        .map_or(document.byte_range().start, |r| r.start);
-                    return Err(syntax(file, text, at, &v.message, rule_reason(v.rule)));
-                }
-                match document.as_mapping() {
-                    Some(root) => Some(root),
-                    None if document.as_scalar().is_none_or(|s| s.is_null()) => None,
-                    None => return Err(shape(file, "(top level)", "is not a mapping")),
-                }
-            }
+            Some(document) => match document.as_mapping() {
+                Some(root) => Some(root),
+                None if document.as_scalar().is_none_or(|s| s.is_null()) => None,
+                None => return Err(shape(file, "(top level)", "is not a mapping")),
+            },
         };
         Ok(Loaded {
             file: file.to_owned(),
@@ -124,8 +104,9 @@ impl Loaded {
             let YamlNode::Mapping(settings) = node else {
                 return Err(shape(&self.file, &path, "is not a mapping of settings"));
             };
-            let field = Field {
+            let field = YamlFields {
                 file: &self.file,
+                app: APP,
                 path: &path,
                 settings: &settings,
             };
@@ -193,24 +174,12 @@ impl Loaded {
 
 /// One server's entry, or `None` when it has neither command nor url but
 /// `uses` a block.
-fn read_entry(field: &Field<'_>, name: &str) -> Result<Option<RawEntry>, ConfigError> {
+fn read_entry(field: &YamlFields<'_>, name: &str) -> Result<Option<RawEntry>, ConfigError> {
     let kind = field.string("type")?;
     let command = field.string("command")?;
     let url = field.string("url")?;
     let transport = match (kind.as_deref(), command, url) {
-        (Some("stdio") | None, Some(command), _) => {
-            if command.trim().is_empty() {
-                return Err(field.error("command", "must name the program to run"));
-            }
-            Transport::Stdio {
-                command,
-                args: field.strings("args")?,
-                env: field.env()?,
-                cwd: field.string("cwd")?,
-                env_file: None,
-                env_keys: Vec::new(),
-            }
-        }
+        (Some("stdio") | None, Some(command), _) => stdio(field, program(field, command)?, &KEYS)?,
         (_, _, Some(url)) => Transport::Remote { url },
         (_, None, None) if field.get("uses").is_some() => return Ok(None),
         _ => {
@@ -228,93 +197,18 @@ fn read_entry(field: &Field<'_>, name: &str) -> Result<Option<RawEntry>, ConfigE
     }))
 }
 
-/// One list item's settings, with what errors need to name it.
-struct Field<'a> {
-    file: &'a str,
-    path: &'a str,
-    settings: &'a Mapping,
-}
-
-impl Field<'_> {
-    fn get(&self, name: &str) -> Option<YamlNode> {
-        self.settings
-            .get(name)
-            .filter(|node| !matches!(node, YamlNode::Scalar(s) if s.is_null()))
-    }
-
-    fn error(&self, name: &str, reason: &str) -> ConfigError {
-        shape(self.file, &format!("{}.{name}", self.path), reason)
-    }
-
-    fn string(&self, name: &str) -> Result<Option<String>, ConfigError> {
-        self.get(name)
-            .map(|node| text(&node).ok_or_else(|| self.error(name, "is not a string")))
-            .transpose()
-    }
-
-    fn strings(&self, name: &str) -> Result<Vec<String>, ConfigError> {
-        let Some(node) = self.get(name) else {
-            return Ok(Vec::new());
-        };
-        let YamlNode::Sequence(items) = node else {
-            return Err(self.error(name, "is not a list of strings"));
-        };
-        items
-            .values()
-            .map(|item| text(&item).ok_or_else(|| self.error(name, "is not a list of strings")))
-            .collect()
-    }
-
-    /// `env`, a mapping of variables to values; errors name the variable.
-    fn env(&self) -> Result<BTreeMap<String, String>, ConfigError> {
-        let Some(node) = self.get("env") else {
-            return Ok(BTreeMap::new());
-        };
-        let YamlNode::Mapping(vars) = node else {
-            return Err(self.error("env", "is not a mapping of environment variables"));
-        };
-        let mut env = BTreeMap::new();
-        for (var, value) in vars.iter() {
-            let Some(var) = text(&var) else {
-                return Err(self.error("env", "has a variable name that is not a string"));
-            };
-            let Some(value) = text(&value) else {
-                return Err(self.error(&format!("env.{var}"), "is not a string"));
-            };
-            env.insert(var, value);
-        }
-        Ok(env)
-    }
-}
-
-/// The text of a scalar that is not `null`.
-fn text(node: &YamlNode) -> Option<String> {
-    match node {
-        YamlNode::Scalar(s) if !s.is_null() => Some(s.as_string()),
-        _ => None,
-    }
-}
-
 fn shape(file: &str, key: &str, reason: &str) -> ConfigError {
-    ConfigError::Shape {
-        file: file.to_owned(),
-        app: APP,
-        key: key.to_owned(),
-        reason: reason.to_owned(),
-    }
+    ConfigError::shape(file, APP, key, reason)
 }
 
 /// An edit that would not read back as intended: Rootgate's fault, not the
 /// file's.
 fn unwritable(file: &str, key: Option<&str>) -> ConfigError {
-    shape(
-        file,
-        &key.map_or_else(
-            || SERVERS.to_owned(),
-            |key| format!("{SERVERS}[name={key:?}]"),
-        ),
-        "Rootgate could not edit it so that it reads back as intended",
-    )
+    let key = key.map_or_else(
+        || SERVERS.to_owned(),
+        |key| format!("{SERVERS}[name={key:?}]"),
+    );
+    ConfigError::unwritable(file, APP, &key)
 }
 
 /// `text` with each server named in `routes` set to run the route.
@@ -322,11 +216,7 @@ pub fn rewrite(file: &str, text: &str, routes: &[RouteTo]) -> Result<String, Con
     let doc = Loaded::new(file, text)?;
     let items = doc.items()?;
     for route in routes {
-        let missing = || ConfigError::NoSuchEntry {
-            file: file.to_owned(),
-            key: route.key.clone(),
-            scope: String::new(),
-        };
+        let missing = || route.not_in(file);
         if route.scope != Scope::Global {
             return Err(missing());
         }
@@ -386,14 +276,7 @@ fn check_rewrite(
     }
     let items = after.items().map_err(|_| unwritable(file, None))?;
     for route in routes {
-        let wanted = Transport::Stdio {
-            command: route.command.clone(),
-            args: route.args.clone(),
-            env: route.env.clone(),
-            cwd: None,
-            env_file: None,
-            env_keys: Vec::new(),
-        };
+        let wanted = route.as_written();
         let now = items
             .iter()
             .find(|(name, _)| *name == route.key)

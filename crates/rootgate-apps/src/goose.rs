@@ -27,13 +27,13 @@ mod edit;
 mod read;
 mod restore;
 
-use yaml_edit::validator::{Rule, Severity, Validator};
-use yaml_edit::{Mapping, ParseErrorKind, YamlFile, YamlNode};
+pub(crate) use edit::rewrite;
+pub(crate) use restore::restore;
 
-use super::{ConfigError, ParsedConfig, RouteTo, Scope};
+use yaml_edit::{Mapping, YamlFile, YamlNode};
 
-/// The name errors give the syntax.
-const FORMAT: &str = "YAML";
+use super::{ConfigError, ParsedConfig, yaml};
+
 /// The name errors give the app.
 const APP: &str = "Goose";
 /// The top-level key that holds the extensions.
@@ -55,24 +55,6 @@ pub fn parse(file: &str, text: &str) -> Result<ParsedConfig, ConfigError> {
     })
 }
 
-/// `text` with each stdio extension named in `routes` set to run
-/// `route.command route.args` with `route.env` as its `envs` and no
-/// `env_keys`; every other byte is kept.
-pub fn rewrite(file: &str, text: &str, routes: &[RouteTo]) -> Result<String, ConfigError> {
-    edit::rewrite(file, text, routes)
-}
-
-/// `current` with each extension named in `entries` as `original` has it:
-/// replaced, inserted when `current` lacks it, removed when `original` does.
-pub fn restore(
-    file: &str,
-    current: &str,
-    original: &str,
-    entries: &[(Scope, String)],
-) -> Result<String, ConfigError> {
-    restore::restore(file, current, original, entries)
-}
-
 /// A Goose config file, checked and parsed into a tree that edits in place.
 struct Loaded {
     file: String,
@@ -83,43 +65,17 @@ struct Loaded {
 }
 
 impl Loaded {
-    /// Parses `text`, refusing what is not valid YAML or not a mapping at
-    /// the top. The parser alone is lenient (it recovers from errors to
-    /// keep an editor working), so its strict validator is run too: a file
-    /// Goose itself would refuse must not be read as something else.
+    /// Parses `text`, refusing what is not valid YAML (`yaml::load`) or not
+    /// a mapping at the top.
     fn new(file: &str, text: &str) -> Result<Loaded, ConfigError> {
-        let parsed = YamlFile::parse(text);
-        if let Some(error) = parsed.positioned_errors().first() {
-            let reason = parse_reason(&error.kind);
-            return Err(syntax(
-                file,
-                text,
-                error.range.start,
-                &error.message,
-                reason,
-            ));
-        }
-        let tree = parsed.tree();
-        let documents: Vec<_> = tree.documents().collect();
-        if let Some(second) = documents.get(1) {
-            let at = second.byte_range().start;
-            let reason = "the file holds more than one YAML document; Goose reads one";
-            return Err(syntax(file, text, at, "", reason));
-        }
-        let Some(document) = documents.into_iter().next() else {
+        let (tree, document) = yaml::load(file, text, APP)?;
+        let Some(document) = document else {
             return Ok(Loaded {
                 file: file.to_owned(),
                 tree,
                 root: None,
             });
         };
-        let violations = Validator::new().validate(&document);
-        if let Some(v) = violations.iter().find(|v| v.severity == Severity::Error) {
-            let at = v
-                .text_range
-                .map_or(document.byte_range().start, |r| r.start);
-            return Err(syntax(file, text, at, &v.message, rule_reason(v.rule)));
-        }
         // A document that is only `---`, or only `null`, holds no settings.
         let blank = match document.as_scalar() {
             Some(scalar) => scalar.is_null(),
@@ -173,78 +129,8 @@ impl Loaded {
     }
 }
 
-/// A syntax error at byte `at` of `text`. `message` is the parser's own
-/// description; it is used only when none of its words comes from the
-/// file, because the parser quotes the text it stumbled on and that text
-/// may be a secret. `fallback` says what kind of error it is otherwise.
-pub(super) fn syntax(
-    file: &str,
-    text: &str,
-    at: u32,
-    message: &str,
-    fallback: &str,
-) -> ConfigError {
-    let position = yaml_edit::byte_offset_to_line_column(text, at as usize);
-    let clause = message
-        .split(['.', ':', '(', '"', '\'', '`'])
-        .next()
-        .unwrap_or_default()
-        .trim();
-    let from_file = clause
-        .split_whitespace()
-        .any(|word| word.chars().count() >= 3 && text.contains(word));
-    let reason = if clause.is_empty() || from_file {
-        fallback.to_owned()
-    } else {
-        clause.to_owned()
-    };
-    ConfigError::Syntax {
-        file: file.to_owned(),
-        format: FORMAT,
-        line: position.line,
-        column: position.column,
-        reason,
-    }
-}
-
-/// What a parse error of `kind` means, in words that hold no file text.
-pub(super) fn parse_reason(kind: &ParseErrorKind) -> &'static str {
-    match kind {
-        ParseErrorKind::UnclosedFlowSequence => "a `[` list is not closed",
-        ParseErrorKind::UnclosedFlowMapping => "a `{` mapping is not closed",
-        ParseErrorKind::UnterminatedString => "a quoted string is not closed",
-        ParseErrorKind::Other => "the text here is not valid YAML",
-    }
-}
-
-/// What a violation of `rule` means, in words that hold no file text.
-pub(super) fn rule_reason(rule: Rule) -> &'static str {
-    match rule {
-        Rule::InvalidIndentation => "the indentation does not line up",
-        Rule::InvalidDocumentMarker => "a document marker (`---` or `...`) is misplaced",
-        Rule::InvalidTabUsage => "a tab is used for indentation",
-        Rule::MissingSyntax => "a piece of YAML syntax is missing",
-        Rule::InvalidEscape => "a quoted string has an invalid escape",
-        Rule::DuplicateKeys => "a key appears twice in one mapping",
-        Rule::InvalidAnchor => "an anchor or alias is not valid",
-        Rule::InvalidTag => "a tag is not valid",
-        Rule::InvalidCharacter => "a character YAML does not allow",
-        _ => "the text here is not valid YAML",
-    }
-}
-
 /// `key` (a dotted path such as `extensions.github.args`) does not hold
 /// what Goose writes there. `reason` must never quote a value.
 fn shape(file: &str, key: &str, reason: &str) -> ConfigError {
-    ConfigError::Shape {
-        file: file.to_owned(),
-        app: APP,
-        key: key.to_owned(),
-        reason: reason.to_owned(),
-    }
-}
-
-/// The dotted path of `field` in extension `key`, as errors name it.
-fn field_path(key: &str, field: &str) -> String {
-    format!("{EXTENSIONS}.{key}.{field}")
+    ConfigError::shape(file, APP, key, reason)
 }

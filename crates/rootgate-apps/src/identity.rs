@@ -32,7 +32,7 @@ use rootgate_model::settings::Settings;
 
 /// The digest of `plan` as read from the app's file, before the person
 /// fills anything: it changes when the entry does.
-pub fn entry_digest(plan: &ImportPlan) -> String {
+pub(crate) fn entry_digest(plan: &ImportPlan) -> String {
     // The placeholders as written, as this digest always read them: a
     // link made before needs were asked for by name stays trusted.
     let needs: Vec<(&str, &[String])> = plan
@@ -84,7 +84,7 @@ fn digest(value: &serde_json::Value) -> String {
 }
 
 /// The real paths of the folders shared with `server`.
-pub fn shared_folders(settings: &Settings, server: &ServerSpec) -> Vec<PathBuf> {
+pub(crate) fn shared_folders(settings: &Settings, server: &ServerSpec) -> Vec<PathBuf> {
     settings
         .grants
         .iter()

@@ -76,7 +76,7 @@ impl Need {
     }
 
     /// The first of its forms written in `value`, if any.
-    pub fn written_in(&self, value: &str) -> Option<&str> {
+    pub(crate) fn written_in(&self, value: &str) -> Option<&str> {
         self.forms
             .iter()
             .find(|f| value.contains(f.as_str()))
@@ -138,7 +138,7 @@ pub enum ImportError {
 
 /// The command line `rootgate connect NAME`, when `command` and `args` are
 /// one: the entry already goes through Rootgate.
-pub fn routed_name(command: &str, args: &[String]) -> Option<String> {
+pub(crate) fn routed_name(command: &str, args: &[String]) -> Option<String> {
     let program = Path::new(command).file_name()?.to_str()?;
     match args {
         [connect, name] if program == "rootgate" && connect == "connect" => Some(name.clone()),
@@ -155,7 +155,7 @@ pub fn plan(
     inputs: &[InputDecl],
     home: Option<&Path>,
 ) -> Result<ImportPlan, ImportError> {
-    let (command, args, env, cwd, env_file, env_keys) = match &entry.transport {
+    let (command, args, env, cwd, env_keys) = match &entry.transport {
         Transport::Remote { url } => {
             return Err(ImportError::Remote {
                 key: entry.key.clone(),
@@ -167,9 +167,9 @@ pub fn plan(
             args,
             env,
             cwd,
-            env_file,
             env_keys,
-        } => (command, args, env, cwd, env_file, env_keys),
+            ..
+        } => (command, args, env, cwd, env_keys),
     };
     if let Some(name) = routed_name(command, args) {
         return Err(ImportError::AlreadyRouted {
@@ -178,48 +178,7 @@ pub fn plan(
         });
     }
     let found = find_folders(args, home);
-    let mut needs = Needs {
-        app: Some(app),
-        ..Needs::default()
-    };
-    needs.scan(command, "the command", inputs, false);
-    for (i, arg) in found.args.iter().enumerate() {
-        needs.scan(arg, &format!("argument {}", i + 1), inputs, false);
-    }
-    for (name, value) in env {
-        let place = format!("environment variable {name}");
-        needs.scan(value, &place, inputs, looks_secret(name));
-    }
-    if let Some(cwd) = cwd {
-        needs.scan(cwd, "the working folder", inputs, false);
-    }
-    for key in env_keys {
-        needs.push(Need {
-            forms: Vec::new(),
-            token: key.clone(),
-            used_in: vec![format!("environment variable {key}")],
-            hint: match app {
-                // Codex's `env_vars`: names it passes on from its own
-                // environment, whose values the file does not hold.
-                AppKind::Codex => format!("{} passes it on from its own environment", app.title()),
-                _ => format!("{} keeps its value in its own keyring", app.title()),
-            },
-            secret: true,
-            required: true,
-        });
-    }
-    if let Some(env_file) = env_file {
-        needs.push(Need {
-            forms: Vec::new(),
-            token: "envFile".into(),
-            used_in: vec![format!("environment read from {env_file}")],
-            hint: "Rootgate does not read files an app names; add the variables the server \
-                   needs in its settings"
-                .into(),
-            secret: false,
-            required: false,
-        });
-    }
+    let needs = needs_of(app, &entry.transport, &found.args, inputs);
     // Secret: what the name says, what holds a value the app keeps out of
     // its file (its environment, its secrets, what it asks for masked),
     // and what it keeps in its own keyring.
@@ -256,6 +215,68 @@ pub fn plan(
         kept_paths: found.kept_paths,
         placeholders: needs.written,
     })
+}
+
+/// What an entry needs the person to fill: each of the app's placeholders
+/// in its command, arguments, environment and working folder, each name
+/// the app passes on or keeps in its keyring (`env_keys`), and the file
+/// of variables Rootgate does not read (`env_file`). `args` are the
+/// arguments as the draft has them, folders already placeholders.
+fn needs_of(app: AppKind, transport: &Transport, args: &[String], inputs: &[InputDecl]) -> Needs {
+    let mut needs = Needs {
+        app: Some(app),
+        ..Needs::default()
+    };
+    let Transport::Stdio {
+        command,
+        env,
+        cwd,
+        env_file,
+        env_keys,
+        ..
+    } = transport
+    else {
+        return needs;
+    };
+    needs.scan(command, "the command", inputs, false);
+    for (i, arg) in args.iter().enumerate() {
+        needs.scan(arg, &format!("argument {}", i + 1), inputs, false);
+    }
+    for (name, value) in env {
+        let place = format!("environment variable {name}");
+        needs.scan(value, &place, inputs, looks_secret(name));
+    }
+    if let Some(cwd) = cwd {
+        needs.scan(cwd, "the working folder", inputs, false);
+    }
+    for key in env_keys {
+        needs.push(Need {
+            forms: Vec::new(),
+            token: key.clone(),
+            used_in: vec![format!("environment variable {key}")],
+            hint: match app {
+                // Codex's `env_vars`: names it passes on from its own
+                // environment, whose values the file does not hold.
+                AppKind::Codex => format!("{} passes it on from its own environment", app.title()),
+                _ => format!("{} keeps its value in its own keyring", app.title()),
+            },
+            secret: true,
+            required: true,
+        });
+    }
+    if let Some(env_file) = env_file {
+        needs.push(Need {
+            forms: Vec::new(),
+            token: "envFile".into(),
+            used_in: vec![format!("environment read from {env_file}")],
+            hint: "Rootgate does not read files an app names; add the variables the server \
+                   needs in its settings"
+                .into(),
+            secret: false,
+            required: false,
+        });
+    }
+    needs
 }
 
 impl ImportPlan {

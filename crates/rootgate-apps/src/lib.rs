@@ -4,11 +4,14 @@
 //! or the window. Its foreign stack is lossless editing (jsonc-parser,
 //! yaml-edit), diffs (similar) and digests (sha2).
 //!
+//! Which app is which ([`AppKind`], with the name each gives itself in
+//! MCP's `initialize`) and how its file is written ([`Format`]) are the
+//! model's words (`rootgate_model::app_kind`), re-exported here.
+//!
 //! Modules: `catalog` (what the window shows of each app, and imports),
-//! `client_names` (the name each app gives itself in MCP's `initialize`),
 //! `goose` and `json` (reading and editing each format), `identity`
 //! (whether two entries are one server), `import` (an entry as a server
-//! draft), `link` (where an entry stands with Rootgate's servers), `locate`
+//! draft), `standing` (where an entry stands with Rootgate's servers), `locate`
 //! (where each app keeps its files), `route` (rewriting an app to reach its
 //! servers through Rootgate, and undoing it).
 //!
@@ -24,7 +27,7 @@
 //! `goose`, `continue_dev` and `codex` read them into [`ParsedConfig`] and
 //! edit them in place, keeping every other key, comment and the file's
 //! formatting; `import` turns an entry into a server draft and folder
-//! offers; `identity` says whether two entries are one server and `link`
+//! offers; `identity` says whether two entries are one server and `standing`
 //! where an entry stands with Rootgate's servers; `route`
 //! plans a rewrite (with its diff), writes it atomically beside a backup,
 //! and undoes it byte for byte.
@@ -36,16 +39,17 @@
 //! puts an environment value in an error message.
 
 pub mod catalog;
-pub(crate) mod client_names;
 pub(crate) mod codex;
 pub(crate) mod continue_dev;
+pub(crate) mod fields;
 pub(crate) mod goose;
 pub(crate) mod identity;
 pub mod import;
 pub(crate) mod json;
-pub(crate) mod link;
 pub mod locate;
 pub mod route;
+pub(crate) mod standing;
+pub(crate) mod yaml;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -53,160 +57,11 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// An AI app whose MCP configuration Rootgate can read and route.
-#[derive(
-    ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum AppKind {
-    ClaudeDesktop,
-    ClaudeCode,
-    Cursor,
-    /// `vscode`, as the command line and the window name it.
-    #[serde(rename = "vscode")]
-    VsCode,
-    Zed,
-    Goose,
-    Windsurf,
-    LmStudio,
-    Kiro,
-    AmazonQ,
-    CopilotCli,
-    GeminiCli,
-    Cline,
-    Codex,
-    Continue,
-    Opencode,
-}
-
-impl AppKind {
-    /// Every known app, in the order they are listed.
-    pub const ALL: [AppKind; 16] = [
-        AppKind::ClaudeDesktop,
-        AppKind::ClaudeCode,
-        AppKind::Cursor,
-        AppKind::VsCode,
-        AppKind::Zed,
-        AppKind::Goose,
-        AppKind::Windsurf,
-        AppKind::LmStudio,
-        AppKind::Kiro,
-        AppKind::AmazonQ,
-        AppKind::CopilotCli,
-        AppKind::GeminiCli,
-        AppKind::Cline,
-        AppKind::Codex,
-        AppKind::Continue,
-        AppKind::Opencode,
-    ];
-
-    /// The app's name as people know it.
-    pub fn title(self) -> &'static str {
-        match self {
-            AppKind::ClaudeDesktop => "Claude Desktop",
-            AppKind::ClaudeCode => "Claude Code",
-            AppKind::Cursor => "Cursor",
-            AppKind::VsCode => "VS Code",
-            AppKind::Zed => "Zed",
-            AppKind::Goose => "Goose",
-            AppKind::Windsurf => "Windsurf",
-            AppKind::LmStudio => "LM Studio",
-            AppKind::Kiro => "Kiro",
-            AppKind::AmazonQ => "Amazon Q Developer",
-            AppKind::CopilotCli => "GitHub Copilot CLI",
-            AppKind::GeminiCli => "Gemini CLI",
-            AppKind::Cline => "Cline",
-            AppKind::Codex => "Codex CLI",
-            AppKind::Continue => "Continue",
-            AppKind::Opencode => "opencode",
-        }
-    }
-
-    /// The app's name on the command line (`rootgate import claude-desktop`).
-    pub fn id(self) -> &'static str {
-        match self {
-            AppKind::ClaudeDesktop => "claude-desktop",
-            AppKind::ClaudeCode => "claude-code",
-            AppKind::Cursor => "cursor",
-            AppKind::VsCode => "vscode",
-            AppKind::Zed => "zed",
-            AppKind::Goose => "goose",
-            AppKind::Windsurf => "windsurf",
-            AppKind::LmStudio => "lm-studio",
-            AppKind::Kiro => "kiro",
-            AppKind::AmazonQ => "amazon-q",
-            AppKind::CopilotCli => "copilot-cli",
-            AppKind::GeminiCli => "gemini-cli",
-            AppKind::Cline => "cline",
-            AppKind::Codex => "codex",
-            AppKind::Continue => "continue",
-            AppKind::Opencode => "opencode",
-        }
-    }
-
-    /// The app named `id` (as [`AppKind::id`] writes it; a few common
-    /// spellings are accepted too).
-    pub fn from_id(id: &str) -> Option<AppKind> {
-        let id = id.to_ascii_lowercase().replace(['_', ' '], "-");
-        Some(match id.as_str() {
-            "claude-desktop" | "claude" => AppKind::ClaudeDesktop,
-            "claude-code" => AppKind::ClaudeCode,
-            "cursor" => AppKind::Cursor,
-            "vscode" | "vs-code" | "code" => AppKind::VsCode,
-            "zed" => AppKind::Zed,
-            "goose" => AppKind::Goose,
-            "windsurf" => AppKind::Windsurf,
-            "lm-studio" | "lmstudio" => AppKind::LmStudio,
-            "kiro" => AppKind::Kiro,
-            "amazon-q" | "amazonq" | "amazon-q-developer" => AppKind::AmazonQ,
-            "copilot-cli" | "copilot" => AppKind::CopilotCli,
-            "gemini-cli" | "gemini" => AppKind::GeminiCli,
-            "cline" => AppKind::Cline,
-            "codex" | "codex-cli" => AppKind::Codex,
-            "continue" => AppKind::Continue,
-            "opencode" => AppKind::Opencode,
-            _ => return None,
-        })
-    }
-
-    /// The app whose MCP client introduces itself as `client_name` in its
-    /// `initialize` (`clientInfo.name`), when it is one Rootgate knows: for
-    /// example Claude Desktop `claude-ai`, Codex CLI `codex-mcp-client`,
-    /// Gemini CLI `gemini-cli-mcp-client`. `client_names` holds every name,
-    /// each with where it was read, and says which apps have none (LM
-    /// Studio, the Kiro IDE); case is not minded, as the apps have changed
-    /// it between versions.
-    pub fn from_client_name(client_name: &str) -> Option<AppKind> {
-        client_names::app_for(&client_name.trim().to_ascii_lowercase())
-    }
-
-    /// How the app's main file is written. Gemini CLI strips comments
-    /// from its `settings.json` and opencode reads `opencode.json` with a
-    /// JSONC parser, so both take comments like VS Code and Zed. Continue's
-    /// `mcpServers` folder may also hold JSON files (see `continue_dev`).
-    pub fn format(self) -> Format {
-        match self {
-            AppKind::Zed | AppKind::VsCode | AppKind::GeminiCli | AppKind::Opencode => {
-                Format::Jsonc
-            }
-            AppKind::Goose | AppKind::Continue => Format::Yaml,
-            AppKind::Codex => Format::Toml,
-            _ => Format::Json,
-        }
-    }
-}
-
-/// The syntax of a config file.
-#[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Format {
-    Json,
-    /// JSON with comments and trailing commas (Zed, VS Code).
-    Jsonc,
-    Yaml,
-    /// Codex CLI's `config.toml`.
-    Toml,
-}
+/// Which app, and how its main file is written: the model's words, since
+/// the bridge names the app a connection is without naming this crate.
+/// They stay nameable here because this crate's own types carry them
+/// (`ConfigFile::format`, `main_file(app, ..)`).
+pub use rootgate_model::app_kind::{AppKind, Format};
 
 /// Where in a file a server entry sits. Most files hold one list; Claude
 /// Code's `~/.claude.json` holds one for the user and one per project.
@@ -287,6 +142,31 @@ pub struct RouteTo {
     pub env: BTreeMap<String, String>,
 }
 
+impl RouteTo {
+    /// How the routed entry reads once written: a rewrite reads its result
+    /// back and compares it with this before handing it over.
+    pub(crate) fn as_written(&self) -> Transport {
+        Transport::Stdio {
+            command: self.command.clone(),
+            args: self.args.clone(),
+            env: self.env.clone(),
+            cwd: None,
+            env_file: None,
+            env_keys: Vec::new(),
+        }
+    }
+
+    /// The entry to route is not in `file`, a file of one list with no
+    /// scopes (Codex's, Continue's).
+    pub(crate) fn not_in(&self, file: &str) -> ConfigError {
+        ConfigError::NoSuchEntry {
+            file: file.to_owned(),
+            key: self.key.clone(),
+            scope: String::new(),
+        }
+    }
+}
+
 /// Why a config file could not be read or rewritten. Never holds an
 /// environment value: files hold secrets.
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
@@ -312,6 +192,26 @@ pub enum ConfigError {
         key: String,
         scope: String,
     },
+}
+
+impl ConfigError {
+    /// `key` (a dotted path such as `extensions.github.args`) of `file`
+    /// does not hold what `app` writes there. `reason` never quotes a value.
+    pub(crate) fn shape(file: &str, app: &'static str, key: &str, reason: &str) -> ConfigError {
+        ConfigError::Shape {
+            file: file.to_owned(),
+            app,
+            key: key.to_owned(),
+            reason: reason.to_owned(),
+        }
+    }
+
+    /// An edit of `key` (or of the file) that would not read back as
+    /// intended: the fault is Rootgate's, not the file's.
+    pub(crate) fn unwritable(file: &str, app: &'static str, key: &str) -> ConfigError {
+        let reason = "Rootgate could not edit it so that it reads back as intended";
+        ConfigError::shape(file, app, key, reason)
+    }
 }
 
 /// A file that an app reads: which app, where, and in what syntax.

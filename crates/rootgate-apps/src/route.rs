@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use super::import::routed_name;
-use super::{AppKind, ConfigError, RouteTo, Scope, Transport, parse, restore, rewrite};
+use super::{AppKind, ConfigError, RawEntry, RouteTo, Scope, Transport, parse, restore, rewrite};
 use rootgate_model::ids::now_ms;
 
 mod files;
@@ -154,14 +154,67 @@ pub fn plan_route(
         }
         .into());
     }
+    let chosen = parsed
+        .entries
+        .iter()
+        .filter(|e| only.is_empty() || only.contains(&e.key));
+    let Chosen {
+        routes,
+        entries,
+        skipped,
+    } = choose(chosen, &server_of, target).map_err(|why| why.about(shown.clone()))?;
+    let after = rewrite(app, &shown, &before, &routes)?;
+    Ok(Plan {
+        app,
+        diff: masked_diff(app, &shown, &before, &after),
+        read: digest(&before),
+        file: file.to_path_buf(),
+        before,
+        after,
+        entries,
+        skipped,
+        partial_undo: false,
+    })
+}
+
+/// What routing the chosen entries of a file does: the routes to write,
+/// the entries they route, and the entries left alone with why.
+struct Chosen {
+    routes: Vec<RouteTo>,
+    entries: Vec<RoutedEntry>,
+    skipped: Vec<Skipped>,
+}
+
+/// Why a file has nothing to route, before the file is named.
+enum NothingToRoute {
+    /// Every entry chosen runs through Rootgate already.
+    AlreadyRouted,
+    /// No entry can be routed; the reason says why.
+    Nothing(String),
+}
+
+impl NothingToRoute {
+    fn about(self, file: String) -> RouteError {
+        match self {
+            NothingToRoute::AlreadyRouted => RouteError::AlreadyRouted { file },
+            NothingToRoute::Nothing(reason) => RouteError::Nothing { file, reason },
+        }
+    }
+}
+
+/// Decides each chosen entry: routed to the server `server_of` maps it to,
+/// or skipped with the reason (a remote server, one routed already, one
+/// that maps to no server); at least one must be routed.
+fn choose<'e>(
+    chosen: impl Iterator<Item = &'e RawEntry>,
+    server_of: &impl Fn(&Scope, &str) -> Result<String, String>,
+    target: &Target,
+) -> Result<Chosen, NothingToRoute> {
     let mut routes = Vec::new();
     let mut entries = Vec::new();
     let mut skipped = Vec::new();
     let mut routed_already = 0;
-    for entry in &parsed.entries {
-        if !only.is_empty() && !only.contains(&entry.key) {
-            continue;
-        }
+    for entry in chosen {
         let skip = |reason: String| Skipped {
             scope: entry.scope.clone(),
             key: entry.key.clone(),
@@ -201,7 +254,7 @@ pub fn plan_route(
         });
     }
     if routes.is_empty() && routed_already > 0 && routed_already == skipped.len() {
-        return Err(RouteError::AlreadyRouted { file: shown });
+        return Err(NothingToRoute::AlreadyRouted);
     }
     if routes.is_empty() {
         let reason = match skipped.first() {
@@ -209,22 +262,12 @@ pub fn plan_route(
             Some(_) => "no server in it can be routed (see each one's reason)".into(),
             None => "it has no servers".into(),
         };
-        return Err(RouteError::Nothing {
-            file: shown,
-            reason,
-        });
+        return Err(NothingToRoute::Nothing(reason));
     }
-    let after = rewrite(app, &shown, &before, &routes)?;
-    Ok(Plan {
-        app,
-        diff: masked_diff(app, &shown, &before, &after),
-        read: digest(&before),
-        file: file.to_path_buf(),
-        before,
-        after,
+    Ok(Chosen {
+        routes,
         entries,
         skipped,
-        partial_undo: false,
     })
 }
 
@@ -440,7 +483,7 @@ pub fn apply_undo(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
 /// there instead would not help, since the server is started by Rootgate
 /// with Rootgate's values, never the app's. Left as it is, the app keeps
 /// working, and the entry can be routed once the value is kept.
-pub fn unstored_secrets(server: &rootgate_model::servers::ServerSpec) -> Option<String> {
+pub(crate) fn unstored_secrets(server: &rootgate_model::servers::ServerSpec) -> Option<String> {
     let names: Vec<&str> = server
         .secrets
         .iter()
@@ -464,7 +507,7 @@ pub fn unstored_secrets(server: &rootgate_model::servers::ServerSpec) -> Option<
 /// absolute path (Rootgate's own `XDG_CONFIG_HOME`, a data folder) is left
 /// readable: secrets are not written as paths, and the person should see
 /// where things point.
-pub fn masked_diff(app: AppKind, file: &str, before: &str, after: &str) -> String {
+pub(crate) fn masked_diff(app: AppKind, file: &str, before: &str, after: &str) -> String {
     let mut secrets: Vec<String> = [before, after]
         .iter()
         .filter_map(|text| parse(app, file, text).ok())

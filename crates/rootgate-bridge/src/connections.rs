@@ -32,12 +32,13 @@ use rootgate_model::ids::{ConnectionId, ServerId, now_ms};
 use rootgate_model::timeline::Entry;
 use rootgate_session::Status;
 
-pub use crate::window_socket::{private_dir, same_user, socket_path};
+pub(crate) use crate::window_socket::same_user;
+pub use crate::window_socket::{private_dir, socket_path};
 
 /// How many timeline entries the window keeps per connection.
-pub const ENTRIES_KEPT: usize = 2_000;
+pub(crate) const ENTRIES_KEPT: usize = 2_000;
 /// How many ended connections the window keeps showing.
-pub const ENDED_KEPT: usize = 50;
+pub(crate) const ENDED_KEPT: usize = 50;
 /// The longest report line read; a longer one ends that bridge's reports.
 const MAX_REPORT: usize = 4 * 1024 * 1024;
 
@@ -266,7 +267,7 @@ mod wire_paths {
         Bytes(Vec<u8>),
     }
 
-    pub fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(paths.iter().map(|p| match p.to_str() {
             Some(text) => WirePath::Text(text.to_owned()),
             None => WirePath::Bytes(p.as_os_str().as_bytes().to_vec()),
@@ -290,7 +291,7 @@ mod wire_paths {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportRequest {
-    pub app: rootgate_apps::AppKind,
+    pub app: rootgate_model::app_kind::AppKind,
     pub file: PathBuf,
     pub keys: Vec<String>,
     pub values: std::collections::BTreeMap<String, String>,

@@ -4,7 +4,7 @@
 //! `rootgate` binary), the window, or the supervisor.
 //!
 //! Modules: `relay` (the tasks that carry lines), `route` (the pure
-//! decisions about each line), `link` (the bridge's reports to the
+//! decisions about each line), `window_link` (the bridge's reports to the
 //! window), `app_side` (the relay as a session's app side), `connections`
 //! (the window's list of bridges, over a local socket), `window_socket`
 //! (where that socket is, and that both its ends are the person's),
@@ -29,9 +29,9 @@
 mod app_side;
 pub mod connections;
 pub mod instance;
-pub(crate) mod link;
 pub mod relay;
 pub mod route;
+pub(crate) mod window_link;
 pub mod window_socket;
 
 use std::path::PathBuf;
@@ -219,59 +219,25 @@ async fn serve(
     config: SessionConfig,
     app_gone: &mut tokio::sync::oneshot::Receiver<()>,
 ) -> Outcome {
-    // Which folders are there now decides the first list the server is
-    // told, so it is read before the server starts.
-    let mounts = rootgate_model::mounts::MountTable::read();
-    for root in store.snapshot().roots {
-        let _ = store.set_available(
-            &root.id,
-            rootgate_model::monitor::is_available(&root, &mounts),
-        );
-    }
-    let roots = match store.subscribe(&spec.id) {
-        Ok(roots) => roots,
-        Err(e) => return Outcome::Failed(e.to_string()),
+    let session = match relayed_session(&store, &spec, relay, timeline, config) {
+        Ok(session) => session,
+        Err(why) => return Outcome::Failed(why),
     };
-    // This process's working folder is where the app started it: for a
-    // server set to Workspace, the project when the app gives no roots.
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let working =
-        relay::workspace::working_folder(std::env::current_dir().ok().as_deref(), home.as_deref());
-    // A server given its folders as arguments is narrowed too: it starts
-    // with the part its first guess of the project allows, and again once
-    // the app has said what it works in (see `relay::workspace`).
-    let arguments = rootgate_model::placeholders::has_placeholders(&spec);
-    let roots = relay::workspace::narrow(roots, relay, working, spec.workspace_only, arguments);
-    let session =
-        Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
-    let mut status = session.subscribe_status();
-    relay.follow_delivery(session.subscribe_delivery());
-    // No app request that could touch files goes on with folders older
-    // than the last save, nor to a server that may still hold one the
-    // person withdrew (relay/fence.rs).
-    if let Ok(shared) = store.subscribe(&spec.id) {
-        relay.fence_withdrawals(relay::Fence::new(
-            Arc::clone(&store),
-            shared,
-            session.subscribe_delivery(),
-            config.notify,
-        ));
-    }
     let (id, name) = (spec.id.clone(), spec.name.clone());
     // The server starts first: the app's `initialize` waits for it, and
     // what follows (the watches and the window's link) is done while its
     // program loads, not before (BENCHMARKS.md: start-up). Neither misses
     // anything for starting later: the settings watch reads the file once
     // more when it is on, the folder watch begins from the availability
-    // read above, and the link sends the timeline and status as they are.
+    // read before, and the link sends the timeline and status as they are.
     session.start(spec);
     rootgate_model::monitor::spawn(Arc::clone(&store));
     let _watch = watch_settings(Arc::clone(&store));
     follow_tool_rules(Arc::clone(&store), id.clone(), Arc::clone(relay));
     // Reports to the window, when there is one; kept alive until the end.
     let socket = crate::connections::socket_path(store.file().path());
-    let (reported_tx, mut reported) = tokio::sync::watch::channel(None);
-    let _link = link::Link {
+    let (reported_tx, reported) = tokio::sync::watch::channel(None);
+    let _link = window_link::Link {
         socket: socket.clone(),
         connection: rootgate_model::ids::ConnectionId::generate(),
         server: id.clone(),
@@ -283,56 +249,145 @@ async fn serve(
         reported: reported_tx,
     }
     .spawn();
-    // An app that closes a server's input and does not see it end soon
-    // sends SIGTERM (the TypeScript SDK after 2 s, SIGKILL 2 s later): the
-    // calls not recorded yet are written at once, then the bridge ends as
-    // when the app goes.
-    let mut terminated = stop_signals();
-    let outcome = loop {
-        tokio::select! {
-            _ = &mut *app_gone => break Outcome::Disconnected,
-            Some(()) = terminated.recv() => {
-                relay.flush_calls();
-                break Outcome::Disconnected;
-            }
-            changed = status.changed() => {
-                if changed.is_err() {
-                    break Outcome::Failed("the server was removed from Rootgate".into());
-                }
-                let now = status.borrow_and_update().clone();
-                let why = match now {
-                    // The server cannot start until the person shares a
-                    // folder: the app is answered at once meanwhile, and
-                    // stays connected for when they do.
-                    Status::Waiting { reason } => {
-                        let why = relay::workspace::nothing_in_project(&relay.seen(), &name)
-                            .unwrap_or_else(|| cannot_start(&store, &id, &name, &reason));
-                        relay.cannot_start(&why).await;
-                        continue;
-                    }
-                    Status::Failed { reason } => {
-                        // The window (and the desktop notification it
-                        // sends) hears why before the bridge ends.
-                        if socket.exists() {
-                            let failed = Status::Failed { reason: reason.clone() };
-                            let _ = tokio::time::timeout(
-                                LAST_REPORT_WITHIN,
-                                reported.wait_for(|r| r.as_ref() == Some(&failed)),
-                            )
-                            .await;
-                        }
-                        reason
-                    }
-                    Status::Stopped { .. } => "the server was removed from Rootgate".to_owned(),
-                    _ => continue,
-                };
-                refuse(relay, &why, config.init_timeout, app_gone).await;
-                break Outcome::Failed(why);
-            }
-        }
+    let life = Life {
+        store: &store,
+        id: &id,
+        name: &name,
+        relay,
+        socket: &socket,
+        reported,
+        config,
     };
+    let outcome = life.until_end(&session, app_gone).await;
     session.shutdown().await;
     outcome
+}
+
+/// The server's session, made with the folders it may see now and
+/// followed by the relay; not yet started.
+fn relayed_session(
+    store: &Arc<Store>,
+    spec: &ServerSpec,
+    relay: &Arc<Relay>,
+    timeline: Arc<Timeline>,
+    config: SessionConfig,
+) -> Result<Session, String> {
+    // Which folders are there now decides the first list the server is
+    // told, so it is read before the server starts.
+    let mounts = rootgate_model::mounts::MountTable::read();
+    for root in store.snapshot().roots {
+        let _ = store.set_available(
+            &root.id,
+            rootgate_model::monitor::is_available(&root, &mounts),
+        );
+    }
+    let roots = store.subscribe(&spec.id).map_err(|e| e.to_string())?;
+    // This process's working folder is where the app started it: for a
+    // server set to Workspace, the project when the app gives no roots.
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let working =
+        relay::workspace::working_folder(std::env::current_dir().ok().as_deref(), home.as_deref());
+    // A server given its folders as arguments is narrowed too: it starts
+    // with the part its first guess of the project allows, and again once
+    // the app has said what it works in (see `relay::workspace`).
+    let arguments = rootgate_model::placeholders::has_placeholders(spec);
+    let roots = relay::workspace::narrow(roots, relay, working, spec.workspace_only, arguments);
+    let session =
+        Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
+    relay.follow_delivery(session.subscribe_delivery());
+    // No app request that could touch files goes on with folders older
+    // than the last save, nor to a server that may still hold one the
+    // person withdrew (relay/fence.rs).
+    if let Ok(shared) = store.subscribe(&spec.id) {
+        relay.fence_withdrawals(relay::Fence::new(
+            Arc::clone(store),
+            shared,
+            session.subscribe_delivery(),
+            config.notify,
+        ));
+    }
+    Ok(session)
+}
+
+/// What a bridge's running server is watched with until it ends.
+struct Life<'a> {
+    store: &'a Store,
+    id: &'a ServerId,
+    name: &'a str,
+    relay: &'a Arc<Relay>,
+    /// The window's socket, and what the link last reported through it.
+    socket: &'a std::path::Path,
+    reported: tokio::sync::watch::Receiver<Option<Status>>,
+    config: SessionConfig,
+}
+
+impl Life<'_> {
+    /// Follows the server's status until the app goes, the bridge is told
+    /// to stop, or the server fails or is removed.
+    async fn until_end(
+        mut self,
+        session: &Session,
+        app_gone: &mut tokio::sync::oneshot::Receiver<()>,
+    ) -> Outcome {
+        let mut status = session.subscribe_status();
+        // An app that closes a server's input and does not see it end soon
+        // sends SIGTERM (the TypeScript SDK after 2 s, SIGKILL 2 s later): the
+        // calls not recorded yet are written at once, then the bridge ends as
+        // when the app goes.
+        let mut terminated = stop_signals();
+        loop {
+            tokio::select! {
+                _ = &mut *app_gone => return Outcome::Disconnected,
+                Some(()) = terminated.recv() => {
+                    self.relay.flush_calls();
+                    return Outcome::Disconnected;
+                }
+                changed = status.changed() => {
+                    if changed.is_err() {
+                        return Outcome::Failed("the server was removed from Rootgate".into());
+                    }
+                    let now = status.borrow_and_update().clone();
+                    let Some(why) = self.ends_for(now).await else {
+                        continue;
+                    };
+                    refuse(self.relay, &why, self.config.init_timeout, app_gone).await;
+                    return Outcome::Failed(why);
+                }
+            }
+        }
+    }
+
+    /// Why the bridge ends at status `now`, if it does.
+    async fn ends_for(&mut self, now: Status) -> Option<String> {
+        match now {
+            // The server cannot start until the person shares a
+            // folder: the app is answered at once meanwhile, and
+            // stays connected for when they do.
+            Status::Waiting { reason } => {
+                let why = relay::workspace::nothing_in_project(&self.relay.seen(), self.name)
+                    .unwrap_or_else(|| cannot_start(self.store, self.id, self.name, &reason));
+                self.relay.cannot_start(&why).await;
+                None
+            }
+            Status::Failed { reason } => {
+                // The window (and the desktop notification it
+                // sends) hears why before the bridge ends.
+                if self.socket.exists() {
+                    let failed = Status::Failed {
+                        reason: reason.clone(),
+                    };
+                    let _ = tokio::time::timeout(
+                        LAST_REPORT_WITHIN,
+                        self.reported.wait_for(|r| r.as_ref() == Some(&failed)),
+                    )
+                    .await;
+                }
+                Some(reason)
+            }
+            Status::Stopped { .. } => Some("the server was removed from Rootgate".to_owned()),
+            _ => None,
+        }
+    }
 }
 
 /// SIGTERM and SIGINT, as one stream; one that cannot be listened for

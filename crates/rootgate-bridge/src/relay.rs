@@ -26,21 +26,20 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-mod asked;
-mod asks;
 mod audit;
 mod catch_up;
 mod fence;
+mod folder_question;
 mod lines;
 mod resend;
+mod tool_question;
 pub mod workspace;
 
 use lines::too_long;
-pub use lines::{Line, Lines, MAX_LINE, write_app};
+pub(crate) use lines::write_app;
+pub use lines::{Line, Lines, MAX_LINE};
 
-pub use asks::TOOL_ASK_BOUND;
-pub use catch_up::START_AFTER_CATCH_UP;
-pub use fence::{Fence, WITHDRAWAL_BOUND};
+pub(crate) use fence::Fence;
 
 use super::route::{AppInfo, Call, Out, Router};
 use crate::connections::{Sees, WaitingCall};
@@ -90,7 +89,7 @@ pub struct Seen {
     /// The app's request held because no server life is ready for it (the
     /// server starts or restarts), so the window can show what waits.
     pub waiting: Option<WaitingCall>,
-    /// The app's tool calls that wait for the person's answer (see `asks`).
+    /// The app's tool calls that wait for the person's answer (see `tool_question`).
     pub asks: Vec<crate::connections::ToolAsk>,
 }
 
@@ -111,7 +110,7 @@ struct State {
     /// waits for it.
     readiness: Option<watch::Receiver<Readiness>>,
     /// Where the session says what its server was given, for a folder
-    /// shared while the app's first request waits (see `asked`).
+    /// shared while the app's first request waits (see `folder_question`).
     delivery: Option<watch::Receiver<rootgate_session::Delivery>>,
     /// Whether the bridge asked the app for its roots (said once in `Seen`).
     app_roots_asked: bool,
@@ -135,13 +134,13 @@ pub struct Relay {
     /// and cleared under the state's lock, with `attached`.
     unstartable: watch::Sender<Option<String>>,
     seen: watch::Sender<Seen>,
-    /// What the window said about the app's folders (see `asked`).
-    questions: watch::Sender<asked::Questions>,
+    /// What the window said about the app's folders (see `folder_question`).
+    questions: watch::Sender<folder_question::Questions>,
     /// The relay itself, for the tasks it starts (an ask's deadline).
     me: std::sync::Weak<Relay>,
     /// Where the connection's calls are recorded (see `audit`).
     audit: std::sync::OnceLock<audit::Audit>,
-    /// What `tools/list` answers showed (see `asks`).
+    /// What `tools/list` answers showed (see `tool_question`).
     listed: watch::Sender<
         Option<Arc<std::collections::BTreeMap<String, rootgate_model::tools::ToolSeen>>>,
     >,
@@ -152,7 +151,7 @@ pub struct Relay {
 
 /// A server life attached to the relay.
 pub struct Attached {
-    pub life: u64,
+    pub(crate) life: u64,
     /// Resolves with the server's `initialize` result.
     pub initialized: oneshot::Receiver<Result<Value, String>>,
     /// Set when the server's output ended.
@@ -187,7 +186,7 @@ impl Relay {
             ready: watch::Sender::new(None),
             unstartable: watch::Sender::new(None),
             seen: watch::Sender::new(Seen::default()),
-            questions: watch::Sender::new(asked::Questions::default()),
+            questions: watch::Sender::new(folder_question::Questions::default()),
             me: me.clone(),
             listed: watch::Sender::new(None),
             audit: std::sync::OnceLock::new(),
@@ -216,7 +215,7 @@ impl Relay {
     }
 
     /// Reads the app's lines until it closes its output.
-    pub async fn read_app(self: &Arc<Self>, input: impl AsyncRead + Unpin) {
+    pub(crate) async fn read_app(self: &Arc<Self>, input: impl AsyncRead + Unpin) {
         let mut lines = Lines::new(input);
         loop {
             let (outs, hold) = match lines.next().await {
@@ -422,7 +421,7 @@ impl Relay {
     /// included, and so is the app's `initialize` if it waits, rather than
     /// left to the app's own timeout with nothing to say. Ignored while a
     /// life is attached (it attached since the caller saw why).
-    pub async fn cannot_start(&self, why: &str) {
+    pub(crate) async fn cannot_start(&self, why: &str) {
         let refused = {
             let mut state = self.lock();
             if state.attached.is_some() {

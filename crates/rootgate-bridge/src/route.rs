@@ -44,8 +44,6 @@ mod strict;
 mod subscriptions;
 mod tools;
 pub use strict::MAX_DEPTH;
-pub use subscriptions::{MAX_SUBSCRIPTION_BYTES, MAX_SUBSCRIPTIONS};
-pub use tools::{MAX_ASKED, MAX_ASKED_BYTES, REFUSED};
 
 use envelope::{Message, Raw};
 pub(crate) use lines::depends_on_folders;
@@ -60,7 +58,7 @@ pub const MAX_IN_FLIGHT: usize = 10_000;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AppCapabilities {
     pub roots: bool,
-    pub sampling: bool,
+    pub(crate) sampling: bool,
     pub elicitation: bool,
 }
 
@@ -338,25 +336,25 @@ impl Router {
 
     /// A new server life starts: its first app request that depends on
     /// folders is to be held until the server has them.
-    pub fn arm_hold(&mut self) {
+    pub(crate) fn arm_hold(&mut self) {
         self.hold_armed = true;
         self.hold = None;
     }
 
     /// Whether the router answers rounds from the consented list (a modern
     /// server's), so the relay need only hand it the list then.
-    pub fn uses_roots(&self) -> bool {
+    pub(crate) fn uses_roots(&self) -> bool {
         self.modern()
     }
 
     /// The hold is over for this life: requests go at once.
-    pub fn release_hold(&mut self) {
+    pub(crate) fn release_hold(&mut self) {
         self.hold_armed = false;
     }
 
     /// The request the last line made, in words, if it must wait for the
     /// server's first folders before it is written.
-    pub fn take_hold(&mut self) -> Option<String> {
+    pub(crate) fn take_hold(&mut self) -> Option<String> {
         self.hold.take()
     }
 
@@ -367,7 +365,7 @@ impl Router {
 
     /// Whether the bridge asked the app for its roots and has no answer
     /// yet: what it works in is about to be known.
-    pub fn awaiting_app_roots(&self) -> bool {
+    pub(crate) fn awaiting_app_roots(&self) -> bool {
         self.to_app.values().any(|t| matches!(t, ToApp::Roots))
     }
 

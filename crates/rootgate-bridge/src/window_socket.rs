@@ -81,7 +81,7 @@ pub fn private_dir(dir: &Path) -> io::Result<()> {
 /// Whether `dir` is this user's own folder, closed to others, looked at
 /// without following a link: `Ok(None)` when it is not there, and the
 /// reason in words when it is not private.
-pub fn check_private(dir: &Path) -> Result<Option<()>, String> {
+pub(crate) fn check_private(dir: &Path) -> Result<Option<()>, String> {
     let meta = match std::fs::symlink_metadata(dir) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -113,7 +113,7 @@ pub fn check_private(dir: &Path) -> Result<Option<()>, String> {
 }
 
 /// Whether the peer of `stream` runs as this process's user.
-pub fn same_user(stream: &tokio::net::UnixStream) -> bool {
+pub(crate) fn same_user(stream: &tokio::net::UnixStream) -> bool {
     stream
         .peer_cred()
         .is_ok_and(|cred| cred.uid() == nix::unistd::getuid().as_raw())

@@ -92,7 +92,7 @@ pub fn support() -> Support {
 /// calling thread and everything it starts later. Returns a note for the
 /// server's log, or why it could not be applied. A kernel without Landlock
 /// is an error, never a silent "not enforced".
-pub fn restrict_self(policy: &Policy) -> Result<String, String> {
+pub(crate) fn restrict_self(policy: &Policy) -> Result<String, String> {
     let failed = |e: landlock::RulesetError| format!("could not enforce roots with Landlock: {e}");
     let status = Ruleset::default()
         .handle_access(AccessFs::from_all(ABI_WANTED))
@@ -214,7 +214,7 @@ pub fn policy_for(
 /// more to add), one that holds the program it runs (a project started
 /// from its own folder) is that program's files; any other is refused in
 /// words, and `/`, the home folder or a folder above it always is.
-pub fn runtime_paths(
+pub(crate) fn runtime_paths(
     spec: &ServerSpec,
     granted: &[PathBuf],
     path_env: Option<&OsStr>,
@@ -400,7 +400,7 @@ fn venv_base(venv: &Path) -> Option<PathBuf> {
 /// otherwise retry for over a minute before it runs what it has (measured:
 /// 71 s, against 0.7 s told). A package not in the cache then fails at
 /// once, in the runner's words.
-pub fn offline_env(command: &OsStr) -> &'static [(&'static str, &'static str)] {
+pub(crate) fn offline_env(command: &OsStr) -> &'static [(&'static str, &'static str)] {
     let name = Path::new(command)
         .file_name()
         .and_then(OsStr::to_str)

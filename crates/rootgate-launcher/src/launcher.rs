@@ -55,12 +55,12 @@ use crate::{enforcement, sandbox};
 pub const FLAG: &str = "--rootgate-launcher";
 
 /// The name of the small launcher binary the workspace builds.
-pub const BINARY_NAME: &str = "rootgate-launcher";
+pub(crate) const BINARY_NAME: &str = "rootgate-launcher";
 
 /// The exit code of a launcher that could not start the server at all (the
 /// server's own codes pass through unchanged). 125 is what `env`, `nice`
 /// and `timeout` use for "the wrapper itself failed".
-pub const LAUNCH_FAILED: u8 = 125;
+pub(crate) const LAUNCH_FAILED: u8 = 125;
 
 static PROGRAM: OnceLock<Option<PathBuf>> = OnceLock::new();
 

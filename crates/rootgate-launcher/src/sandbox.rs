@@ -122,7 +122,7 @@ impl Mount {
 /// server held to `policy`, with `launcher` (the program that applies the
 /// Landlock ruleset inside and then becomes the server) made visible.
 /// `home` is the person's home folder, made an empty private folder.
-pub fn bwrap_args(policy: &Policy, launcher: &Path, home: Option<&Path>) -> Vec<OsString> {
+pub(crate) fn bwrap_args(policy: &Policy, launcher: &Path, home: Option<&Path>) -> Vec<OsString> {
     let mut args: Vec<OsString> = ISOLATION.iter().map(OsString::from).collect();
     if !policy.network {
         args.push("--unshare-net".into());

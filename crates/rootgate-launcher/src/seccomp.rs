@@ -25,7 +25,7 @@ fn failed(e: impl std::fmt::Display) -> String {
 /// Applies the filter to the calling thread and everything it starts
 /// later. Needs `no_new_privs`, which the Landlock ruleset applied before it
 /// has already set.
-pub fn refuse_unix_sockets() -> Result<(), String> {
+pub(crate) fn refuse_unix_sockets() -> Result<(), String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(failed)?;
     let af_unix = SeccompCondition::new(
         0,

@@ -46,7 +46,7 @@ pub enum AutostartError {
 }
 
 /// Where the package installs the app.
-pub const INSTALLED: &str = "/usr/bin/rootgate-desktop";
+pub(crate) const INSTALLED: &str = "/usr/bin/rootgate-desktop";
 
 /// What Linux writes after the path of a running program whose file was
 /// replaced or removed since it started (`/proc/self/exe`, and so
@@ -58,7 +58,7 @@ const DELETED: &str = " (deleted)";
 /// file now at its path (the upgrade's), else the installed app
 /// (`installed`), else none. Never a path ending in " (deleted)", which
 /// names no file and would silently never start.
-pub fn login_program(program: &Path, installed: &Path) -> Option<PathBuf> {
+pub(crate) fn login_program(program: &Path, installed: &Path) -> Option<PathBuf> {
     let Some(was) = program.to_str().and_then(|p| p.strip_suffix(DELETED)) else {
         return Some(program.to_path_buf());
     };

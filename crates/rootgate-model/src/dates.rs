@@ -5,7 +5,7 @@
 /// The UTC calendar date (year, month 1-12, day 1-31) of `ms` since the
 /// epoch, for the proleptic Gregorian calendar (Howard Hinnant's
 /// days-to-civil algorithm).
-pub fn civil(ms: u64) -> (i64, u32, u32) {
+pub(crate) fn civil(ms: u64) -> (i64, u32, u32) {
     let z = (ms / 86_400_000) as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

@@ -10,7 +10,8 @@
 //! from the person at the machine.
 //!
 //! Modules, lowest first: `ids` and `names` (identifiers and the names a
-//! person gives), `uri` (paths as `file://` URIs), `mounts` (the mount
+//! person gives), `app_kind` (which AI app, and how its main file is
+//! written), `uri` (paths as `file://` URIs), `mounts` (the mount
 //! table), `folders` (a chosen folder's checks), `roots` (the folders
 //! kept), `consent` (grants per server and folder), `servers` (server
 //! specifications, and which of their variables are secret),
@@ -24,6 +25,7 @@
 //! (pause, notifications, the login offer, kept in the settings) and
 //! `autostart` (the desktop's entry that starts Rootgate at login).
 
+pub mod app_kind;
 pub mod autostart;
 pub mod calls;
 pub mod consent;

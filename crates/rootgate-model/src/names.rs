@@ -47,7 +47,7 @@ pub fn reorders(c: char) -> bool {
 /// path that is meant to deceive would use. Includes [`reorders`], the
 /// direction marks and the zero-width spaces, not the joiners (Persian and
 /// the Indic scripts write with them).
-pub fn is_hidden(c: char) -> bool {
+pub(crate) fn is_hidden(c: char) -> bool {
     reorders(c)
         || matches!(
             c,

@@ -105,15 +105,6 @@ impl Questions {
         }
     }
 
-    /// A record that is never written (tests, and a window without a
-    /// settings folder).
-    pub fn in_memory() -> Questions {
-        Questions {
-            path: None,
-            asked: Mutex::new(Vec::new()),
-        }
-    }
-
     /// The file beside the settings file `settings`.
     pub fn beside(settings: &Path) -> PathBuf {
         settings.with_file_name("questions.json")

@@ -286,7 +286,7 @@ impl Secrets {
 
     /// Notes that the person chose not to store the value of `key`: it no
     /// longer waits for their choice (see [`Secrets::waiting`]).
-    pub fn decline(&self, key: SecretKey) {
+    pub(crate) fn decline(&self, key: SecretKey) {
         lock(&self.declined).insert(key);
     }
 
@@ -308,7 +308,7 @@ impl Secrets {
 
     /// Records why a server's secrets are not in the keyring (or, with
     /// `None`, that nothing stands in their way any more).
-    pub fn set_problem(&self, server: &ServerId, problem: Option<String>) {
+    pub(crate) fn set_problem(&self, server: &ServerId, problem: Option<String>) {
         let mut problems = lock(&self.problems);
         match problem {
             Some(p) => problems.insert(server.clone(), p),
@@ -325,7 +325,7 @@ impl Secrets {
     }
 
     /// Notes that `server` was given a new value for a secret.
-    pub fn note_rotated(&self, server: &ServerId) {
+    pub(crate) fn note_rotated(&self, server: &ServerId) {
         lock(&self.rotated).insert(server.clone());
     }
 
@@ -336,7 +336,7 @@ impl Secrets {
     }
 
     /// Forgets everything held about a removed server.
-    pub fn forget_server(&self, server: &ServerId) {
+    pub(crate) fn forget_server(&self, server: &ServerId) {
         lock(&self.held).retain(|k, _| &k.server != server);
         lock(&self.problems).remove(server);
         lock(&self.rotated).remove(server);

@@ -20,9 +20,10 @@ use crate::tools::ToolRules;
 
 mod secret_words;
 pub use secret_words::{
-    ArgSecret, MASKED, SecretPlace, arg_secret_values, arg_secrets, fill_arg_secrets,
-    lift_arg_secrets, looks_secret, mask_args, name_secrets_in,
+    ArgSecret, SecretPlace, arg_secret_values, arg_secrets, fill_arg_secrets, looks_secret,
+    mask_args,
 };
+pub(crate) use secret_words::{MASKED, lift_arg_secrets, name_secrets_in};
 
 /// How a server learns that a folder was withdrawn.
 #[derive(ts_rs::TS, Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -323,7 +324,7 @@ impl ServerDraft {
     /// The variables of this draft that are secret: those it names, or by
     /// default those that were secret in `previous` (the server being
     /// edited) and, among the others, those whose names look secret.
-    pub fn secret_names(&self, previous: Option<&ServerSpec>) -> BTreeSet<String> {
+    pub(crate) fn secret_names(&self, previous: Option<&ServerSpec>) -> BTreeSet<String> {
         if let Some(names) = &self.secret_env {
             return names.clone();
         }
@@ -375,7 +376,7 @@ impl ServerSpec {
     /// secret a new value, needs no new approval); any other keeps the line
     /// last approved, to show what changed, with the values of what is
     /// secret now written out (or none, if it cannot be read).
-    pub fn approval_from(&self, previous: &ServerSpec) -> Option<String> {
+    pub(crate) fn approval_from(&self, previous: &ServerSpec) -> Option<String> {
         let secret = |name: &str| self.secrets.contains_key(name);
         if previous.is_approved()
             && previous.command_line_with_secrets(secret) == self.command_line()
@@ -395,7 +396,7 @@ impl ServerSpec {
     /// kept them: they move to the keyring at the first chance. An approval
     /// of the line with their values is one of the same command, so it
     /// covers the line with them named.
-    pub fn mark_secrets_from_before(&mut self) {
+    pub(crate) fn mark_secrets_from_before(&mut self) {
         let previous = self.clone();
         let names: Vec<String> = self
             .env
@@ -434,7 +435,7 @@ impl ServerSpec {
 
     /// [`ServerSpec::command_line`] as it would read if the variables for
     /// which `secret` is true were its secrets.
-    pub fn command_line_with_secrets(&self, secret: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn command_line_with_secrets(&self, secret: impl Fn(&str) -> bool) -> String {
         // A secret still written in an argument (a file from before they
         // were lifted) is never shown.
         self.line_with(secret, &mask_args(&self.args))
@@ -465,7 +466,7 @@ impl ServerSpec {
     /// variables. An approval of the line as it was covers the line with
     /// the names; any other approval kept (to show what changed) has the
     /// values written out, so that none stays in the file.
-    pub fn lift_arg_secrets_from_before(&mut self) {
+    pub(crate) fn lift_arg_secrets_from_before(&mut self) {
         if arg_secrets(&self.args).is_empty() {
             return;
         }

@@ -40,7 +40,7 @@ use tolerant::parse_tolerantly;
 /// (`secrets`), whose values are kept outside the file. 3: a server's
 /// `seenEra` "modern" means it refused `initialize`; before, it meant it
 /// answered `server/discover`, which servers of both eras do.
-pub const SETTINGS_VERSION: u32 = 3;
+pub(crate) const SETTINGS_VERSION: u32 = 3;
 
 /// Everything Rootgate remembers between runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,7 +74,7 @@ impl Default for Settings {
 impl Settings {
     /// Drops grants whose server or root no longer exists, so the file never
     /// carries consent for something the person cannot see in the app.
-    pub fn prune_dangling_grants(&mut self) {
+    pub(crate) fn prune_dangling_grants(&mut self) {
         let roots: std::collections::HashSet<_> = self.roots.iter().map(|r| &r.id).collect();
         let servers: std::collections::HashSet<_> = self.servers.iter().map(|s| &s.id).collect();
         self.grants

@@ -147,7 +147,7 @@ pub struct Judged {
 
 impl ToolRules {
     /// Whether these rules say nothing (kept out of the settings file).
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == ToolRules::default()
     }
 
@@ -245,7 +245,7 @@ impl ToolRules {
     }
 
     /// The person has seen how `tool` changed: its settings apply again.
-    pub fn acknowledge(&mut self, tool: &str) {
+    pub(crate) fn acknowledge(&mut self, tool: &str) {
         self.changed.remove(tool);
         self.before.remove(tool);
     }

@@ -112,7 +112,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A change that names no path: "look again" (see the module's doc).
-pub fn look_again() -> Change {
+pub(crate) fn look_again() -> Change {
     Change {
         kind: ChangeKind::LookAgain,
         paths: Vec::new(),
@@ -160,8 +160,7 @@ impl Watches {
 
     /// A new subscription, with no folder yet, and where its changes
     /// arrive. With `ticks`, it is woken every [`POLL_EVERY`] whenever one
-    /// of its folders cannot be watched; without, it asks
-    /// [`Watch::blind`] and looks for itself.
+    /// of its folders cannot be watched; without, it is not.
     pub fn subscribe(&'static self, ticks: bool) -> (Watch, mpsc::UnboundedReceiver<Change>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut subs = lock(&self.subs);
@@ -347,8 +346,10 @@ impl Watch {
     }
 
     /// Whether some folder of this subscription could not be watched:
-    /// changes there must be looked for.
-    pub fn blind(&self) -> bool {
+    /// changes there must be looked for. Only the tests ask today: every
+    /// subscriber that must look again takes ticks instead.
+    #[cfg(test)]
+    fn blind(&self) -> bool {
         lock(&self.hub.subs)
             .by_id
             .get(&self.id)

@@ -27,7 +27,9 @@ pub async fn watch_session() -> Result<watch::Receiver<bool>, DesktopError> {
 }
 
 /// [`watch_session`] on the bus `conn` is connected to.
-pub async fn watch_on(conn: zbus::Connection) -> Result<watch::Receiver<bool>, DesktopError> {
+pub(crate) async fn watch_on(
+    conn: zbus::Connection,
+) -> Result<watch::Receiver<bool>, DesktopError> {
     let bus = |e: zbus::fdo::Error| DesktopError::Bus(e.into());
     let proxy = zbus::fdo::DBusProxy::new(&conn)
         .await

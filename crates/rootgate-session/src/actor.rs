@@ -7,7 +7,7 @@
 //! delivery channels, what was learned of the way it takes changes, and the
 //! last restart made to apply one. What is not here: how a process is
 //! launched and ended (`connection`, `process`), when to notify
-//! (`notify`), and the bytes on the wire (`wire`, `protocol`).
+//! (`list_changed`), and the bytes on the wire (`wire`, `protocol`).
 
 use std::sync::Arc;
 

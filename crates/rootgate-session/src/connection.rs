@@ -237,23 +237,7 @@ impl Actor {
         let at_start = self.roots.borrow_and_update().clone();
         // Folders passed as arguments are filled in from the list as it is
         // now; a list that changes later restarts the server (see `serve`).
-        let expanded = if placeholders::has_placeholders(spec) {
-            let e = placeholders::expand(spec, at_start.roots())
-                .map_err(|e| Unlaunched::NeedsFolders(e.to_string()))?;
-            Some(e)
-        } else {
-            None
-        };
-        let run = match &expanded {
-            Some(e) => {
-                let mut run = spec.clone();
-                run.args = e.args.clone();
-                run.env = e.env.clone();
-                run.cwd = e.cwd.clone();
-                run
-            }
-            None => spec.clone(),
-        };
+        let (run, expanded) = with_folders_filled(spec, &at_start)?;
         let spec = &run;
         // The command line as it runs, folders filled in: what the person
         // reads in the timeline must be what the process was given.
@@ -271,38 +255,13 @@ impl Actor {
             secrets,
         };
         if let Some(roots) = &enforced {
-            if let enforcement::Support::Unavailable { reason } = enforcement::support() {
-                return Err(Unlaunched::Failed(format!(
-                    "enforced roots are on for this server, but {reason}. Turn \"Enforce roots\" \
-                     off to run it with roots as advice only."
-                )));
-            }
-            let path_env = spec
-                .env
-                .get("PATH")
-                .map(std::ffi::OsString::from)
-                .or_else(|| std::env::var_os("PATH"));
-            let policy = enforcement::policy_for(spec, roots.roots(), path_env.as_deref())
-                .map_err(|why| {
-                    Unlaunched::Failed(format!(
-                        "\"Enforce roots\" is on for this server, but {why}. Nothing was started."
-                    ))
-                })?;
-            launch.enforce = Some(policy);
+            launch.enforce = Some(enforcement_for(spec, roots)?);
         }
         let spawned =
             process::spawn(spec, &launch).map_err(|e| Unlaunched::Failed(e.to_string()))?;
         self.record(Event::Spawned { pid: spawned.pid });
         if let Some(policy) = &launch.enforce {
-            let shown = |paths: &[std::path::PathBuf]| -> Vec<String> {
-                paths.iter().map(|p| p.display().to_string()).collect()
-            };
-            self.record(Event::Enforced {
-                read_write: shown(&policy.read_write),
-                read_only: shown(&policy.read_only),
-                held: policy.sandbox.is_some(),
-                network: policy.network,
-            });
+            self.record(enforced_event(policy));
         }
         // A large list gets a stdin pipe it fits in (see `fit_stdin_pipe`);
         // the list was marked seen above, before the server started.
@@ -572,6 +531,62 @@ async fn pump_stderr(stderr: ChildStderr, log: Arc<StderrLog>, redactions: Arc<V
     }
     if !line.is_empty() {
         log.push(&redact(&line, &redactions), truncated);
+    }
+}
+
+/// `spec` as it runs, with folders passed as arguments filled in from the
+/// list as it is now (`at_start`), and what the filling gave; a list that
+/// changes later restarts the server (see `serve`).
+fn with_folders_filled(
+    spec: &ServerSpec,
+    at_start: &SharedRoots,
+) -> Result<(ServerSpec, Option<placeholders::Expanded>), Unlaunched> {
+    if !placeholders::has_placeholders(spec) {
+        return Ok((spec.clone(), None));
+    }
+    let expanded = placeholders::expand(spec, at_start.roots())
+        .map_err(|e| Unlaunched::NeedsFolders(e.to_string()))?;
+    let mut run = spec.clone();
+    run.args = expanded.args.clone();
+    run.env = expanded.env.clone();
+    run.cwd = expanded.cwd.clone();
+    Ok((run, Some(expanded)))
+}
+
+/// The ruleset a server under Enforce roots runs in, made from `roots`;
+/// refused in words where this system cannot hold a server.
+fn enforcement_for(
+    spec: &ServerSpec,
+    roots: &SharedRoots,
+) -> Result<enforcement::Policy, Unlaunched> {
+    if let enforcement::Support::Unavailable { reason } = enforcement::support() {
+        return Err(Unlaunched::Failed(format!(
+            "enforced roots are on for this server, but {reason}. Turn \"Enforce roots\" \
+             off to run it with roots as advice only."
+        )));
+    }
+    let path_env = spec
+        .env
+        .get("PATH")
+        .map(std::ffi::OsString::from)
+        .or_else(|| std::env::var_os("PATH"));
+    enforcement::policy_for(spec, roots.roots(), path_env.as_deref()).map_err(|why| {
+        Unlaunched::Failed(format!(
+            "\"Enforce roots\" is on for this server, but {why}. Nothing was started."
+        ))
+    })
+}
+
+/// What the timeline says of the ruleset a server was started in.
+fn enforced_event(policy: &enforcement::Policy) -> Event {
+    let shown = |paths: &[std::path::PathBuf]| -> Vec<String> {
+        paths.iter().map(|p| p.display().to_string()).collect()
+    };
+    Event::Enforced {
+        read_write: shown(&policy.read_write),
+        read_only: shown(&policy.read_only),
+        held: policy.sandbox.is_some(),
+        network: policy.network,
     }
 }
 

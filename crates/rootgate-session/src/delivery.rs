@@ -4,7 +4,7 @@
 //! The session actor publishes a [`Delivery`] on a `watch` whenever any of
 //! that moves; the app shows it per server and per folder ("told", "waiting
 //! for the server", "not picked up yet", "restarted to apply"). This module
-//! only describes; the actor decides (see `notify` for when a change counts
+//! only describes; the actor decides (see `list_changed` for when a change counts
 //! as not picked up) and the supervisor remembers what was learned.
 
 use std::collections::HashSet;

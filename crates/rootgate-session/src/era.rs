@@ -91,7 +91,7 @@ pub fn known(era: Era, forced: bool) -> Found {
 
 /// The error object of an `initialize` refusal the router reported as
 /// text ("error CODE: MESSAGE"), for `refused`.
-pub fn error_from_outcome(outcome: &str) -> Option<Value> {
+pub(crate) fn error_from_outcome(outcome: &str) -> Option<Value> {
     let rest = outcome.strip_prefix("error ")?;
     let (code, message) = rest.split_once(": ")?;
     let code: i64 = code.parse().ok()?;

@@ -9,7 +9,7 @@
 //! implements), `connection` (one life: launch, handshake, close), `serve`
 //! (the running phase), `delivery` (whether the folders arrived), `era`
 //! (legacy or modern), `listen` and `notices` (what a server says on its
-//! own), `notify` (when to send `list_changed`), `offers` (tools,
+//! own), `list_changed` (when to send `list_changed`), `offers` (tools,
 //! resources, prompts, tried), `process` (the child), `protocol` (the rmcp
 //! handler, with every use of its deprecated roots API), `ready` (first
 //! folders), `rounds` (input rounds and the roots result), `stderr_log`,
@@ -35,16 +35,16 @@
 //! What is not here: which roots a server may see (the store computes that
 //! from consent and hands the actor a `watch::Receiver`), rmcp's deprecated
 //! roots API (`protocol`), the bytes on the wire (`wire`), process-group
-//! signalling (`process`), and the notification timing rules (`notify`).
+//! signalling (`process`), and the notification timing rules (`list_changed`).
 
 mod actor;
 pub mod app_side;
 mod connection;
 pub mod delivery;
 pub mod era;
+pub mod list_changed;
 pub(crate) mod listen;
 pub mod notices;
-pub mod notify;
 pub mod offers;
 pub mod process;
 pub mod protocol;
@@ -65,7 +65,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use self::app_side::AppSide;
 use actor::Actor;
 pub use delivery::{Delivery, DeliveryState, Following};
-use notify::NotifyTiming;
+use list_changed::NotifyTiming;
 use rootgate_model::consent::SharedRoots;
 use rootgate_model::ids::ServerId;
 use rootgate_model::secrets::Secrets;
@@ -76,7 +76,7 @@ pub use wire::ServerMessage;
 
 /// How many server messages a subscriber may fall behind before it is told
 /// it lagged (and misses the oldest).
-pub const SERVER_MESSAGE_BUFFER: usize = 256;
+pub(crate) const SERVER_MESSAGE_BUFFER: usize = 256;
 
 /// Protocol versions with the `initialize` lifecycle that Rootgate speaks.
 /// A server answering with anything else is disconnected, as the lifecycle
@@ -93,7 +93,7 @@ pub struct SessionConfig {
     /// How long each step of the shutdown sequence waits for an exit.
     pub shutdown_grace: Duration,
     /// When to notify, confirm, and give up waiting for a server to ask
-    /// (see `notify`).
+    /// (see `list_changed`).
     pub notify: NotifyTiming,
 }
 
@@ -382,11 +382,6 @@ impl Session {
 
     pub fn subscribe_delivery(&self) -> watch::Receiver<Delivery> {
         self.delivery.clone()
-    }
-
-    /// Whether the current life has its first folders yet (see `ready`).
-    pub fn subscribe_readiness(&self) -> watch::Receiver<ready::Readiness> {
-        self.ready.clone()
     }
 
     /// Forgets that the server was seen not to follow changes: withdrawals

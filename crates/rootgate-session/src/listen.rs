@@ -20,7 +20,7 @@ use super::notices::{Notice, OfferKind};
 /// A listening task, which ends its stream (the server told) when this is
 /// dropped. The task is not aborted: it must live long enough to send the
 /// cancellation.
-pub struct Listening {
+pub(crate) struct Listening {
     stop: CancellationToken,
 }
 

@@ -98,7 +98,7 @@ pub struct Progress {
 /// How many notices a subscriber may fall behind before it misses the
 /// oldest: progress comes in bursts, and a late progress value is worth
 /// nothing.
-pub const NOTICE_BUFFER: usize = 256;
+pub(crate) const NOTICE_BUFFER: usize = 256;
 
 /// One try: what it asks of the server, and how it is named.
 enum Ask {

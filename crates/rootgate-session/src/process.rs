@@ -28,7 +28,8 @@ use rootgate_model::servers::ServerSpec;
 /// needs is in its spec: Rootgate's environment may hold secrets that no
 /// server was meant to see, and some variables (`NODE_EXTRA_CA_CERTS`) slow
 /// every start.
-pub const INHERITED_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG"];
+pub(crate) const INHERITED_ENV: &[&str] =
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG"];
 
 /// Why a server could not be started.
 #[derive(Debug, Error)]
@@ -277,7 +278,7 @@ const MAX_PIPE_BYTES: usize = 1024 * 1024;
 /// 64 MiB), and past it gives every new pipe of that user, in any program,
 /// just two pages. A refusal leaves the default, which works, only slower
 /// for large answers, so it is not an error.
-pub fn fit_stdin_pipe(stdin: &ChildStdin, answer_bytes: usize) -> Option<usize> {
+pub(crate) fn fit_stdin_pipe(stdin: &ChildStdin, answer_bytes: usize) -> Option<usize> {
     if answer_bytes <= DEFAULT_PIPE_BYTES {
         return None;
     }
@@ -307,7 +308,7 @@ pub fn fit_stdin_pipe(stdin: &ChildStdin, answer_bytes: usize) -> Option<usize> 
 /// of both sides. Returns the new size, or `None` when the kernel refused
 /// (the default then works, only slower for large results). The per-user
 /// limit of `fit_stdin_pipe` applies, so the size stays small.
-pub fn grow_stdout_pipe(stdout: &DrainOnDrop, bytes: usize) -> Option<usize> {
+pub(crate) fn grow_stdout_pipe(stdout: &DrainOnDrop, bytes: usize) -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
         use nix::fcntl::{FcntlArg, fcntl};
@@ -356,7 +357,7 @@ impl ExitWatch {
     }
 
     /// True once the process has exited and its status was collected.
-    pub fn has_exited(&self) -> bool {
+    pub(crate) fn has_exited(&self) -> bool {
         self.status.is_some()
     }
 
@@ -392,7 +393,7 @@ impl ExitWatch {
     /// wait `grace`, SIGKILL to the group. Then clears what is left of the
     /// group (children the server left behind). Returns how it ended, in
     /// words, and which step ended it.
-    pub async fn shut_down(
+    pub(crate) async fn shut_down(
         &mut self,
         close_stdin: impl std::future::Future<Output = ()>,
         grace: Duration,
@@ -428,7 +429,7 @@ impl ExitWatch {
     /// Ends whatever is left of the process group after its leader exited:
     /// SIGTERM, a short wait, SIGKILL. Servers that start helpers (`npx`
     /// starting `node`) must not leave them running.
-    pub async fn clear_group(&self, grace: Duration) {
+    pub(crate) async fn clear_group(&self, grace: Duration) {
         if !self.group_alive() {
             return;
         }

@@ -112,13 +112,13 @@ impl RootsClient {
 
     /// The handler, its wire counting the `roots/list` it answers in
     /// `answered`.
-    pub fn counting_answers(mut self, answered: Arc<AtomicU64>) -> Self {
+    pub(crate) fn counting_answers(mut self, answered: Arc<AtomicU64>) -> Self {
         self.answered = answered;
         self
     }
 
     /// The handler, passing the server's notices to `notices`.
-    pub fn with_notices(mut self, notices: broadcast::Sender<Notice>) -> Self {
+    pub(crate) fn with_notices(mut self, notices: broadcast::Sender<Notice>) -> Self {
         self.notices = notices;
         self
     }

@@ -9,14 +9,14 @@
 //! a [`Readiness`] on a `watch`: pending until the server has been answered
 //! with the current list, then the instant the notify gate takes that
 //! answer as applied (its modelled apply time plus the settle margin, see
-//! `notify`), or at once a reason no wait is needed (folders given as
+//! `list_changed`), or at once a reason no wait is needed (folders given as
 //! arguments, nothing shared, a modern server, a server that does not ask).
 //! [`hold`] waits on it, at most [`HOLD_BOUND`], and says in words how it
 //! went ([`Held::words`]).
 //!
 //! What is not here: which requests wait (the bridge's router says which of
 //! an app's requests depend on folders; every window try does), when the
-//! actor publishes (`serve`), and the timing model itself (`notify`).
+//! actor publishes (`serve`), and the timing model itself (`list_changed`).
 
 use std::time::Duration;
 
@@ -39,7 +39,7 @@ pub const HOLD_BOUND: Duration = Duration::from_secs(3);
 /// within a hundred); a server that waits for a `list_changed` is sent one
 /// after the notify gate's 500 ms hold. One second covers both and costs a
 /// server that never asks at most that, once per session.
-pub const ASK_WITHIN: Duration = Duration::from_secs(1);
+pub(crate) const ASK_WITHIN: Duration = Duration::from_secs(1);
 
 /// Where one life of a server stands with its first folders.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,8 +6,9 @@
 //! rounds are answered where its requests are made).
 //!
 //! What is not here: launching and closing the process (`connection`), the
-//! timing rules (`notify`), and the bytes on the wire (`wire`).
+//! timing rules (`list_changed`), and the bytes on the wire (`wire`).
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use tokio::time::Instant;
@@ -16,13 +17,35 @@ use super::Command;
 use super::actor::Actor;
 use super::connection::{Connection, Ending, seconds};
 use super::delivery::{DeliveryState, Following, Restarted};
-use super::notify::{Decision, NotifyGate};
+use super::list_changed::{Decision, NotifyGate};
 use super::ready::{FirstFolders, NoWait, Readiness};
-use super::wire::HandlerEvent;
+use super::wire::{HandlerEvent, Wire};
 use rootgate_model::consent::{SharedRoot, SharedRoots};
 use rootgate_model::ids::now_ms;
 use rootgate_model::servers::{Era, ServerSpec, Withdrawal};
 use rootgate_model::timeline::Event;
+
+/// What a legacy-era life keeps while it runs, besides the actor's own
+/// state: when to tell it of changes, its wait for its first folders, the
+/// list it was last given, and what it is waited on for.
+struct Running {
+    gate: NotifyGate,
+    first: FirstFolders,
+    last_given: Option<Arc<[SharedRoot]>>,
+    waiting: Waiting,
+    /// The list a server given its folders as arguments was started with.
+    arguments: Option<Arc<[SharedRoot]>>,
+}
+
+impl Running {
+    /// The next instant something is due: the gate's or the first folders'.
+    fn next_wake(&self, generation: u64) -> Option<Instant> {
+        [self.gate.next_wake(generation), self.first.next_wake()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+}
 
 impl Actor {
     /// The running phase: answers, notifies and watches until something
@@ -49,20 +72,16 @@ impl Actor {
         // Most servers ask for roots right after `initialized`; one that
         // does not is told with `list_changed` once the hold has passed, so
         // folders shared before it started still reach it.
-        let mut gate = NotifyGate::after_initialized(self.config.notify, Instant::now());
-        let mut first = self.first_folders(expanded.is_some());
-        let mut last_given: Option<Arc<[SharedRoot]>> = None;
-        let mut waiting = Waiting::default();
-        let arguments = expanded.as_ref().map(|_| started_with.shared());
-        self.publish_running(arguments.as_ref(), &mut waiting, &gate, None);
+        let mut run = Running {
+            gate: NotifyGate::after_initialized(self.config.notify, Instant::now()),
+            first: self.first_folders(expanded.is_some()),
+            last_given: None,
+            waiting: Waiting::default(),
+            arguments: expanded.as_ref().map(|_| started_with.shared()),
+        };
+        self.publish_running(&mut run);
         loop {
-            let wake = [
-                gate.next_wake(self.roots.borrow().generation()),
-                first.next_wake(),
-            ]
-            .into_iter()
-            .flatten()
-            .min();
+            let wake = run.next_wake(self.roots.borrow().generation());
             // Biased, in this order: the person's commands are never starved,
             // and everything the server said before it went away (answers,
             // messages) is recorded before its exit or closed output is.
@@ -76,126 +95,166 @@ impl Actor {
                     if changed.is_err() {
                         return Ending::Removed;
                     }
-                    let current = self.roots.borrow_and_update().clone();
-                    if let Some(ending) = restart_for_change(spec, enforced, expanded.as_ref(), &current) {
-                        return ending;
+                    match self.on_change(&mut run, spec, enforced, expanded.as_ref()) {
+                        ControlFlow::Continue(decision) => decision,
+                        ControlFlow::Break(ending) => return ending,
                     }
-                    let ignores = self.following == Following::Ignores;
-                    if let Some(why) = must_restart(spec.withdrawal, ignores, last_given.as_deref(), &current) {
-                        return self.withdraw(why, last_given.as_deref(), &current);
-                    }
-                    // A life that began with nothing waits for its first
-                    // folders (see `FirstFolders::on_first_share`).
-                    if !current.is_empty()
-                        && let Some(ready) = first.on_first_share(Instant::now())
-                    {
-                        self.ready.send_replace(ready);
-                    }
-                    gate.on_change(current.generation(), Instant::now())
                 }
-                Some(event) = events.recv() => match event {
-                    HandlerEvent::Answered { request_id, generation, roots } => {
-                        self.record(Event::RootsAnswered {
-                            request_id,
-                            generation,
-                            roots: Arc::clone(&roots),
-                        });
-                        // Asking while told of a change is following it.
-                        if gate.notified_out() && self.following == Following::Unknown {
-                            self.following = Following::Follows;
-                        }
-                        let len = roots.len();
-                        last_given = Some(roots);
-                        let current = self.roots.borrow().generation();
-                        let decision = gate.on_answered(generation, len, current, Instant::now());
-                        self.asks = Some(true);
-                        if let Some(ready) = first.on_answered(generation, current, gate.applied_by(generation)) {
-                            self.ready.send_replace(ready);
-                        }
-                        decision
-                    }
-                    HandlerEvent::Refused { method } => {
-                        self.record(Event::RequestRefused { method: method.to_owned() });
-                        Decision::Idle
-                    }
-                    HandlerEvent::Message(message) => {
-                        // Nobody listening is normal (the app does not show
-                        // these yet).
-                        let _ = self.messages.send(message);
-                        Decision::Idle
-                    }
-                },
-                _ = sleep_until(wake), if wake.is_some() => {
-                    if let Some(ready) = first.on_deadline(Instant::now()) {
-                        // It may have asked at its start: only a life that
-                        // waited from its start says it does not ask.
-                        if !first.rearmed() {
-                            self.asks = Some(false);
-                        }
-                        self.ready.send_replace(ready);
-                    }
-                    let current = self.roots.borrow().generation();
-                    gate.on_deadline(current, Instant::now())
-                }
+                Some(event) = events.recv() => self.on_event(&mut run, event),
+                _ = sleep_until(wake), if wake.is_some() => self.on_wake(&mut run),
                 _ = exit.exited() => return Ending::Exited,
                 _ = link.ended.wait_for(|ended| *ended) => return Ending::Closed,
             };
-            match decision {
-                Decision::Send if !wire.closed.is_cancelled() => {
-                    let generation = self.roots.borrow().generation();
-                    // Queued from a task of its own (see `Wire`): a server
-                    // that stopped reading its input leaves the queue full,
-                    // and waiting here would block every command too, stop
-                    // included. It is recorded as it is handed to the wire,
-                    // so it precedes the `roots/list` it prompts in the
-                    // timeline.
-                    self.record(Event::ListChangedSent { generation });
-                    wire.notify_list_changed();
-                }
-                Decision::Send | Decision::Idle => {}
-                Decision::NotPickedUp => {
-                    let current = self.roots.borrow().clone();
-                    if let Some(given) = last_given.as_deref() {
-                        // It asked before, and not after being told: it does
-                        // not follow changes.
-                        self.following = Following::Ignores;
-                        if current.withdraws_from(given) {
-                            let why = format!(
-                                "it did not pick up the change within {}",
-                                seconds(self.config.notify.pickup)
-                            );
-                            return self.withdraw(why, Some(given), &current);
-                        }
-                    }
-                    let waited = self.config.notify.pickup;
-                    self.record(Event::NotPickedUp {
-                        generation: current.generation(),
-                        waited_ms: waited.as_millis() as u64,
-                    });
-                }
+            if let Some(ending) = self.act(&mut run, decision, wire) {
+                return ending;
             }
-            self.publish_running(arguments.as_ref(), &mut waiting, &gate, last_given.as_ref());
+            self.publish_running(&mut run);
         }
+    }
+
+    /// The shared list changed: the ending it calls for (a restart), or
+    /// what the gate decides.
+    fn on_change(
+        &mut self,
+        run: &mut Running,
+        spec: &ServerSpec,
+        enforced: Option<&SharedRoots>,
+        expanded: Option<&rootgate_model::placeholders::Expanded>,
+    ) -> ControlFlow<Ending, Decision> {
+        let current = self.roots.borrow_and_update().clone();
+        if let Some(ending) = restart_for_change(spec, enforced, expanded, &current) {
+            return ControlFlow::Break(ending);
+        }
+        let ignores = self.following == Following::Ignores;
+        let given = run.last_given.as_deref();
+        if let Some(why) = must_restart(spec.withdrawal, ignores, given, &current) {
+            return ControlFlow::Break(self.withdraw(why, given, &current));
+        }
+        // A life that began with nothing waits for its first
+        // folders (see `FirstFolders::on_first_share`).
+        if !current.is_empty()
+            && let Some(ready) = run.first.on_first_share(Instant::now())
+        {
+            self.ready.send_replace(ready);
+        }
+        ControlFlow::Continue(run.gate.on_change(current.generation(), Instant::now()))
+    }
+
+    /// What the server's side of the wire reported: an answer to its
+    /// `roots/list`, a request refused, or a message.
+    fn on_event(&mut self, run: &mut Running, event: HandlerEvent) -> Decision {
+        match event {
+            HandlerEvent::Answered {
+                request_id,
+                generation,
+                roots,
+            } => {
+                self.record(Event::RootsAnswered {
+                    request_id,
+                    generation,
+                    roots: Arc::clone(&roots),
+                });
+                // Asking while told of a change is following it.
+                if run.gate.notified_out() && self.following == Following::Unknown {
+                    self.following = Following::Follows;
+                }
+                let len = roots.len();
+                run.last_given = Some(roots);
+                let current = self.roots.borrow().generation();
+                let decision = run
+                    .gate
+                    .on_answered(generation, len, current, Instant::now());
+                self.asks = Some(true);
+                let applied_by = run.gate.applied_by(generation);
+                if let Some(ready) = run.first.on_answered(generation, current, applied_by) {
+                    self.ready.send_replace(ready);
+                }
+                decision
+            }
+            HandlerEvent::Refused { method } => {
+                self.record(Event::RequestRefused {
+                    method: method.to_owned(),
+                });
+                Decision::Idle
+            }
+            HandlerEvent::Message(message) => {
+                // Nobody listening is normal (the app does not show
+                // these yet).
+                let _ = self.messages.send(message);
+                Decision::Idle
+            }
+        }
+    }
+
+    /// Something came due: the first folders' wait, or the gate's.
+    fn on_wake(&mut self, run: &mut Running) -> Decision {
+        if let Some(ready) = run.first.on_deadline(Instant::now()) {
+            // It may have asked at its start: only a life that
+            // waited from its start says it does not ask.
+            if !run.first.rearmed() {
+                self.asks = Some(false);
+            }
+            self.ready.send_replace(ready);
+        }
+        let current = self.roots.borrow().generation();
+        run.gate.on_deadline(current, Instant::now())
+    }
+
+    /// Carries out the gate's decision: tells the server, or notes that it
+    /// did not pick a change up (and restarts it when that withholds a
+    /// withdrawal).
+    fn act(&mut self, run: &mut Running, decision: Decision, wire: &Wire) -> Option<Ending> {
+        match decision {
+            Decision::Send if !wire.closed.is_cancelled() => {
+                let generation = self.roots.borrow().generation();
+                // Queued from a task of its own (see `Wire`): a server
+                // that stopped reading its input leaves the queue full,
+                // and waiting here would block every command too, stop
+                // included. It is recorded as it is handed to the wire,
+                // so it precedes the `roots/list` it prompts in the
+                // timeline.
+                self.record(Event::ListChangedSent { generation });
+                wire.notify_list_changed();
+            }
+            Decision::Send | Decision::Idle => {}
+            Decision::NotPickedUp => {
+                let current = self.roots.borrow().clone();
+                if let Some(given) = run.last_given.as_deref() {
+                    // It asked before, and not after being told: it does
+                    // not follow changes.
+                    self.following = Following::Ignores;
+                    if current.withdraws_from(given) {
+                        let why = format!(
+                            "it did not pick up the change within {}",
+                            seconds(self.config.notify.pickup)
+                        );
+                        return Some(self.withdraw(why, Some(given), &current));
+                    }
+                }
+                let waited = self.config.notify.pickup;
+                self.record(Event::NotPickedUp {
+                    generation: current.generation(),
+                    waited_ms: waited.as_millis() as u64,
+                });
+            }
+        }
+        None
     }
 
     /// Publishes where the running life stands with its folders. A server
     /// given them as arguments holds the list it was started with
     /// (`arguments`) from its start, whatever it asks: any other list
     /// starts it again (see `restart_for_change`). The app's first request
-    /// waits on this (the bridge's `asked` and `workspace`): for such a
+    /// waits on this (the bridge's `folder_question` and `workspace`): for such a
     /// server, until the start that has its folders.
-    fn publish_running(
-        &self,
-        arguments: Option<&Arc<[SharedRoot]>>,
-        waiting: &mut Waiting,
-        gate: &NotifyGate,
-        last_given: Option<&Arc<[SharedRoot]>>,
-    ) {
-        if let Some(started_with) = arguments {
+    fn publish_running(&self, run: &mut Running) {
+        if let Some(started_with) = &run.arguments {
             self.publish_delivery(DeliveryState::UpToDate, Some(started_with));
         } else {
-            let state = waiting.state(gate, self.roots.borrow().generation());
-            self.publish_delivery(state, last_given);
+            let state = run
+                .waiting
+                .state(&run.gate, self.roots.borrow().generation());
+            self.publish_delivery(state, run.last_given.as_ref());
         }
     }
 

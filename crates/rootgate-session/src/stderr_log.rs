@@ -135,7 +135,7 @@ impl StderrLog {
     }
 
     /// The lines kept whose sequence number is at least `seq`.
-    pub fn lines_since(&self, seq: u64) -> Vec<LogLine> {
+    pub(crate) fn lines_since(&self, seq: u64) -> Vec<LogLine> {
         self.lock()
             .lines
             .iter()

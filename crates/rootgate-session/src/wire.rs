@@ -34,7 +34,7 @@ use rootgate_model::consent::{SharedRoot, SharedRoots};
 /// we do not read it, it does not read either; with a small bound, a burst
 /// of a few thousand requests from a busy server locked both sides (the
 /// roots-flood fault test found it at 256).
-pub const QUEUE_FRAMES: usize = 65_536;
+pub(crate) const QUEUE_FRAMES: usize = 65_536;
 
 /// What the handler saw, for the actor to record and act on.
 #[derive(Debug)]
@@ -84,7 +84,7 @@ pub enum Frame {
 /// ordered queue and never interleave. It waits only while the queue is
 /// full (see [`QUEUE_FRAMES`]); a server that stops reading is the writer
 /// task's to wait for, and the shutdown's to end.
-pub struct LineQueue {
+pub(crate) struct LineQueue {
     frames: PollSender<Frame>,
     /// The start of a line rmcp has not finished writing.
     partial: Vec<u8>,
@@ -276,7 +276,7 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
 /// About how many bytes the `roots/list` answer for `roots` takes on the
 /// wire (each root's URI and name plus the JSON around them; escaping may
 /// add a little). A size hint, not a promise.
-pub fn answer_size(roots: &[SharedRoot]) -> usize {
+pub(crate) fn answer_size(roots: &[SharedRoot]) -> usize {
     const ENVELOPE: usize = r#"{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}"#.len() + 8;
     const PER_ROOT: usize = r#"{"uri":"","name":""},"#.len();
     ENVELOPE
@@ -290,7 +290,7 @@ pub fn answer_size(roots: &[SharedRoot]) -> usize {
 const BATCH_BYTES: usize = 64 * 1024;
 
 /// `notifications/roots/list_changed`, as a line.
-pub const LIST_CHANGED: &[u8] =
+pub(crate) const LIST_CHANGED: &[u8] =
     b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}\n";
 
 /// The sending side of a server's wire: what the writer task takes, and
@@ -331,7 +331,7 @@ impl Wire {
     }
 
     /// A writer for rmcp that passes each whole line on as a frame.
-    pub fn line_queue(&self) -> LineQueue {
+    pub(crate) fn line_queue(&self) -> LineQueue {
         LineQueue {
             frames: PollSender::new(self.frames.clone()),
             partial: Vec::new(),

@@ -36,7 +36,8 @@ pub mod signature;
 pub mod unpack;
 pub mod variables;
 
-pub use unpack::{LIMITS, Limits};
+pub(crate) use unpack::LIMITS;
+pub use unpack::Limits;
 pub use variables::Places;
 
 /// Why a bundle was not shown or not installed, in words.
@@ -74,11 +75,6 @@ impl Bundles {
             root: root.into(),
             limits: LIMITS,
         }
-    }
-
-    /// The same root with other limits (tests make them small).
-    pub fn with_limits(self, limits: Limits) -> Bundles {
-        Bundles { limits, ..self }
     }
 
     pub fn root(&self) -> &Path {

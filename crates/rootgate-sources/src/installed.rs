@@ -91,15 +91,6 @@ impl Installs {
         }
     }
 
-    /// The record of the install that made `server`, if one did.
-    pub fn of_server(&self, server: &ServerId) -> Result<Option<InstallRecord>, InstallError> {
-        Ok(self
-            .load()?
-            .installs
-            .into_iter()
-            .find(|r| &r.server == server))
-    }
-
     /// Forgets the install that made `server` and gives its record back
     /// (the caller removes its files).
     pub fn forget(&self, server: &ServerId) -> Result<Option<InstallRecord>, InstallError> {

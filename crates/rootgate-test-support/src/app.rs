@@ -3,27 +3,26 @@
 //! on the official SDK clients that start `rootgate connect NAME` as their
 //! server, as Claude Desktop or Cursor would. The command's tests
 //! `use rootgate_test_support::app::*`; it holds no tests of its own, and
-//! nothing of the core's in-process sessions (see [`crate::harness`]).
+//! nothing of the core's in-process sessions (see `harness`).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
 
-use rootgate_core::connections::ConnectionView;
-use rootgate_core::folders;
-use rootgate_core::ids::{RootId, ServerId};
-use rootgate_core::secrets::{MemoryKeyring, Secrets};
-use rootgate_core::servers::{ServerDraft, ServerSpec};
-use rootgate_core::settings::SettingsFile;
-use rootgate_core::store::Store;
+use rootgate_bridge::connections::ConnectionView;
 use rootgate_core::supervisor::{Change, ConsentPrompt, Supervisor};
+use rootgate_model::folders;
+use rootgate_model::ids::{RootId, ServerId};
+use rootgate_model::secrets::{MemoryKeyring, Secrets};
+use rootgate_model::servers::{ServerDraft, ServerSpec};
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::store::Store;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{broadcast, mpsc};
 
-pub const WAIT: Duration = Duration::from_secs(30);
+pub use crate::wait::{WAIT, eventually};
 
 /// Whether this run has a keyring of its own (scripts/with-keyring.sh).
 pub fn has_test_keyring() -> bool {
@@ -49,16 +48,6 @@ pub fn bus_env() -> Option<(&'static str, &'static str)> {
 }
 
 pub use crate::peers::*;
-
-/// Runs `probe` until it returns `Ok`, failing after this suite's [`WAIT`]
-/// (see [`crate::peers::eventually_within`]).
-pub async fn eventually<T, F, Fut>(what: &str, probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, String>>,
-{
-    eventually_within(WAIT, what, probe).await
-}
 
 /// Rootgate as the person set it up: the settings folder the bridges read,
 /// written through a store, as the window writes it.
@@ -96,7 +85,7 @@ impl Rootgate {
         let file = SettingsFile::at(config_home.join("rootgate/settings.json"));
         let supervisor = rootgate_core::supervisor::Supervisor::open_with_secrets(
             file,
-            rootgate_core::session::SessionConfig::default(),
+            rootgate_session::SessionConfig::default(),
             rootgate_core::supervisor::RestartPolicy::default(),
             test_secrets(),
         )
@@ -121,7 +110,7 @@ impl Rootgate {
         name: &str,
         command: impl Into<String>,
         args: &[&str],
-        era: rootgate_core::servers::EraChoice,
+        era: rootgate_model::servers::EraChoice,
     ) -> ServerSpec {
         let spec = self
             .store

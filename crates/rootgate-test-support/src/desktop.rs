@@ -15,7 +15,7 @@ use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::app::WAIT;
+use crate::wait::WAIT;
 
 pub struct TestDesktop {
     pub address: String,
@@ -228,8 +228,8 @@ impl TestDesktop {
             "dunst",
         );
         self.dunst = Some(dunst);
-        super::app::eventually("dunst to serve notifications", || async {
-            rootgate_core::desktop::Desktop::at(&self.address)
+        crate::wait::eventually("dunst to serve notifications", || async {
+            rootgate_notify::Desktop::at(&self.address)
                 .await
                 .map(|_| ())
                 .map_err(|e| e.to_string())
@@ -279,7 +279,7 @@ impl TestDesktop {
             .expect("connect to the test's bus");
         // The bus frees the name once it sees dunst's connection end, a
         // moment after the process did.
-        super::app::eventually("the notification server's name to be free", || async {
+        crate::wait::eventually("the notification server's name to be free", || async {
             conn.request_name("org.freedesktop.Notifications")
                 .await
                 .map_err(|e| e.to_string())

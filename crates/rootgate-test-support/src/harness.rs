@@ -1,21 +1,23 @@
-//! Shared set-up for the core's integration tests: a store in a temporary
-//! folder, a timeline, sessions for real server processes, and the paths of
-//! the real servers the tests run (our fixture binary, the npm filesystem
-//! server, the Python SDK server), re-exported from [`crate::peers`]. The
-//! core's tests `use rootgate_test_support::harness::*`; it holds no tests
-//! of its own, and nothing of the command's tests (see [`crate::app`]).
+//! Shared set-up for the session's and the core's integration tests: a
+//! store in a temporary folder, a timeline, sessions for real server
+//! processes, and the paths of the real servers the tests run (our
+//! fixture binary, the npm filesystem server, the Python SDK server),
+//! re-exported from [`crate::peers`]. The session's and the core's tests
+//! `use rootgate_test_support::harness::*` (the `session` feature); it
+//! holds no tests of its own, and nothing of the supervisor's or the
+//! command's tests (see `app`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rootgate_core::folders;
-use rootgate_core::ids::{RootId, ServerId};
-use rootgate_core::servers::{ServerDraft, ServerSpec};
-use rootgate_core::session::{Session, SessionConfig, Status};
-use rootgate_core::settings::SettingsFile;
-use rootgate_core::store::Store;
-use rootgate_core::timeline::{Entry, Event, Timeline};
+use rootgate_model::folders;
+use rootgate_model::ids::{RootId, ServerId};
+use rootgate_model::servers::{ServerDraft, ServerSpec};
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::store::Store;
+use rootgate_model::timeline::{Entry, Event, Timeline};
+use rootgate_session::{Session, SessionConfig, Status};
 
 pub const WAIT: Duration = Duration::from_secs(20);
 
@@ -206,7 +208,7 @@ pub fn no_args() -> serde_json::Map<String, serde_json::Value> {
 }
 
 pub fn uri(path: &Path) -> String {
-    rootgate_core::uri::path_to_uri(path)
+    rootgate_model::uri::path_to_uri(path)
         .expect("uri")
         .to_string()
 }

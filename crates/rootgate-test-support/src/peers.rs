@@ -1,10 +1,10 @@
 //! Where the real programs the integration tests run are (the workspace's
 //! binaries, the npm and PyPI test peers), and the small helpers every test
-//! needs around them. Both [`crate::harness`] and [`crate::app`] re-export
-//! it, so a peer moves in one place. It holds no set-up of its own and no
-//! tests, and no wait bound: each suite chooses its own, so
-//! [`eventually_within`] takes it and the two re-exporting modules each
-//! give an `eventually` with theirs.
+//! needs around them. Both `harness` and `app` re-export it, so a peer
+//! moves in one place. It holds no set-up of its own and no tests, and no
+//! wait bound: each suite chooses its own, so [`eventually_within`] takes
+//! it, and `harness` and [`crate::wait`] each give an `eventually` with
+//! theirs.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
 
-use crate::app::{WAIT, eventually};
+use crate::wait::{WAIT, eventually};
 
 const WATCHER: &str = "org.kde.StatusNotifierWatcher";
 const ITEM: &str = "org.kde.StatusNotifierItem";

@@ -22,11 +22,11 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 
-use rootgate_core::ids::{RootId, ServerId};
-use rootgate_core::instance::{self, Start};
-use rootgate_core::session::SessionConfig;
-use rootgate_core::settings::SettingsFile;
+use rootgate_bridge::instance::{self, Start};
 use rootgate_core::supervisor::{RestartPolicy, Supervisor};
+use rootgate_model::ids::{RootId, ServerId};
+use rootgate_model::settings::SettingsFile;
+use rootgate_session::SessionConfig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};

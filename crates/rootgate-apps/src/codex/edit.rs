@@ -12,18 +12,14 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 use super::{APP, SERVERS, field_path, load, read, shape};
 use crate::{ConfigError, RawEntry, RouteTo, Scope, Transport};
 
-/// See [`super::rewrite`].
-pub(super) fn rewrite(file: &str, text: &str, routes: &[RouteTo]) -> Result<String, ConfigError> {
+/// `text` with each server named in `routes` set to run the route.
+pub(crate) fn rewrite(file: &str, text: &str, routes: &[RouteTo]) -> Result<String, ConfigError> {
     let mut doc = load(file, text)?;
     // The whole file must read cleanly first: a server Rootgate cannot
     // understand is not one it should edit around.
     let entries = read::entries(file, &doc)?;
     for route in routes {
-        let missing = || ConfigError::NoSuchEntry {
-            file: file.to_owned(),
-            key: route.key.clone(),
-            scope: String::new(),
-        };
+        let missing = || route.not_in(file);
         if route.scope != Scope::Global {
             return Err(missing());
         }
@@ -114,14 +110,7 @@ fn check_rewrite(file: &str, text: &str, out: &str, routes: &[RouteTo]) -> Resul
     let after = load(file, out).map_err(|_| unwritable(file, None))?;
     let entries = read::entries(file, &after).map_err(|_| unwritable(file, None))?;
     for route in routes {
-        let wanted = Transport::Stdio {
-            command: route.command.clone(),
-            args: route.args.clone(),
-            env: route.env.clone(),
-            cwd: None,
-            env_file: None,
-            env_keys: Vec::new(),
-        };
+        let wanted = route.as_written();
         let now = entries.iter().find(|e| e.key == route.key);
         if now.map(|e| &e.transport) != Some(&wanted) {
             return Err(unwritable(file, Some(&route.key)));
@@ -142,11 +131,11 @@ fn without(file: &str, text: &str, keys: &[&str]) -> Result<String, ConfigError>
     Ok(doc.to_string())
 }
 
-/// See [`super::restore`]. Each server is put back as the original's item,
+/// `current` with each server in `entries` as `original` has it. Each server is put back as the original's item,
 /// comments and layout included, where the current file has it (or at
 /// the end of the servers when it does not); a server the original lacks is
 /// removed.
-pub(super) fn restore(
+pub(crate) fn restore(
     file: &str,
     current: &str,
     original: &str,
@@ -224,10 +213,6 @@ fn check_restore(
 /// An edit that would not read back as intended: the fault is Rootgate's,
 /// not the file's.
 fn unwritable(file: &str, key: Option<&str>) -> ConfigError {
-    ConfigError::Shape {
-        file: file.to_owned(),
-        app: APP,
-        key: key.map_or_else(|| SERVERS.to_owned(), |key| field_path(key, "")),
-        reason: "Rootgate could not edit it so that it reads back as intended".to_owned(),
-    }
+    let key = key.map_or_else(|| SERVERS.to_owned(), |key| field_path(key, ""));
+    ConfigError::unwritable(file, APP, &key)
 }

@@ -1,11 +1,11 @@
-//! One Codex server table read into a [`RawEntry`], and the checks that
-//! each key Rootgate relies on has the type Codex gives it.
-
-use std::collections::BTreeMap;
+//! One Codex server table read into a [`RawEntry`] through the reading
+//! every app shares (`fields`): the TOML side of the checks that each key
+//! Rootgate relies on has the type Codex gives it.
 
 use toml_edit::{DocumentMut, Item, TableLike};
 
 use super::{SERVERS, field_path, shape};
+use crate::fields::{Fields, Found, StdioKeys, program, stdio};
 use crate::{ConfigError, RawEntry, Scope, Transport};
 
 /// Every server of `doc`, in the file's order.
@@ -33,26 +33,21 @@ pub(super) fn servers<'d>(
     }
 }
 
+/// Codex's keys for a local server: `env`, `env_vars` and `cwd`.
+const KEYS: StdioKeys = StdioKeys {
+    env: "env",
+    env_keys: Some("env_vars"),
+    cwd: true,
+};
+
 /// Server `key`, whose settings are `item`.
 pub(super) fn entry(file: &str, key: &str, item: &Item) -> Result<RawEntry, ConfigError> {
     let table = item
         .as_table_like()
         .ok_or_else(|| shape(file, &field_path(key, ""), "is not a table of settings"))?;
-    let field = Field { file, key, table };
+    let field = TomlFields { file, key, table };
     let transport = match (field.string("command")?, field.string("url")?) {
-        (Some(command), _) => {
-            if command.trim().is_empty() {
-                return Err(field.error("command", "must name the program to run"));
-            }
-            Transport::Stdio {
-                command,
-                args: field.strings("args")?,
-                env: field.env()?,
-                cwd: field.string("cwd")?,
-                env_file: None,
-                env_keys: field.strings("env_vars")?,
-            }
-        }
+        (Some(command), _) => stdio(&field, program(&field, command)?, &KEYS)?,
         (None, Some(url)) => Transport::Remote { url },
         (None, None) => {
             return Err(shape(
@@ -71,71 +66,58 @@ pub(super) fn entry(file: &str, key: &str, item: &Item) -> Result<RawEntry, Conf
 }
 
 /// One server's table, with what errors need to name it.
-struct Field<'a> {
+struct TomlFields<'a> {
     file: &'a str,
     key: &'a str,
     table: &'a dyn TableLike,
 }
 
-impl Field<'_> {
-    fn error(&self, name: &str, reason: &str) -> ConfigError {
-        shape(self.file, &field_path(self.key, name), reason)
-    }
+impl Fields for TomlFields<'_> {
+    const MAPPING: &'static str = "table";
 
-    fn string(&self, name: &str) -> Result<Option<String>, ConfigError> {
+    fn text(&self, name: &str) -> Found<String> {
         match self.table.get(name) {
-            None => Ok(None),
+            None => Found::Missing,
             Some(item) => item
                 .as_str()
-                .map(|s| Some(s.to_owned()))
-                .ok_or_else(|| self.error(name, "is not a string")),
+                .map_or(Found::Not, |s| Found::Is(s.to_owned())),
         }
     }
 
-    fn strings(&self, name: &str) -> Result<Vec<String>, ConfigError> {
-        let Some(item) = self.table.get(name) else {
-            return Ok(Vec::new());
-        };
-        let array = item
-            .as_array()
-            .ok_or_else(|| self.error(name, "is not a list of strings"))?;
-        array
-            .iter()
-            .map(|value| {
-                value
-                    .as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| self.error(name, "is not a list of strings"))
-            })
-            .collect()
+    fn texts(&self, name: &str) -> Found<Vec<Option<String>>> {
+        match self.table.get(name).map(Item::as_array) {
+            None => Found::Missing,
+            Some(Some(array)) => Found::Is(
+                array
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
+            ),
+            Some(None) => Found::Not,
+        }
     }
 
-    /// `env`, a table (inline or not) of strings. An error names the
-    /// variable, never its value.
-    fn env(&self) -> Result<BTreeMap<String, String>, ConfigError> {
-        let Some(item) = self.table.get("env") else {
-            return Ok(BTreeMap::new());
-        };
-        let vars = item
-            .as_table_like()
-            .ok_or_else(|| self.error("env", "is not a table of environment variables"))?;
-        vars.iter()
-            .map(|(name, value)| {
-                value
-                    .as_str()
-                    .map(|v| (name.to_owned(), v.to_owned()))
-                    .ok_or_else(|| self.error(&format!("env.{name}"), "is not a string"))
-            })
-            .collect()
+    /// A table, inline or not: TOML's keys are always text.
+    fn pairs(&self, name: &str) -> Found<Vec<(Option<String>, Option<String>)>> {
+        match self.table.get(name).map(Item::as_table_like) {
+            None => Found::Missing,
+            Some(Some(vars)) => Found::Is(
+                vars.iter()
+                    .map(|(k, v)| (Some(k.to_owned()), v.as_str().map(str::to_owned)))
+                    .collect(),
+            ),
+            Some(None) => Found::Not,
+        }
     }
 
-    fn flag(&self, name: &str) -> Result<Option<bool>, ConfigError> {
+    fn boolean(&self, name: &str) -> Found<bool> {
         match self.table.get(name) {
-            None => Ok(None),
-            Some(item) => item
-                .as_bool()
-                .map(Some)
-                .ok_or_else(|| self.error(name, "is not true or false")),
+            None => Found::Missing,
+            Some(item) => item.as_bool().map_or(Found::Not, Found::Is),
         }
+    }
+
+    fn error(&self, name: &str, reason: &str) -> ConfigError {
+        shape(self.file, &field_path(self.key, name), reason)
     }
 }

@@ -12,8 +12,10 @@ use yaml_edit::{Mapping, YamlNode, YamlValue};
 use super::{APP, EXTENSIONS, Loaded, read, shape};
 use crate::{ConfigError, RouteTo, Scope, Transport};
 
-/// See [`super::rewrite`].
-pub(super) fn rewrite(file: &str, text: &str, routes: &[RouteTo]) -> Result<String, ConfigError> {
+/// `text` with each stdio extension named in `routes` set to run
+/// `route.command route.args` with `route.env` as its `envs` and no
+/// `env_keys`; every other byte is kept.
+pub(crate) fn rewrite(file: &str, text: &str, routes: &[RouteTo]) -> Result<String, ConfigError> {
     let doc = Loaded::new(file, text)?;
     let extensions = doc.extensions()?;
     for route in routes {
@@ -118,14 +120,7 @@ fn check_rewrite(file: &str, text: &str, out: &str, routes: &[RouteTo]) -> Resul
             .iter()
             .find(|e| e.key == route.key)
             .map(|e| &e.transport);
-        let wanted = Transport::Stdio {
-            command: route.command.clone(),
-            args: route.args.clone(),
-            env: route.env.clone(),
-            cwd: None,
-            env_file: None,
-            env_keys: Vec::new(),
-        };
+        let wanted = route.as_written();
         // With one key routed twice, the last route is the one that holds.
         let last = routes.iter().rev().find(|r| r.key == route.key);
         if last == Some(route) && now != Some(&wanted) {
@@ -181,15 +176,11 @@ pub(super) fn root_text(doc: &Loaded) -> Vec<(String, String)> {
 /// An edit (of extension `key`, or of the file) that would not read back
 /// as intended: the fault is this module's, not the file's.
 pub(super) fn unwritable(file: &str, key: Option<&str>) -> ConfigError {
-    ConfigError::Shape {
-        file: file.to_owned(),
-        app: APP,
-        key: key.map_or_else(
-            || EXTENSIONS.to_owned(),
-            |key| format!("{EXTENSIONS}.{key}"),
-        ),
-        reason: "Rootgate could not edit it so that it reads back as intended".to_owned(),
-    }
+    let key = key.map_or_else(
+        || EXTENSIONS.to_owned(),
+        |key| format!("{EXTENSIONS}.{key}"),
+    );
+    ConfigError::unwritable(file, APP, &key)
 }
 
 /// How a [`ConfigError::NoSuchEntry`] names the list it looked in.

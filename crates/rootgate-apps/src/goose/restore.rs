@@ -16,8 +16,9 @@ use super::edit::{others_kept, root_text, settings_text, unwritable};
 use super::{EXTENSIONS, Loaded};
 use crate::{ConfigError, Scope};
 
-/// See [`super::restore`].
-pub(super) fn restore(
+/// `current` with each extension named in `entries` as `original` has it:
+/// replaced, inserted when `current` lacks it, removed when `original` does.
+pub(crate) fn restore(
     file: &str,
     current: &str,
     original: &str,

@@ -26,7 +26,7 @@ use super::Relay;
 /// change of folders is decided by the session at once; past this, the
 /// change did not make the server startable (a Workspace connection whose
 /// project holds none of the new folders) and the app hears why.
-pub const START_AFTER_CATCH_UP: Duration = Duration::from_secs(3);
+pub(crate) const START_AFTER_CATCH_UP: Duration = Duration::from_secs(3);
 
 impl Relay {
     /// Records the store's list for the server as it is when the bridge

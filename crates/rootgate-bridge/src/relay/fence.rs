@@ -43,7 +43,7 @@ use tokio::time::Instant;
 use rootgate_model::consent::{SharedRoot, SharedRoots};
 use rootgate_model::store::Store;
 use rootgate_session::Delivery;
-use rootgate_session::notify::NotifyTiming;
+use rootgate_session::list_changed::NotifyTiming;
 
 use super::Relay;
 
@@ -52,7 +52,7 @@ use super::Relay;
 /// restarted by its session once the pickup time (3 s) has passed. Past
 /// this bound something is stuck, and the request is answered with an
 /// error rather than sent to a server that may still read the folder.
-pub const WITHDRAWAL_BOUND: Duration = Duration::from_secs(10);
+pub(crate) const WITHDRAWAL_BOUND: Duration = Duration::from_secs(10);
 
 /// The settings file as last read: a save renames a new file over it, so
 /// its inode changes; a write in place changes its size or times.
@@ -105,7 +105,7 @@ struct Looked {
 }
 
 /// The fence of one connection.
-pub struct Fence {
+pub(crate) struct Fence {
     store: Arc<Store>,
     file: PathBuf,
     /// The store's list for the server, before any Workspace narrowing: a
@@ -286,7 +286,7 @@ fn request_method(line: &[u8]) -> Option<&str> {
 
 impl Relay {
     /// Sets the connection's fence (see the module's doc); once.
-    pub fn fence_withdrawals(&self, fence: Arc<Fence>) {
+    pub(crate) fn fence_withdrawals(&self, fence: Arc<Fence>) {
         let _ = self.fence.set(fence);
     }
 

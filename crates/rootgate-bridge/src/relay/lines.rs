@@ -21,7 +21,7 @@ pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// Writes the lines for the app to `out` until the relay is gone, or until
 /// `done`: then what is already queued is written and the writer ends.
-pub async fn write_app(
+pub(crate) async fn write_app(
     mut lines: mpsc::Receiver<Vec<u8>>,
     out: impl AsyncWrite + Unpin,
     done: CancellationToken,

@@ -46,7 +46,7 @@
 //!
 //! What is not here: what is shared with the server (consent, in the
 //! settings), the question about a folder the app works in that is not
-//! shared (`asked`), and how the server is told (the session).
+//! shared (`folder_question`), and how the server is told (the session).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -96,7 +96,7 @@ impl AppFolders {
 
 /// The bridge's working folder as a URI, when it counts as a project:
 /// not `/`, not the home folder `home`, nor a folder above it.
-pub fn working_folder(cwd: Option<&Path>, home: Option<&Path>) -> Option<String> {
+pub(crate) fn working_folder(cwd: Option<&Path>, home: Option<&Path>) -> Option<String> {
     let cwd = std::fs::canonicalize(cwd?).ok()?;
     let home = home.and_then(|h| std::fs::canonicalize(h).ok());
     if cwd.parent().is_none() || home.is_some_and(|h| h.starts_with(&cwd)) {
@@ -202,7 +202,7 @@ fn sees(on: bool, arguments: bool, known: &AppFolders, given: &[SharedRoot]) -> 
 /// `working` is the bridge's working folder, if it counts (see
 /// [`working_folder`]); `arguments` says the server is given its folders
 /// as arguments (see the module's doc).
-pub fn narrow(
+pub(crate) fn narrow(
     all: watch::Receiver<SharedRoots>,
     relay: &Arc<Relay>,
     working: Option<String>,
@@ -336,7 +336,7 @@ async fn follow(
 /// cannot start because Workspace leaves it none (`seen`: the
 /// connection's): nothing shared with `name` lies in the project the app
 /// works in. `None` when that is not why.
-pub fn nothing_in_project(seen: &Seen, name: &str) -> Option<String> {
+pub(crate) fn nothing_in_project(seen: &Seen, name: &str) -> Option<String> {
     let sees = seen.sees.as_ref()?;
     if !sees.workspace || !sees.folders.is_empty() {
         return None;

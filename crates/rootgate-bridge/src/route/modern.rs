@@ -94,7 +94,7 @@ impl Router {
 
     /// The consented list as it is now, for the input rounds of the lines
     /// that follow: the relay sets it before each server line.
-    pub fn set_roots(&mut self, roots: SharedRoots) {
+    pub(crate) fn set_roots(&mut self, roots: SharedRoots) {
         self.roots = roots;
     }
 

@@ -96,13 +96,13 @@ impl Router {
 
     /// Whether the request `ours` still waits for its answer (it was not
     /// answered already, with an error, while its line waited for a life).
-    pub fn awaits(&self, ours: u64) -> bool {
+    pub(crate) fn awaits(&self, ours: u64) -> bool {
         self.to_server.contains_key(&ours)
     }
 
     /// Whether the app request `ours` waits for a life to be put on, as
     /// one kept across a restart (see [`Router::server_restarting`]).
-    pub fn waits_for_a_life(&self, ours: u64) -> bool {
+    pub(crate) fn waits_for_a_life(&self, ours: u64) -> bool {
         self.unhanded.contains(&ours) && self.awaits(ours)
     }
 
@@ -112,7 +112,7 @@ impl Router {
     /// only read are sent again to the next ([`Router::take_resend`]), and
     /// the rest fail with `why`, as when a server goes
     /// ([`Router::server_gone`]).
-    pub fn server_restarting(&mut self, why: &str, now: Instant) -> Vec<Out> {
+    pub(crate) fn server_restarting(&mut self, why: &str, now: Instant) -> Vec<Out> {
         // Kept from an earlier restart whose next life never started.
         let mut resend = std::mem::take(&mut self.resend);
         let mut kept = Vec::new();
@@ -150,7 +150,7 @@ impl Router {
     /// The lines to send the next life after what it must be told again:
     /// the requests written to the old life that only read, in the order
     /// they were routed; each counts as handed from now.
-    pub fn take_resend(&mut self) -> Vec<Vec<u8>> {
+    pub(crate) fn take_resend(&mut self) -> Vec<Vec<u8>> {
         let mut lines = Vec::new();
         for ours in std::mem::take(&mut self.resend) {
             if let Some(line) = self.again.get(&ours)

@@ -185,32 +185,7 @@ impl Router {
         self.subscriptions
             .answered(ours, error.is_none() && result.is_some());
         match self.to_server.remove(&ours) {
-            Some(ToServer::App(pending)) => {
-                let pending = match self.input_round(pending, result, now) {
-                    Ok(round) => return round,
-                    Err(pending) => pending,
-                };
-                self.app_ids.remove(&pending.app_id);
-                // A modern app wants every result typed; a legacy server
-                // types none.
-                let typed = match result {
-                    Some(result) if self.app_modern && !self.modern() => {
-                        Some(typed_result(result, &pending.method))
-                    }
-                    _ => None,
-                };
-                let result = typed.as_deref().map(Raw::from).or(result);
-                // The tools hidden from the app are not in its list; what
-                // the list showed is kept, to notice a changed tool.
-                let (kept, seen) = self.listed_tools(&pending.method, result);
-                let result = kept.as_deref().map(Raw::from).or(result);
-                let line = response_line(&pending.app_id, result, error);
-                let mut pending = pending;
-                pending.bytes_out = line.len() as u64;
-                let mut out = vec![Out::App(line), pending.ended(now, outcome(error))];
-                out.extend(seen);
-                out
-            }
+            Some(ToServer::App(pending)) => self.app_answered(pending, result, error, now),
             Some(ToServer::FirstInitialize { app_id }) if self.app_modern => {
                 self.first_answer_for_modern_app(Some(&app_id), result, error)
             }
@@ -220,19 +195,7 @@ impl Router {
                 out
             }
             Some(ToServer::FirstInitialize { app_id }) if self.modern() => {
-                match initialize_outcome(result, error) {
-                    Ok(discovered) => {
-                        let (for_app, for_session) = self.discovered(&discovered);
-                        vec![
-                            Out::App(result_line(&app_id, &for_app.to_string())),
-                            Out::ServerInitialized(Ok(for_session)),
-                        ]
-                    }
-                    Err(why) => vec![
-                        Out::App(response_line(&app_id, result, error)),
-                        Out::ServerInitialized(Err(why)),
-                    ],
-                }
+                self.modern_initialized(&app_id, result, error)
             }
             Some(ToServer::FirstInitialize { app_id }) => {
                 let parsed = initialize_outcome(result, error);
@@ -253,6 +216,65 @@ impl Router {
             None => vec![Out::Note(format!(
                 "the server answered request {ours}, which was never sent to it; dropped"
             ))],
+        }
+    }
+
+    /// The server answered an app's request: the answer goes to the app
+    /// under its own id (typed for a modern app, without hidden tools),
+    /// unless it was an input round the bridge answers itself.
+    fn app_answered(
+        &mut self,
+        pending: Pending,
+        result: Option<Raw<'_>>,
+        error: Option<Raw<'_>>,
+        now: Instant,
+    ) -> Vec<Out> {
+        let mut pending = match self.input_round(pending, result, now) {
+            Ok(round) => return round,
+            Err(pending) => pending,
+        };
+        self.app_ids.remove(&pending.app_id);
+        // A modern app wants every result typed; a legacy server
+        // types none.
+        let typed = match result {
+            Some(result) if self.app_modern && !self.modern() => {
+                Some(typed_result(result, &pending.method))
+            }
+            _ => None,
+        };
+        let result = typed.as_deref().map(Raw::from).or(result);
+        // The tools hidden from the app are not in its list; what
+        // the list showed is kept, to notice a changed tool.
+        let (kept, seen) = self.listed_tools(&pending.method, result);
+        let result = kept.as_deref().map(Raw::from).or(result);
+        let line = response_line(&pending.app_id, result, error);
+        pending.bytes_out = line.len() as u64;
+        let mut out = vec![Out::App(line), pending.ended(now, outcome(error))];
+        out.extend(seen);
+        out
+    }
+
+    /// A modern server answered the legacy app's `initialize`: the app is
+    /// given the answer as a legacy server would give it, and the session
+    /// what the server said of itself.
+    fn modern_initialized(
+        &mut self,
+        app_id: &str,
+        result: Option<Raw<'_>>,
+        error: Option<Raw<'_>>,
+    ) -> Vec<Out> {
+        match initialize_outcome(result, error) {
+            Ok(discovered) => {
+                let (for_app, for_session) = self.discovered(&discovered);
+                vec![
+                    Out::App(result_line(app_id, &for_app.to_string())),
+                    Out::ServerInitialized(Ok(for_session)),
+                ]
+            }
+            Err(why) => vec![
+                Out::App(response_line(app_id, result, error)),
+                Out::ServerInitialized(Err(why)),
+            ],
         }
     }
 
@@ -294,7 +316,7 @@ impl Router {
     /// A request written under the bridge's id `ours` that will not be
     /// sent after all (see the relay's fence): the app gets `why` as its
     /// error, and the call is recorded. Nothing for any other id.
-    pub fn withhold(&mut self, ours: u64, why: &str, now: Instant) -> Vec<Out> {
+    pub(crate) fn withhold(&mut self, ours: u64, why: &str, now: Instant) -> Vec<Out> {
         match self.to_server.remove(&ours) {
             Some(ToServer::App(pending)) => {
                 self.app_ids.remove(&pending.app_id);
@@ -314,7 +336,7 @@ impl Router {
     /// while the app's `initialize` has not arrived; `Some(None)` when it
     /// was passed on already (its answer, or the error of a server gone,
     /// reached the app).
-    pub fn refuse_initialize(&mut self, code: i64, why: &str) -> Option<Option<Vec<u8>>> {
+    pub(crate) fn refuse_initialize(&mut self, code: i64, why: &str) -> Option<Option<Vec<u8>>> {
         match &mut self.init {
             Init::Received { app_id, .. } => {
                 Some(app_id.take().map(|id| error_line(&id, code, why)))

@@ -16,9 +16,9 @@ use std::collections::{BTreeSet, HashMap};
 /// those the server has yet to answer counted; one more is refused at once.
 /// An app that subscribes without end costs its own connection this much,
 /// no more.
-pub const MAX_SUBSCRIPTIONS: usize = 10_000;
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 10_000;
 /// The most bytes of subscribed URIs one connection keeps.
-pub const MAX_SUBSCRIPTION_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_SUBSCRIPTION_BYTES: usize = 4 * 1024 * 1024;
 
 /// A subscribe or unsubscribe sent, waiting for the server's answer.
 enum Asked {

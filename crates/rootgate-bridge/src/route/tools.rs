@@ -9,7 +9,7 @@
 //! destructive) and what was seen of them, so a changed tool is noticed.
 //!
 //! What this module does not do: wait, ask or time anything (the relay's
-//! `asks` does), or decide the rules (the person does, in the window).
+//! `tool_question` does), or decide the rules (the person does, in the window).
 //! While the rules allow every call (the default), a call is not looked at
 //! at all.
 
@@ -34,13 +34,13 @@ const HIDDEN: i64 = -32602;
 /// upwards (-32000 connection closed, -32001 timeout, -32002 resource not
 /// found, since retired), so a refusal takes -32010, the middle of the
 /// band, which none of them uses (a test reads their code tables).
-pub const REFUSED: i64 = -32010;
+pub(crate) const REFUSED: i64 = -32010;
 /// The most calls of one connection that wait for the person at once; one
 /// more is refused at once. A person answers one question at a time, and
 /// an app that floods asks costs its own connection this much, no more.
-pub const MAX_ASKED: usize = 8;
+pub(crate) const MAX_ASKED: usize = 8;
 /// The most bytes of parked calls (their params) one connection keeps.
-pub const MAX_ASKED_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_ASKED_BYTES: usize = 4 * 1024 * 1024;
 
 /// A call that waits for the person's answer.
 pub(super) struct Parked {
@@ -207,7 +207,13 @@ impl Router {
     /// The person's answer to the parked call `key` (by `by`, in words):
     /// the call goes on, or is refused. Nothing when it is not parked any
     /// more (answered, cancelled, or timed out already).
-    pub fn answer_ask(&mut self, key: &str, answer: AskAnswer, by: &str, now: Instant) -> Vec<Out> {
+    pub(crate) fn answer_ask(
+        &mut self,
+        key: &str,
+        answer: AskAnswer,
+        by: &str,
+        now: Instant,
+    ) -> Vec<Out> {
         let Some(parked) = self.asked.remove(key) else {
             return Vec::new();
         };
@@ -255,7 +261,7 @@ impl Router {
 
     /// The parked call `key` waited `bound` without an answer: refused, in
     /// words. Nothing when it is not parked any more.
-    pub fn ask_expired(&mut self, key: &str, bound: Duration, now: Instant) -> Vec<Out> {
+    pub(crate) fn ask_expired(&mut self, key: &str, bound: Duration, now: Instant) -> Vec<Out> {
         let Some(parked) = self.asked.remove(key) else {
             return Vec::new();
         };
@@ -270,7 +276,7 @@ impl Router {
     }
 
     /// Every parked call is refused with `why` (nobody is there to ask).
-    pub fn refuse_asked(&mut self, why: &str, now: Instant) -> Vec<Out> {
+    pub(crate) fn refuse_asked(&mut self, why: &str, now: Instant) -> Vec<Out> {
         let keys: Vec<Box<str>> = self.asked.keys().cloned().collect();
         let mut out = Vec::new();
         for key in keys {

@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::SessionConfig;
-use rootgate_core::settings::SettingsFile;
 use rootgate_core::supervisor::Supervisor;
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::settings::SettingsFile;
+use rootgate_session::SessionConfig;
 use rootgate_test_support::harness::*;
 
 /// Set in a copy of this binary that a test runs in the staging it needs.
@@ -54,7 +54,7 @@ fn run_staged(wrapper: &[&str], name: &str, role: &str) {
 async fn fixture_sharing(
     dir: &Path,
     folders: &[&Path],
-) -> (Arc<Supervisor>, rootgate_core::ids::ServerId) {
+) -> (Arc<Supervisor>, rootgate_model::ids::ServerId) {
     let sup: Arc<Supervisor> = Supervisor::open(
         SettingsFile::at(dir.join("config/settings.json")),
         SessionConfig::default(),
@@ -91,7 +91,7 @@ async fn fixture_sharing(
 /// at or after timeline entry `from`; fails with the timeline printed.
 async fn answered_after_now(
     sup: &Supervisor,
-    server: &rootgate_core::ids::ServerId,
+    server: &rootgate_model::ids::ServerId,
     from: u64,
     paths: &[&PathBuf],
 ) {
@@ -105,7 +105,7 @@ fn last_seq(sup: &Supervisor) -> u64 {
 
 /// The folder view of the root at `real`: whether it is available and
 /// which servers it is still granted to.
-fn folder_state(sup: &Supervisor, real: &Path) -> (bool, Vec<rootgate_core::ids::ServerId>) {
+fn folder_state(sup: &Supervisor, real: &Path) -> (bool, Vec<rootgate_model::ids::ServerId>) {
     let folders = sup.folders().list();
     let folder = folders
         .iter()

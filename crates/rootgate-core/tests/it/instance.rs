@@ -11,11 +11,11 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use rootgate_core::connections::{OpenAnswer, socket_path};
-use rootgate_core::instance::{self, Start};
-use rootgate_core::session::SessionConfig;
-use rootgate_core::settings::SettingsFile;
+use rootgate_bridge::connections::{OpenAnswer, socket_path};
+use rootgate_bridge::instance::{self, Start};
 use rootgate_core::supervisor::{Change, ConsentPrompt, Supervisor};
+use rootgate_model::settings::SettingsFile;
+use rootgate_session::SessionConfig;
 
 /// Long enough for anything on a loaded machine; a pass never waits it out.
 const WAIT: Duration = Duration::from_secs(30);
@@ -225,7 +225,7 @@ async fn a_socket_left_by_a_window_that_died_never_blocks_a_start() {
     let settings = settings_in(&dir);
     // A window that was killed leaves its socket file; nobody listens.
     let socket = socket_path(&settings);
-    rootgate_core::connections::private_dir(socket.parent().unwrap()).unwrap();
+    rootgate_bridge::connections::private_dir(socket.parent().unwrap()).unwrap();
     let _ = std::fs::remove_file(&socket);
     drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
     assert!(socket.exists());

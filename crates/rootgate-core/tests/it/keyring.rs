@@ -13,15 +13,15 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use rootgate_core::ids::ServerId;
-use rootgate_core::secrets::service::{SecretService, username};
-use rootgate_core::secrets::{MemoryKeyring, SecretKey, SecretStore, Secrets};
-use rootgate_core::servers::SecretPlace;
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::{SessionConfig, Status};
-use rootgate_core::settings::SettingsFile;
-use rootgate_core::store::Store;
 use rootgate_core::supervisor::Supervisor;
+use rootgate_model::ids::ServerId;
+use rootgate_model::secrets::service::{SecretService, username};
+use rootgate_model::secrets::{MemoryKeyring, SecretKey, SecretStore, Secrets};
+use rootgate_model::servers::SecretPlace;
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::store::Store;
+use rootgate_session::{SessionConfig, Status};
 use rootgate_test_support::harness::*;
 
 const VALUE: &str = "sk-live-keyring-test-0123456789";
@@ -299,7 +299,7 @@ fn child(settings: SettingsFile) {
             .expect_err("no keyring to reveal from");
         let code = match &reveal {
             rootgate_core::supervisor::SupervisorError::Store(
-                rootgate_core::store::StoreError::Secret(e),
+                rootgate_model::store::StoreError::Secret(e),
             ) if e.is_no_keyring() => "keyring",
             _ => "other",
         };

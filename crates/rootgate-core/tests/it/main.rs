@@ -1,7 +1,12 @@
-//! The core's integration tests, as one test binary: one module per area
-//! (the supervisor, sessions against real and in-memory servers, the
-//! launcher, the store's durability, the AI apps' files, the fuzz corpus,
-//! load). Their shared set-up is `rootgate-test-support`.
+//! The core's integration tests, as one test binary: the supervisor the
+//! window runs, driven as the window drives it (folders that change under
+//! it, restarts, a paused window, offers, one Rootgate per settings file,
+//! a held server's network and secrets in a real keyring through it), and
+//! the fuzz corpus, whose checks (shared with the cargo-fuzz targets) name
+//! the layers through this crate. Their shared set-up is
+//! `rootgate-test-support` with its `core` feature. The layers' own
+//! integration tests are beside them: `rootgate-model`, `rootgate-session`
+//! and `rootgate-apps` each have a `tests/it` of their own.
 //!
 //! One binary, not one per file: each integration-test file is a binary
 //! of its own that links every dependency with its debug info, and linking
@@ -12,35 +17,12 @@
 //! `rootgate_test_support::test_name`). Not here: the crates' unit tests,
 //! which stay beside their code.
 
-mod app_configs_goose;
-mod app_configs_json;
-mod app_configs_more;
-mod app_identity;
-mod app_imports;
-mod app_routes;
 mod availability;
-mod durability;
-mod faults;
-mod final_set;
-mod first_try;
 mod fuzz_corpus;
-mod fuzz_findings;
 mod held;
 mod instance;
 mod keyring;
-mod launcher;
-mod load;
-mod offers;
 mod paused;
-mod pickup;
-mod placeholders;
-mod properties;
-mod protocol_in_memory;
-mod real_filesystem_server;
-mod real_fixture_server;
-mod real_modern_servers;
-mod real_python_sdk_server;
 mod restarts;
 mod supervisor;
 mod supervisor_offers;
-mod uri_round_trip;

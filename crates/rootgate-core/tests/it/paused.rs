@@ -8,11 +8,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rootgate_core::ids::ServerId;
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::SessionConfig;
-use rootgate_core::settings::SettingsFile;
 use rootgate_core::supervisor::Supervisor;
+use rootgate_model::ids::ServerId;
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::settings::SettingsFile;
+use rootgate_session::SessionConfig;
 use rootgate_test_support::harness::*;
 
 /// Asks the server, through the window's try, until it reports `want`.

@@ -7,12 +7,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rootgate_core::ids::ServerId;
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::{SessionConfig, Status};
-use rootgate_core::settings::SettingsFile;
 use rootgate_core::supervisor::{RestartPolicy, Supervisor};
-use rootgate_core::timeline::Event;
+use rootgate_model::ids::ServerId;
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::timeline::Event;
+use rootgate_session::{SessionConfig, Status};
 use rootgate_test_support::harness::*;
 
 fn open(dir: &tempfile::TempDir) -> Arc<Supervisor> {

@@ -7,11 +7,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rootgate_core::folders::FolderError;
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::{SessionConfig, Status};
-use rootgate_core::settings::SettingsFile;
 use rootgate_core::supervisor::{Supervisor, SupervisorError};
+use rootgate_model::folders::FolderError;
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::settings::SettingsFile;
+use rootgate_session::{SessionConfig, Status};
 use rootgate_test_support::harness::*;
 
 fn open(dir: &tempfile::TempDir) -> Arc<Supervisor> {
@@ -104,7 +104,7 @@ async fn a_prompt_says_which_servers_are_enforced_and_which_a_share_restarts() {
         .consent()
         .prompt_for_path(&make_folder(&dir, "project"))
         .unwrap();
-    let flags = |id: &rootgate_core::ids::ServerId| {
+    let flags = |id: &rootgate_model::ids::ServerId| {
         let s = prompt.servers.iter().find(|s| &s.id == id).unwrap();
         (s.enforced, s.restarts)
     };
@@ -394,7 +394,7 @@ async fn a_refused_answer_keeps_no_folder() {
         .consent()
         .prompt_for_path(&make_folder(&dir, "p"))
         .unwrap();
-    let ghost = rootgate_core::ids::ServerId::generate();
+    let ghost = rootgate_model::ids::ServerId::generate();
     let refused = sup
         .consent()
         .answer_prompt(prompt.id, &[a.spec.id.clone(), ghost], None);
@@ -457,7 +457,7 @@ async fn a_prompt_stays_open_when_saving_fails() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_seen_not_to_follow_changes_is_remembered_until_forgotten() {
-    use rootgate_core::session::Following;
+    use rootgate_session::Following;
     let dir = tempfile::tempdir().unwrap();
     let settings = SettingsFile::at(dir.path().join("config/settings.json"));
     let mut config = SessionConfig::default();
@@ -483,12 +483,12 @@ async fn a_server_seen_not_to_follow_changes_is_remembered_until_forgotten() {
     sup.servers().start(&id).unwrap();
     running(&sup.servers().session_of(&id).unwrap()).await;
     wait_timeline(sup.timeline(), &id, 0, |e| {
-        matches!(e, rootgate_core::timeline::Event::RootsAnswered { roots, .. } if roots.len() == 1)
+        matches!(e, rootgate_model::timeline::Event::RootsAnswered { roots, .. } if roots.len() == 1)
     })
     .await;
     share("b");
     wait_timeline(sup.timeline(), &id, 0, |e| {
-        matches!(e, rootgate_core::timeline::Event::NotPickedUp { .. })
+        matches!(e, rootgate_model::timeline::Event::NotPickedUp { .. })
     })
     .await;
     eventually("the settings to remember it", || async {
@@ -565,8 +565,8 @@ async fn a_server_taking_folders_as_arguments_shows_them_filled_in_or_why_it_wai
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_era_a_start_found_is_remembered_and_forgotten_with_the_command() {
-    use rootgate_core::servers::Era;
-    use rootgate_core::timeline::Event;
+    use rootgate_model::servers::Era;
+    use rootgate_model::timeline::Event;
     let dir = tempfile::tempdir().unwrap();
     let settings = SettingsFile::at(dir.path().join("config/settings.json"));
     let sup = Supervisor::open(settings.clone(), SessionConfig::default()).unwrap();
@@ -626,7 +626,7 @@ async fn the_era_a_start_found_is_remembered_and_forgotten_with_the_command() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_era_remembered_wrongly_is_found_again_after_the_start_fails() {
-    use rootgate_core::servers::Era;
+    use rootgate_model::servers::Era;
     let dir = tempfile::tempdir().unwrap();
     let settings = SettingsFile::at(dir.path().join("config/settings.json"));
     let sup = Supervisor::open(settings, SessionConfig::default()).unwrap();
@@ -670,11 +670,11 @@ async fn an_era_remembered_wrongly_is_found_again_after_the_start_fails() {
     let from = sup.timeline().all().last().map_or(0, |e| e.seq + 1);
     sup.servers().restart(&id).unwrap();
     let found = wait_timeline(sup.timeline(), &id, from, |e| {
-        matches!(e, rootgate_core::timeline::Event::EraFound { .. })
+        matches!(e, rootgate_model::timeline::Event::EraFound { .. })
     })
     .await;
     assert!(
-        matches!(&found.event, rootgate_core::timeline::Event::EraFound { era: Era::Modern, how }
+        matches!(&found.event, rootgate_model::timeline::Event::EraFound { era: Era::Modern, how }
             if how.contains("refused initialize")),
         "{found:?}"
     );
@@ -794,7 +794,7 @@ async fn the_timeline_is_kept_across_a_relaunch() {
 
     let sup = open(&dir);
     let after = sup.servers().timeline_of(&view.spec.id);
-    let events = |entries: &[rootgate_core::timeline::Entry]| {
+    let events = |entries: &[rootgate_model::timeline::Entry]| {
         entries.iter().map(|e| e.event.clone()).collect::<Vec<_>>()
     };
     assert_eq!(

@@ -7,16 +7,16 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::notices::OfferKind;
-use rootgate_core::session::{SessionConfig, SessionError};
-use rootgate_core::settings::SettingsFile;
 use rootgate_core::supervisor::{Change, Supervisor, SupervisorError};
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::settings::SettingsFile;
+use rootgate_session::notices::OfferKind;
+use rootgate_session::{SessionConfig, SessionError};
 use rootgate_test_support::harness::*;
 use serde_json::json;
 use tokio::sync::broadcast;
 
-async fn everything(dir: &tempfile::TempDir) -> (Arc<Supervisor>, rootgate_core::ids::ServerId) {
+async fn everything(dir: &tempfile::TempDir) -> (Arc<Supervisor>, rootgate_model::ids::ServerId) {
     let sup = Supervisor::open(
         SettingsFile::at(dir.path().join("config/settings.json")),
         SessionConfig::default(),

@@ -41,7 +41,7 @@ use secret_service::{Collection, EncryptionType, Error};
 use super::{KeyringError, SecretKey, SecretStore};
 
 /// The attribute every item of Rootgate's carries.
-pub const SERVICE: &str = "rootgate";
+pub(crate) const SERVICE: &str = "rootgate";
 
 /// How long one call may wait for the keyring, the person's answer to an
 /// unlock prompt included.

@@ -67,7 +67,7 @@ pub fn looks_secret(name: &str) -> bool {
 /// changed) never shows their values. The line is one this module wrote:
 /// environment assignments first, each word plain or in single quotes.
 /// `None` when it cannot be read as such, and so cannot be kept.
-pub fn name_secrets_in(line: &str, secret: impl Fn(&str) -> bool) -> Option<String> {
+pub(crate) fn name_secrets_in(line: &str, secret: impl Fn(&str) -> bool) -> Option<String> {
     let words = raw_words(line)?;
     let mut out = Vec::with_capacity(words.len());
     let mut assignments = true;
@@ -131,7 +131,7 @@ fn raw_words(line: &str) -> Option<Vec<&str>> {
 }
 
 /// What a masked secret in an argument is shown as.
-pub const MASKED: &str = "…";
+pub(crate) const MASKED: &str = "…";
 
 /// Flags whose next argument (or value after `=`) is a secret, as their
 /// names read with the dashes and underscores dropped and lower-cased.
@@ -379,7 +379,10 @@ pub fn arg_secret_values(args: &[String]) -> Vec<String> {
 /// reading `${NAME}` in its place; one value written twice is one
 /// variable. Returns the names made, which are secret whatever they look
 /// like.
-pub fn lift_arg_secrets(args: &mut [String], env: &mut BTreeMap<String, String>) -> Vec<String> {
+pub(crate) fn lift_arg_secrets(
+    args: &mut [String],
+    env: &mut BTreeMap<String, String>,
+) -> Vec<String> {
     let mut made: Vec<String> = Vec::new();
     // In order, so that a value written twice is named by its first place;
     // an argument holds at most one secret, so no range moves.

@@ -40,7 +40,7 @@ impl SettingsFile {
     /// The lock file: beside the file the settings are in (through a
     /// symbolic link, beside its target), so that two processes naming the
     /// same file by two paths still take one lock.
-    pub fn write_lock_path(&self) -> PathBuf {
+    pub(crate) fn write_lock_path(&self) -> PathBuf {
         lock_path(&self.target())
     }
 

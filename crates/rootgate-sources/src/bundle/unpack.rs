@@ -30,7 +30,7 @@ pub struct Limits {
 
 /// Generous for a Node server with its `node_modules` (tens of thousands
 /// of files, a few hundred megabytes), and far below what fills a disk.
-pub const LIMITS: Limits = Limits {
+pub(crate) const LIMITS: Limits = Limits {
     entries: 100_000,
     bytes: 1 << 30,
     manifest_bytes: 1 << 20,
@@ -174,7 +174,7 @@ impl Checked<'_> {
     /// Unpacks every entry into `folder` (an empty, private folder),
     /// holding the limits again on the bytes that come out. Files keep
     /// their executable bit and nothing else of their recorded mode.
-    pub fn unpack(&mut self, folder: &Path) -> Result<(), String> {
+    pub(crate) fn unpack(&mut self, folder: &Path) -> Result<(), String> {
         let mut budget = self.limits.bytes;
         for i in 0..self.archive.len() {
             let mut entry = self

@@ -34,7 +34,7 @@ struct Kept {
 
 /// The answers of one registry.
 #[derive(Debug, Clone)]
-pub struct Cache {
+pub(crate) struct Cache {
     dir: PathBuf,
 }
 

@@ -172,7 +172,7 @@ fn about(
 
 /// What a package is remembered as: `npm:@scope/name`, `pypi:name`,
 /// `mcpb:URL`, `oci:IMAGE`.
-pub fn package_key(package: &Package) -> String {
+pub(crate) fn package_key(package: &Package) -> String {
     format!("{}:{}", package.registry_type, package.identifier)
 }
 
