@@ -31,6 +31,7 @@ pub mod calls;
 pub mod consent;
 pub mod dates;
 pub mod downloads;
+pub mod durable;
 pub mod folders;
 pub mod ids;
 pub mod monitor;
