@@ -271,21 +271,52 @@ fn choose<'e>(
     })
 }
 
-/// Writes a route plan: checks the file is still as read and may be
-/// replaced, records the intent, backs the file up (the first time it is
-/// routed), writes the new text and records the route. A process killed
-/// anywhere in between leaves either the file as it was or the route
-/// recorded (see `ledger`).
-pub fn apply_route(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
+/// A plan's file checked under the ledger's lock before it is written.
+struct Checked<'l> {
+    /// The file as errors name it.
+    shown: String,
+    locked: Locked<'l>,
+    data: LedgerData,
+    /// The file written: the link's target when the file is a link.
+    target: PathBuf,
+    /// What it holds now: what the plan read.
+    current: String,
+}
+
+/// Takes the ledger's lock and checks that `plan`'s file is still as it
+/// was read and may be replaced.
+fn check_still_as_read<'l>(plan: &Plan, ledger: &'l Ledger) -> Result<Checked<'l>, RouteError> {
     let shown = plan.file.display().to_string();
     let locked = ledger.lock()?;
-    let mut data = locked.load()?;
+    let data = locked.load()?;
     let target = real_target(&plan.file);
     let current = read(&target)?;
     if digest(&current) != plan.read {
         return Err(RouteError::Changed { file: shown });
     }
     check_replaceable(&shown, &target)?;
+    Ok(Checked {
+        shown,
+        locked,
+        data,
+        target,
+        current,
+    })
+}
+
+/// Writes a route plan: checks the file is still as read and may be
+/// replaced, records the intent, backs the file up (the first time it is
+/// routed), writes the new text and records the route. A process killed
+/// anywhere in between leaves either the file as it was or the route
+/// recorded (see `ledger`).
+pub fn apply_route(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
+    let Checked {
+        shown,
+        locked,
+        mut data,
+        target,
+        current,
+    } = check_still_as_read(plan, ledger)?;
     // A file already routed by Rootgate, unchanged since, keeps its first
     // backup: undo then goes back to the file before Rootgate.
     let earlier = data
@@ -432,15 +463,13 @@ pub fn plan_undo(app: AppKind, file: &Path, ledger: &Ledger) -> Result<Plan, Rou
 /// replaced, and forgets the route. The backup is removed once its bytes
 /// are back in place. Crash-safe as `apply_route` is.
 pub fn apply_undo(plan: &Plan, ledger: &Ledger) -> Result<(), RouteError> {
-    let shown = plan.file.display().to_string();
-    let locked = ledger.lock()?;
-    let mut data = locked.load()?;
-    let target = real_target(&plan.file);
-    let current = read(&target)?;
-    if digest(&current) != plan.read {
-        return Err(RouteError::Changed { file: shown });
-    }
-    check_replaceable(&shown, &target)?;
+    let Checked {
+        shown,
+        locked,
+        mut data,
+        target,
+        ..
+    } = check_still_as_read(plan, ledger)?;
     let Some(record) = data.routes.iter().find(|r| r.file == plan.file) else {
         return Err(RouteError::NotRouted { file: shown });
     };

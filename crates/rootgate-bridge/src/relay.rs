@@ -400,6 +400,14 @@ impl Relay {
     /// The life `life` ended (or is being ended): app requests waiting for
     /// it get an error with `why`.
     pub async fn detach(&self, life: u64, why: &str) {
+        self.end_life(life, |router, now| router.server_gone(why, now))
+            .await;
+    }
+
+    /// Ends life `life`, once: what waited for it is answered as `answer`
+    /// says (the router's word for why it ended), and no life is ready
+    /// until the next.
+    async fn end_life(&self, life: u64, answer: impl FnOnce(&mut Router, Instant) -> Vec<Out>) {
         let outs = {
             let mut state = self.lock();
             // Once a life: a life already detached (by the restart that
@@ -409,7 +417,7 @@ impl Relay {
             }
             state.attached = None;
             state.init_waiter = None;
-            state.router.server_gone(why, Instant::now())
+            answer(&mut state.router, Instant::now())
         };
         self.ready.send_replace(None);
         self.perform(outs, None).await;

@@ -245,20 +245,9 @@ fn launch(request: Request) -> ExitCode {
     if request.inside {
         return fail(become_held_server(&request));
     }
-    // Watch the parent first: if Rootgate is already gone, nobody wants the
-    // server. The pidfd stays valid even if the pid is reused later.
-    let parent = Pid::from_raw(request.parent as i32);
-    if getppid() != parent {
-        return fail("Rootgate exited before the server could start".into());
-    }
-    let parent_fd = match rustix::process::Pid::from_raw(request.parent as i32)
-        .ok_or_else(|| std::io::Error::other("pid 0"))
-        .and_then(|pid| {
-            rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty())
-                .map_err(std::io::Error::from)
-        }) {
+    let parent_fd = match watch_parent(request.parent) {
         Ok(fd) => fd,
-        Err(e) => return fail(format!("cannot watch Rootgate's process: {e}")),
+        Err(e) => return fail(e),
     };
     // Orphaned descendants (daemons) come to us instead of to init.
     if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
@@ -300,23 +289,7 @@ fn launch(request: Request) -> ExitCode {
     // child, the server included, with waitpid.
     drop(server);
 
-    let orphaned = std::sync::Arc::new(AtomicBool::new(false));
-    {
-        let orphaned = std::sync::Arc::clone(&orphaned);
-        let grace = request.grace;
-        std::thread::spawn(move || {
-            let mut fds = [rustix::event::PollFd::new(
-                &parent_fd,
-                rustix::event::PollFlags::IN,
-            )];
-            // Blocks until Rootgate exits (the pidfd becomes readable); an
-            // interrupted poll is simply retried.
-            while !matches!(rustix::event::poll(&mut fds, None), Ok(n) if n > 0) {}
-            orphaned.store(true, Ordering::SeqCst);
-            end_everything(grace);
-        });
-    }
-
+    let orphaned = end_with_parent(parent_fd, request.grace);
     let status = wait_for(server_pid);
     // The server is gone; whatever it started goes too.
     clear_descendants(request.grace);
@@ -324,6 +297,44 @@ fn launch(request: Request) -> ExitCode {
         eprintln!("rootgate-launcher: Rootgate exited, so the server was ended");
     }
     exit_like(status)
+}
+
+/// A handle on Rootgate's process (`parent`) that stays valid if its pid
+/// is reused later; refused when Rootgate is already gone, since nobody
+/// then wants the server.
+fn watch_parent(parent: u32) -> Result<rustix::fd::OwnedFd, String> {
+    if getppid() != Pid::from_raw(parent as i32) {
+        return Err("Rootgate exited before the server could start".into());
+    }
+    rustix::process::Pid::from_raw(parent as i32)
+        .ok_or_else(|| std::io::Error::other("pid 0"))
+        .and_then(|pid| {
+            rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty())
+                .map_err(std::io::Error::from)
+        })
+        .map_err(|e| format!("cannot watch Rootgate's process: {e}"))
+}
+
+/// Ends the server and everything it started (after `grace`) when
+/// Rootgate's process (`parent_fd`) ends; the flag says it did.
+fn end_with_parent(
+    parent_fd: rustix::fd::OwnedFd,
+    grace: std::time::Duration,
+) -> std::sync::Arc<AtomicBool> {
+    let orphaned = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&orphaned);
+    std::thread::spawn(move || {
+        let mut fds = [rustix::event::PollFd::new(
+            &parent_fd,
+            rustix::event::PollFlags::IN,
+        )];
+        // Blocks until Rootgate exits (the pidfd becomes readable); an
+        // interrupted poll is simply retried.
+        while !matches!(rustix::event::poll(&mut fds, None), Ok(n) if n > 0) {}
+        flag.store(true, Ordering::SeqCst);
+        end_everything(grace);
+    });
+    orphaned
 }
 
 /// The command that starts the server held: bubblewrap, running this

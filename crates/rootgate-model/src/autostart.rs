@@ -15,9 +15,9 @@
 //! What is not here: the choice's place in the window, and when it is
 //! offered (the supervisor, with `Preferences::start_at_login_offered`).
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::{self, DirBuilder};
+use std::io;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -191,22 +191,7 @@ impl Autostart {
             .create(dir)
             .map_err(fail)?;
         let tmp = dir.join(format!(".rootgate.desktop.{}", std::process::id()));
-        let result = (|| {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o644)
-                .open(&tmp)?;
-            file.write_all(text.as_bytes())?;
-            file.sync_all()?;
-            fs::rename(&tmp, &self.path)?;
-            File::open(dir)?.sync_all()
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result.map_err(fail)
+        crate::durable::replace(&self.path, &tmp, text.as_bytes(), 0o644).map_err(fail)
     }
 }
 

@@ -288,6 +288,24 @@ pub fn warnings<'a>(
             out.push(Warning::HomeFolder);
         }
     }
+    out.extend(secret_warnings(real));
+    out.extend(name_warnings(folder));
+    // A path written with `.`, `..` or a trailing slash that leads where it
+    // says is no link; only a path that resolves elsewhere is.
+    if folder.through_link() {
+        out.push(Warning::Symlink {
+            chosen: folder.chosen().to_path_buf(),
+            real: real.to_path_buf(),
+        });
+    }
+    out.extend(nesting_warnings(real, existing));
+    out
+}
+
+/// Warnings about secrets: the folder is inside a folder of secrets, or
+/// holds some.
+fn secret_warnings(real: &Path) -> Vec<Warning> {
+    let mut out = Vec::new();
     if let Some(secret) = real.components().find_map(|c| match c {
         Component::Normal(name) if SECRET_DIRS.iter().any(|s| OsStr::new(s) == name) => {
             Some(name.to_string_lossy().into_owned())
@@ -308,6 +326,14 @@ pub fn warnings<'a>(
         names.sort();
         out.push(Warning::HoldsSecrets { names });
     }
+    out
+}
+
+/// Warnings about what is written in the path's names: spaces or quotes
+/// at a name's edge, characters that do not show.
+fn name_warnings(folder: &CheckedFolder) -> Vec<Warning> {
+    let real = folder.real();
+    let mut out = Vec::new();
     // The names on the path, as text, for the two checks of what is written
     // in them.
     let names = || {
@@ -336,14 +362,13 @@ pub fn warnings<'a>(
             shown: crate::names::written_out(&name),
         });
     }
-    // A path written with `.`, `..` or a trailing slash that leads where it
-    // says is no link; only a path that resolves elsewhere is.
-    if folder.through_link() {
-        out.push(Warning::Symlink {
-            chosen: folder.chosen().to_path_buf(),
-            real: real.to_path_buf(),
-        });
-    }
+    out
+}
+
+/// Warnings about the roots kept already (`existing`): the folder is
+/// inside one, or holds one.
+fn nesting_warnings<'a>(real: &Path, existing: impl IntoIterator<Item = &'a Path>) -> Vec<Warning> {
+    let mut out = Vec::new();
     for other in existing {
         if other == real {
             continue;

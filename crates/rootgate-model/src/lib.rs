@@ -17,7 +17,8 @@
 //! specifications, and which of their variables are secret),
 //! `placeholders` and `templates` (servers made from a template),
 //! `downloads` (where a template's program comes from), `timeline` (what
-//! happened to each server), `settings` (the settings file), `secrets`
+//! happened to each server), `durable` (a small file replaced whole),
+//! `settings` (the settings file), `secrets`
 //! (the vault and the keyring), `store` (settings, saved and published),
 //! `watch` (the process's one filesystem watcher), `monitor` (folders
 //! that disappear), `questions` (what the person was
@@ -31,6 +32,7 @@ pub mod calls;
 pub mod consent;
 pub mod dates;
 pub mod downloads;
+pub mod durable;
 pub mod folders;
 pub mod ids;
 pub mod monitor;

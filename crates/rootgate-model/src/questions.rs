@@ -13,9 +13,8 @@
 //! recorded in the settings by the store), how the person is asked (the
 //! desktop's notifications, `rootgate-notify`), and when (the supervisor).
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::{self, DirBuilder};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -203,22 +202,7 @@ impl Questions {
         let mut json = serde_json::to_vec_pretty(asked).map_err(|e| fail(e.into()))?;
         json.push(b'\n');
         let tmp = path.with_file_name(format!(".questions.json.{}", std::process::id()));
-        let result = (|| {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&tmp)?;
-            file.write_all(&json)?;
-            file.sync_all()?;
-            fs::rename(&tmp, path)?;
-            File::open(dir)?.sync_all()
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result.map_err(fail)
+        crate::durable::replace(path, &tmp, &json, 0o600).map_err(fail)
     }
 }
 

@@ -14,9 +14,9 @@
 //! This module holds no state between calls and publishes nothing: the
 //! `store` owns the settings in memory and decides when to save.
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::fs::{self, DirBuilder};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -429,22 +429,7 @@ impl SettingsFile {
             path: self.path.clone(),
             source,
         };
-        let result = (|| {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&tmp)?;
-            file.write_all(&json)?;
-            file.sync_all()?;
-            fs::rename(&tmp, &target)?;
-            File::open(&target_dir)?.sync_all()
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result.map_err(write_err)?;
+        crate::durable::replace(&target, &tmp, &json, 0o600).map_err(write_err)?;
         Ok(digest(&json))
     }
 }

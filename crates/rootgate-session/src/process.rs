@@ -141,35 +141,7 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
         &env,
     );
     let launcher = launcher::program();
-    let mut cmd = match launcher {
-        Some(program) => {
-            // The launcher's own spawn would fail for a missing command
-            // too, but only as an exit code; checking here gives the same
-            // clear error a direct start gives.
-            check_command(spec, &env)?;
-            let request = launcher::Request {
-                parent: std::process::id(),
-                grace: launch.grace,
-                enforce: launch.enforce.clone(),
-                inside: false,
-                command: spec.command.clone().into(),
-                args: args.iter().map(Into::into).collect(),
-            };
-            let mut cmd = Command::new(program);
-            cmd.args(request.to_args());
-            cmd
-        }
-        None if launch.enforce.is_some() => {
-            return Err(SpawnError::NoLauncher {
-                command_line: spec.masked_command_line(),
-            });
-        }
-        None => {
-            let mut cmd = Command::new(&spec.command);
-            cmd.args(&args);
-            cmd
-        }
-    };
+    let mut cmd = command(spec, launch, launcher, &args, &env)?;
     cmd.env_clear()
         .envs(&env)
         .stdin(Stdio::piped())
@@ -188,17 +160,7 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
         }
         cmd.current_dir(cwd);
     }
-    let mut child = cmd.spawn().map_err(|source| {
-        let command_line = spec.masked_command_line();
-        match source.kind() {
-            io::ErrorKind::NotFound => not_found(&spec.command, command_line),
-            io::ErrorKind::PermissionDenied => SpawnError::PermissionDenied { command_line },
-            _ => SpawnError::Other {
-                command_line,
-                source,
-            },
-        }
-    })?;
+    let mut child = cmd.spawn().map_err(|source| spawn_error(spec, source))?;
     let missing = |what: &str| SpawnError::Other {
         command_line: spec.masked_command_line(),
         source: io::Error::other(format!("the child's {what} pipe was not set up")),
@@ -223,6 +185,58 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
             status: None,
         },
     })
+}
+
+/// What runs: the launcher with the request to start `spec` (and hold it,
+/// when enforced), or the server's own program when there is no launcher
+/// and nothing to enforce.
+fn command(
+    spec: &ServerSpec,
+    launch: &Launch,
+    launcher: Option<&std::path::Path>,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+) -> Result<Command, SpawnError> {
+    match launcher {
+        Some(program) => {
+            // The launcher's own spawn would fail for a missing command
+            // too, but only as an exit code; checking here gives the same
+            // clear error a direct start gives.
+            check_command(spec, env)?;
+            let request = launcher::Request {
+                parent: std::process::id(),
+                grace: launch.grace,
+                enforce: launch.enforce.clone(),
+                inside: false,
+                command: spec.command.clone().into(),
+                args: args.iter().map(Into::into).collect(),
+            };
+            let mut cmd = Command::new(program);
+            cmd.args(request.to_args());
+            Ok(cmd)
+        }
+        None if launch.enforce.is_some() => Err(SpawnError::NoLauncher {
+            command_line: spec.masked_command_line(),
+        }),
+        None => {
+            let mut cmd = Command::new(&spec.command);
+            cmd.args(args);
+            Ok(cmd)
+        }
+    }
+}
+
+/// Why the program of `spec` could not be started, in words.
+fn spawn_error(spec: &ServerSpec, source: io::Error) -> SpawnError {
+    let command_line = spec.masked_command_line();
+    match source.kind() {
+        io::ErrorKind::NotFound => not_found(&spec.command, command_line),
+        io::ErrorKind::PermissionDenied => SpawnError::PermissionDenied { command_line },
+        _ => SpawnError::Other {
+            command_line,
+            source,
+        },
+    }
 }
 
 /// The environment a server gets: the inherited few, then its own, with

@@ -74,17 +74,8 @@ impl Relay {
     /// app's requests the next start can serve wait for it (see
     /// `route::resend`).
     pub async fn restarting(&self, life: u64, why: &str) {
-        let outs = {
-            let mut state = self.lock();
-            if state.life != life || state.attached.is_none() {
-                return;
-            }
-            state.attached = None;
-            state.init_waiter = None;
-            state.router.server_restarting(why, Instant::now())
-        };
-        self.ready.send_replace(None);
-        self.perform(outs, None).await;
+        self.end_life(life, |router, now| router.server_restarting(why, now))
+            .await;
     }
 
     /// No life can start: the requests kept for one (see

@@ -211,24 +211,7 @@ impl Actor {
             kind: LinkKind::Own { peer, cancel },
             ended,
         });
-        let (server_name, server_version) = info
-            .as_ref()
-            .and_then(|i| i.server_info.as_ref())
-            .map(|s| (s.name.clone(), s.version.clone()))
-            .unwrap_or_default();
-        Ok(Answered {
-            era,
-            protocol_version: info
-                .as_ref()
-                .map(|i| i.protocol_version.to_string())
-                .unwrap_or_default(),
-            server_name,
-            server_version,
-            capabilities: info
-                .as_ref()
-                .and_then(|i| serde_json::to_value(&i.capabilities).ok())
-                .unwrap_or_default(),
-        })
+        Ok(answered_by(era, info.as_deref()))
     }
 
     /// The handshake a bridge relays: the AI app's `initialize` (with
@@ -304,23 +287,46 @@ impl Actor {
                 }
             }
         };
-        let era = conn.era;
-        let text = |v: Option<&serde_json::Value>| {
-            v.and_then(serde_json::Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let info = result.get("serverInfo");
         if known.is_none() {
             self.accepted_initialize(&text(result.get("protocolVersion")));
         }
-        Ok(Answered {
-            era,
-            protocol_version: text(result.get("protocolVersion")),
-            server_name: text(info.and_then(|i| i.get("name"))),
-            server_version: text(info.and_then(|i| i.get("version"))),
-            capabilities: result.get("capabilities").cloned().unwrap_or_default(),
-        })
+        Ok(answered_in(conn.era, &result))
+    }
+}
+
+/// What an answer to `initialize` said, read by Rootgate's own client.
+fn answered_by(era: Era, info: Option<&rmcp::model::ServerPeerInfo>) -> Answered {
+    let (server_name, server_version) = info
+        .and_then(|i| i.server_info.as_ref())
+        .map(|s| (s.name.clone(), s.version.clone()))
+        .unwrap_or_default();
+    Answered {
+        era,
+        protocol_version: info
+            .map(|i| i.protocol_version.to_string())
+            .unwrap_or_default(),
+        server_name,
+        server_version,
+        capabilities: info
+            .and_then(|i| serde_json::to_value(&i.capabilities).ok())
+            .unwrap_or_default(),
+    }
+}
+
+/// A text member of an answer; empty when it is missing or not text.
+fn text(v: Option<&Value>) -> String {
+    v.and_then(Value::as_str).unwrap_or_default().to_owned()
+}
+
+/// What an answer to `initialize` said, read from the relayed `result`.
+fn answered_in(era: Era, result: &Value) -> Answered {
+    let info = result.get("serverInfo");
+    Answered {
+        era,
+        protocol_version: text(result.get("protocolVersion")),
+        server_name: text(info.and_then(|i| i.get("name"))),
+        server_version: text(info.and_then(|i| i.get("version"))),
+        capabilities: result.get("capabilities").cloned().unwrap_or_default(),
     }
 }
 
