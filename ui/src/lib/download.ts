@@ -1,5 +1,5 @@
 // Saving bytes a server sent (a resource's blob, an image, audio) as a
-// file: a Blob the webview downloads, as Activity's export does. Nothing
+// file, and Activity's export: a Blob the webview downloads. Nothing
 // goes to Rust and no path is named; where the file lands is the
 // desktop's download folder. It does not decode or check what it saves.
 

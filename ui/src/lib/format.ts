@@ -68,6 +68,20 @@ export function appSaid(name: string | null | undefined, version: string | null 
 }
 
 /**
+ * An AI app's words as a connection's row and detail show them: the label
+ * ("Claude 1.2"), the name, the version alone and what it said of itself
+ * (the title), from the one identity.
+ */
+export function appWords(app: AppIdentity | null | undefined): {
+  label: string;
+  name: string;
+  version: string;
+  said: string | undefined;
+} {
+  return { label: appLabel(app), name: appName(app?.name), version: appVersion(app), said: appSaid(app?.name, app?.version) };
+}
+
+/**
  * The product names of the AI apps Rootgate knows, by the name each gives
  * in its `initialize` (`clientInfo.name`, compared in lower case): the
  * table of the core's `AppKind::from_client_name`
