@@ -21,8 +21,9 @@ use std::sync::Arc;
 use rootgate_core::desktop::Desktop;
 use rootgate_core::questions::Answer;
 use rootgate_core::servers::ServerDraft;
-use rootgate_core::supervisor::Supervisor;
 use rootgate_test_support::app::*;
+
+use super::workspace::said_on_connections;
 use rootgate_test_support::desktop::TestDesktop;
 use serde_json::Value;
 
@@ -95,24 +96,6 @@ fn app_in(rg: &Rootgate, cwd: &Path, options: &[&str]) -> tokio::task::JoinHandl
         )
         .await
     })
-}
-
-/// What the window's connections' timelines say, for a failure's message.
-fn said_on_connections(sup: &Supervisor) -> String {
-    sup.bridges()
-        .list()
-        .iter()
-        .map(|c| {
-            let entries: Vec<String> = sup
-                .bridges()
-                .connection_timeline(&c.id)
-                .iter()
-                .map(|e| format!("  {:?}", e.event))
-                .collect();
-            format!("{} ({:?}):\n{}", c.id, c.sees, entries.join("\n"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -35,18 +35,7 @@ async fn a_paused_server_tells_the_app_sharing_is_paused_and_how_to_resume() {
     rg.store
         .change_preferences(|p| p.sharing_paused = true)
         .expect("pause");
-    let deadline = tokio::time::Instant::now() + WAIT;
-    let said = loop {
-        let answer = list(&mut app).await;
-        if let Some(error) = answer["error"].as_str() {
-            break error.to_owned();
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "still answered: {answer}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let said = until_refused(&mut app).await;
     assert!(said.contains("sharing is paused"), "{said}");
     assert!(said.contains("Resume sharing"), "{said}");
     assert!(!said.contains("moved, deleted or unmounted"), "{said}");

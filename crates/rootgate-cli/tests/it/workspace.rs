@@ -102,8 +102,9 @@ fn app_in(p: &Projects, cwd: &Path, options: &[&str], home: &Path) -> tokio::tas
     })
 }
 
-/// What the window's connections' timelines say, for a failure's message.
-fn said_on_connections(sup: &Supervisor) -> String {
+/// What the window's connections' timelines say, for a failure's message
+/// (`args_servers` says it too).
+pub(crate) fn said_on_connections(sup: &Supervisor) -> String {
     sup.bridges()
         .list()
         .iter()
