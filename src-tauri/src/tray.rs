@@ -78,9 +78,6 @@ pub(crate) fn install<R: Runtime>(
         .menu(&menu(&handle, supervisor)?)
         .tooltip(TOOLTIP)
         .on_menu_event(on_menu);
-    // The item is built with its running look, and that is remembered, so
-    // the first refresh does not set the same image again: each set writes
-    // a new file and removes the one a panel may be reading.
     // The item's image is a file a panel reads. By default every program
     // using the tray crate writes `tray-icon/tray-icon-ID-N.png` under the
     // runtime folder, so two Rootgates (a person's and a test's, each with
@@ -97,6 +94,9 @@ pub(crate) fn install<R: Runtime>(
         Some(Err(e)) => tracing::warn!(error = %e, "the tray's image stays in the shared folder"),
         None => {}
     }
+    // The item is built with its running look, and that is remembered, so
+    // the first refresh does not set the same image again: each set writes
+    // a new file and removes the one a panel may be reading.
     let mut built_with = None;
     if let Some(icon) = app.default_window_icon() {
         builder = builder.icon(icon.clone());
