@@ -28,13 +28,19 @@ fn inotify_instances(pid: i32) -> usize {
         .unwrap_or(0)
 }
 
-/// Every inotify instance this user has left, held until dropped.
-fn take_every_inotify_instance() -> Vec<OwnedFd> {
+/// Every inotify instance this user has left, held until dropped: taken
+/// until the kernel refuses one, with why it refused, since the refusal
+/// itself is the evidence that none is left. Asking
+/// once more afterwards was not: a process of an earlier test still ending
+/// gives its instance back in between, and the second ask got it.
+fn take_every_inotify_instance() -> (Vec<OwnedFd>, rustix::io::Errno) {
     let mut held = Vec::new();
-    while let Ok(fd) = rustix::fs::inotify::init(rustix::fs::inotify::CreateFlags::CLOEXEC) {
-        held.push(fd);
+    loop {
+        match rustix::fs::inotify::init(rustix::fs::inotify::CreateFlags::CLOEXEC) {
+            Ok(fd) => held.push(fd),
+            Err(refused) => return (held, refused),
+        }
     }
-    held
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -77,9 +83,12 @@ async fn with_no_inotify_instance_left_a_withdrawal_still_reaches_the_bridge() {
     rg.share(&files.id, &a);
     rg.share(&files.id, &b);
 
-    let held = take_every_inotify_instance();
-    assert!(
-        rustix::fs::inotify::init(rustix::fs::inotify::CreateFlags::CLOEXEC).is_err(),
+    let (held, refused) = take_every_inotify_instance();
+    // The per-user limit (fs.inotify.max_user_instances) says EMFILE; any
+    // other refusal would not be about instances left.
+    assert_eq!(
+        refused,
+        rustix::io::Errno::MFILE,
         "every instance is taken ({} held)",
         held.len()
     );
