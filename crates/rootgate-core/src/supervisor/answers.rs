@@ -127,12 +127,15 @@ impl Questions {
                     return Ok(Some(prompt));
                 }
                 // Settles the question (see `prompt_answered`).
-                self.consent
-                    .answer_prompt(prompt.id, std::slice::from_ref(&asked.server), None)?;
+                self.need.consent.answer_prompt(
+                    prompt.id,
+                    std::slice::from_ref(&asked.server),
+                    None,
+                )?;
             }
             Answer::NotNow => {
                 if let Some(root) = shared {
-                    self.folders.revoke(&asked.server, &root)?;
+                    self.need.folders.revoke(&asked.server, &root)?;
                 }
                 let prompts: Vec<PromptId> = {
                     let mut by_prompt = lock(&self.asking.by_prompt);
@@ -147,7 +150,7 @@ impl Questions {
                     of_it
                 };
                 for p in &prompts {
-                    self.consent.close_prompt(*p);
+                    self.need.consent.close_prompt(*p);
                 }
                 self.settle(&key, Answer::NotNow);
                 if !prompts.is_empty() {
@@ -186,7 +189,7 @@ impl Questions {
             .map(|(p, _)| *p)
             .collect::<Vec<_>>();
         for prompt in open {
-            if let Some(shown) = self.consent.shown(prompt) {
+            if let Some(shown) = self.need.consent.shown(prompt) {
                 return Ok(shown);
             }
         }
@@ -209,6 +212,7 @@ impl Questions {
             imported: false,
         };
         let prompt = self
+            .need
             .consent
             .open_prompt_with(folder, kept, Some(suggestion));
         lock(&self.asking.by_prompt).insert(prompt.id, key.clone());
@@ -219,7 +223,7 @@ impl Questions {
     /// Rootgate last ran whose folder is still not shared (its window was
     /// closed or killed while it was open); each also waits in the window.
     pub(super) fn ask_again_unanswered(&self) {
-        let Some(desktop) = self.desktop.get() else {
+        let Some(desktop) = self.need.desktop.get() else {
             return;
         };
         let mut prompts = Vec::new();
@@ -238,7 +242,9 @@ impl Questions {
             let Ok(prompt) = self.prompt_for_question(&key, &asked) else {
                 continue;
             };
-            self.consent.mark_suggested(&asked.server, &asked.folder);
+            self.need
+                .consent
+                .mark_suggested(&asked.server, &asked.folder);
             prompts.push(prompt.clone());
             if !prompt.warnings.is_empty() {
                 continue;

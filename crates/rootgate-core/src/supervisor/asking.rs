@@ -90,13 +90,7 @@ pub struct Questions {
     pub(super) me: Weak<Questions>,
     pub(super) ground: Ground,
     pub(super) asking: Asking,
-    pub(super) desktop: DesktopSlot,
-    pub(super) connections: Arc<Connections>,
-    pub(super) consent: Arc<Consent>,
-    pub(super) folders: Arc<Folders>,
-    pub(super) preferences: Arc<Preferences>,
-    pub(super) notes: Arc<Notes>,
-    pub(super) tools: Arc<ToolConsent>,
+    pub(super) need: QuestionsNeed,
 }
 
 /// The services the questions need.
@@ -117,13 +111,7 @@ impl Questions {
             me: me.clone(),
             ground,
             asking,
-            desktop: need.desktop,
-            connections: need.connections,
-            consent: need.consent,
-            folders: need.folders,
-            preferences: need.preferences,
-            notes: need.notes,
-            tools: need.tools,
+            need,
         })
     }
 
@@ -207,13 +195,13 @@ impl Questions {
             return;
         };
         // Answered: the notification goes (into the daemon's history).
-        if let (Some(id), Some(desktop)) = (open.notification, self.desktop.get()) {
+        if let (Some(id), Some(desktop)) = (open.notification, self.need.desktop.get()) {
             self.ground
                 .runtime
                 .spawn(async move { desktop.close(id).await });
         }
         for (connection, uri) in open.waiting {
-            self.connections.tell(
+            self.need.connections.tell(
                 &connection,
                 Told {
                     uri,

@@ -47,7 +47,7 @@ impl Questions {
     /// without one, questions wait in the window and bridges do not hold.
     pub fn ask_through(&self, desktop: Arc<Desktop>) {
         let mut replies = desktop.replies();
-        if !self.desktop.set(desktop) {
+        if !self.need.desktop.set(desktop) {
             return;
         }
         let me = self.me.clone();
@@ -66,7 +66,7 @@ impl Questions {
                     Reply::Closed { id, reason } => questions.on_closed(id, reason),
                     Reply::Gone => {
                         questions.on_desktop_gone();
-                        questions.tools.tool_notifications_gone();
+                        questions.need.tools.tool_notifications_gone();
                     }
                 }
             }
@@ -109,7 +109,7 @@ impl Questions {
                 continue;
             };
             let tell = |state| {
-                self.connections.tell(
+                self.need.connections.tell(
                     connection,
                     Told {
                         uri: uri.clone(),
@@ -149,7 +149,7 @@ impl Questions {
             return QuestionState::Shared;
         }
         // Paused, a Share would reach no server: nobody is asked or held.
-        if self.preferences.sharing_paused() {
+        if self.need.preferences.sharing_paused() {
             return QuestionState::NotAsked {
                 why: "all sharing is paused in Rootgate".into(),
             };
@@ -163,7 +163,7 @@ impl Questions {
             open.waiting.push((connection.clone(), uri.to_owned()));
             return QuestionState::Asking;
         }
-        let Some(prompt) = self.consent.prompt_for_suggestion(uri, server, title) else {
+        let Some(prompt) = self.need.consent.prompt_for_suggestion(uri, server, title) else {
             let why = lock(&self.asking.waits_because)
                 .get(&key)
                 .copied()
@@ -176,7 +176,7 @@ impl Questions {
             .suggestion
             .as_ref()
             .map_or_else(String::new, |s| s.server_name.clone());
-        let desktop = self.desktop.get();
+        let desktop = self.need.desktop.get();
         let state = if !prompt.warnings.is_empty() {
             Some("it has a consent warning; the full prompt waits in the Rootgate window")
         } else if desktop.is_none() {
@@ -212,13 +212,13 @@ impl Questions {
         // or one of `notes`) shows the window.
         if action == "open" {
             // An approval's notification opens that approval too (`notes`).
-            self.notes.note_opened(id);
+            self.need.notes.note_opened(id);
             if let Some(open) = self.asking.on_open.get() {
                 open();
             }
             return;
         }
-        if self.tools.on_tool_action(id, action) {
+        if self.need.tools.on_tool_action(id, action) {
             return;
         }
         let key = lock(&self.asking.open)
@@ -245,7 +245,8 @@ impl Questions {
             // Settles the question as the window's answer does.
             Answer::Share => {
                 if let Err(e) =
-                    self.consent
+                    self.need
+                        .consent
                         .answer_prompt(prompt, std::slice::from_ref(server), None)
                 {
                     let why = format!("sharing failed: {e}");
@@ -253,7 +254,7 @@ impl Questions {
                 }
             }
             Answer::NotNow => {
-                self.consent.close_prompt(prompt);
+                self.need.consent.close_prompt(prompt);
                 lock(&self.asking.by_prompt).remove(&prompt);
                 self.settle(key, Answer::NotNow);
             }
