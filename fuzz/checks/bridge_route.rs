@@ -28,14 +28,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rootgate_core::bridge::relay::{Line, Lines};
-use rootgate_core::bridge::route::{MAX_IN_FLIGHT, Out, Router};
-use rootgate_core::servers::Era;
+use rootgate_bridge::relay::{Line, Lines};
+use rootgate_bridge::route::{MAX_IN_FLIGHT, Out, Router};
+use rootgate_model::servers::Era;
 use serde_json::Value;
 
 /// The longest line the reader keeps (a record is shorter, so every line
 /// here is kept whole).
-const MAX_LINE: usize = rootgate_core::bridge::relay::MAX_LINE;
+const MAX_LINE: usize = rootgate_bridge::relay::MAX_LINE;
 
 fn lines_of(bytes: &[u8]) -> Vec<Vec<u8>> {
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -24,15 +24,15 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::service::{RoleClient, RunningService};
-use rootgate_core::consent::SharedRoots;
-use rootgate_core::ids::ServerId;
-use rootgate_core::servers::ServerDraft;
-use rootgate_core::session::SUPPORTED_VERSIONS;
-use rootgate_core::session::protocol::RootsClient;
-use rootgate_core::session::wire::HandlerEvent;
-use rootgate_core::settings::SettingsFile;
-use rootgate_core::store::Store;
-use rootgate_core::uri::path_to_uri;
+use rootgate_model::consent::SharedRoots;
+use rootgate_model::ids::ServerId;
+use rootgate_model::servers::ServerDraft;
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::store::Store;
+use rootgate_model::uri::path_to_uri;
+use rootgate_session::SUPPORTED_VERSIONS;
+use rootgate_session::protocol::RootsClient;
+use rootgate_session::wire::HandlerEvent;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, watch};
@@ -91,7 +91,7 @@ impl SessionWorld {
         let folder = |name: &str, display: Option<&str>| {
             let path = dir.path().join("folders").join(name);
             std::fs::create_dir_all(&path).expect("create folder");
-            let checked = rootgate_core::folders::check(&path).expect("check folder");
+            let checked = rootgate_model::folders::check(&path).expect("check folder");
             let root = store
                 .add_root(&checked, display.map(str::to_owned))
                 .expect("add root")

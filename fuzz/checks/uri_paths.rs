@@ -1,5 +1,5 @@
 //! The invariants of the `uri_paths` fuzz target: every way a string or a
-//! path reaches `rootgate_core::uri` and `rootgate_core::folders::check`,
+//! path reaches `rootgate_model::uri` and `rootgate_model::folders::check`,
 //! with what must hold for any input. The fuzz target
 //! (`fuzz/fuzz_targets/uri_paths.rs`) feeds these functions libFuzzer's
 //! inputs; `crates/rootgate-core/tests/it/fuzz_corpus.rs` replays the committed
@@ -18,11 +18,11 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
-use rootgate_core::consent::{self, Grant};
-use rootgate_core::folders::{self, FolderError, Warning};
-use rootgate_core::ids::ServerId;
-use rootgate_core::roots::Root;
-use rootgate_core::uri::{self, UriError};
+use rootgate_model::consent::{self, Grant};
+use rootgate_model::folders::{self, FolderError, Warning};
+use rootgate_model::ids::ServerId;
+use rootgate_model::roots::Root;
+use rootgate_model::uri::{self, UriError};
 
 /// Inputs longer than this are skipped: every path rule is exercised well
 /// below it, and longer inputs only slow the fuzzer down.

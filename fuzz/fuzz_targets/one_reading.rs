@@ -11,8 +11,8 @@ mod one_reading;
 use std::sync::{Mutex, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
-use rootgate_core::bridge::route::{MAX_DEPTH, Out, Router};
-use rootgate_core::tools::{ToolRules, ToolSetting};
+use rootgate_bridge::route::{MAX_DEPTH, Out, Router};
+use rootgate_model::tools::{ToolRules, ToolSetting};
 use serde_json::{Value, json};
 
 use one_reading::{Bridge, HIDDEN_TOOL, Oracles, Routed};

@@ -1,5 +1,5 @@
 //! Fuzz target: any bytes as a URI, a path, a Windows path and a chosen
-//! folder, through `rootgate_core::uri` and `rootgate_core::folders::check`.
+//! folder, through `rootgate_model::uri` and `rootgate_model::folders::check`.
 //! The invariants are in `fuzz/checks/uri_paths.rs`, shared with the core's
 //! corpus replay test; this file only wires them to libFuzzer.
 #![no_main]

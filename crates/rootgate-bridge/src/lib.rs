@@ -38,7 +38,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rootgate_model::watch::{Change, ChangeKind, Watch, Watches};
+use rootgate_host::watch::{Change, ChangeKind, Watch, Watches};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
@@ -118,7 +118,7 @@ pub async fn connect(
     // AI apps start the bridge without saying where the session bus is; the
     // window recorded it beside the settings (see `secrets::service`).
     if let Some(dir) = options.settings.path().parent() {
-        rootgate_model::secrets::service::find_bus_in(dir);
+        rootgate_host::keyring::find_bus_in(dir);
     }
     let opened = Store::open_read_only(options.settings.clone());
     let (store, spec) = match opened {
@@ -274,7 +274,7 @@ fn relayed_session(
 ) -> Result<Session, String> {
     // Which folders are there now decides the first list the server is
     // told, so it is read before the server starts.
-    let mounts = rootgate_model::mounts::MountTable::read();
+    let mounts = rootgate_host::mounts::MountTable::read();
     for root in store.snapshot().roots {
         let _ = store.set_available(
             &root.id,
@@ -412,7 +412,7 @@ fn stop_signals() -> tokio::sync::mpsc::Receiver<()> {
 /// something else: it was written, created, renamed over or removed, or
 /// the watch cannot say ("look again"). Metadata (a `chmod`, a `touch`)
 /// does not change what it says. Opens and reads are not reported at all
-/// (rootgate_model::watch): counting them made each re-read wake the next,
+/// (rootgate_host::watch): counting them made each re-read wake the next,
 /// about 19 times a second for as long as the bridge lived.
 fn may_change(change: &Change, name: &std::ffi::OsStr) -> bool {
     match change.kind {

@@ -29,7 +29,7 @@ use crate::connections::{AppIdentity, Report, ToBridge, private_dir, same_user};
 use crate::window_socket::check_private;
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::Timeline;
-use rootgate_model::watch::{Watch, Watches};
+use rootgate_host::watch::{Watch, Watches};
 use rootgate_session::Status;
 
 /// How often a bridge that cannot watch the socket's folder looks for the
@@ -62,7 +62,7 @@ impl Link {
         }
         let (mut watch, events) = Watches::process().subscribe(false);
         // Where the socket's folder cannot be watched (the user has no
-        // inotify instance left: rootgate_model::watch), the link still
+        // inotify instance left: rootgate_host::watch), the link still
         // reports, looking for the window again every RETRY_UNWATCHED
         // while it has none, rather than never (`run`).
         let retry = (!watch.add(&dir)).then_some(RETRY_UNWATCHED);
@@ -72,7 +72,7 @@ impl Link {
 
     async fn run(
         mut self,
-        mut wake: mpsc::UnboundedReceiver<rootgate_model::watch::Change>,
+        mut wake: mpsc::UnboundedReceiver<rootgate_host::watch::Change>,
         retry: Option<std::time::Duration>,
     ) {
         loop {

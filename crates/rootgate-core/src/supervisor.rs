@@ -324,7 +324,7 @@ impl Supervisor {
         // and find the keyring through what the window records here (see
         // `secrets::service`); failing to record it changes nothing else.
         if let Some(dir) = store.file().path().parent()
-            && let Err(e) = rootgate_model::secrets::service::record_bus(dir)
+            && let Err(e) = rootgate_host::keyring::record_bus(dir)
         {
             eprintln!(
                 "rootgate: where the session bus is could not be recorded in {} ({e}); \

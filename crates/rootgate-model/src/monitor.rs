@@ -26,10 +26,10 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::folders;
-use crate::mounts::{MountChanges, MountTable};
+use rootgate_host::mounts::{MountChanges, MountTable};
 use crate::roots::Root;
 use crate::store::Store;
-use crate::watch::{Change, Watch, Watches};
+use rootgate_host::watch::{Change, Watch, Watches};
 
 /// How long events are gathered before roots are re-checked: one deletion
 /// of a big tree is thousands of events, and one re-check is enough.

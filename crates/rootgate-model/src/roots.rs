@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::folders::CheckedFolder;
 use crate::ids::{RootId, now_ms};
-use crate::mounts::MountTable;
+use rootgate_host::mounts::MountTable;
 
 /// A folder the person added.
 #[derive(ts_rs::TS, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 //! A variable is secret when the person marks it so, and by default when
 //! its name looks like one (`servers::looks_secret`). Its value is kept in one of
 //! the places of `servers::SecretPlace`: the desktop's keyring through the Secret
-//! Service API (`service`), the settings file when the person chose that
+//! Service API (`rootgate_host::keyring`), the settings file when the person chose that
 //! because no keyring was available, or nowhere but this process's memory
 //! when they chose not to store it. The settings file then holds the
 //! variable's name and where its value is, never the value.
@@ -20,13 +20,16 @@
 //! does, when a server is saved, and at the person's choice), and showing
 //! anything. Nothing in this module formats a value into a message.
 
-pub mod service;
-
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use rootgate_host::keyring::SecretService;
 use thiserror::Error;
+
+// The keyring's failure is its own crate's word (`rootgate-host`, where the
+// Secret Service is spoken); named here too, as every keyring says it.
+pub use rootgate_host::keyring::KeyringError;
 
 use crate::ids::ServerId;
 use crate::servers::{SecretPlace, ServerSpec};
@@ -47,20 +50,6 @@ impl SecretKey {
     }
 }
 
-/// Why the keyring could not do what was asked. Its words never hold a
-/// value.
-#[derive(Debug, Clone, Error, PartialEq, Eq)]
-pub enum KeyringError {
-    /// No keyring can be used here: no session bus, no Secret Service on
-    /// it, or a locked keyring that was not unlocked. What the person can
-    /// do about it is in the words.
-    #[error("{0}")]
-    Unavailable(String),
-    /// The keyring answered and failed the request.
-    #[error("the keyring failed: {0}")]
-    Failed(String),
-}
-
 /// A keyring: values by server and variable name. Calls block until the
 /// keyring answers (the real one runs each call on a thread of its own, so
 /// they may be made from anywhere, a runtime's thread included).
@@ -73,6 +62,29 @@ pub trait SecretStore: Send + Sync {
     /// Forgets the value of `key`; forgetting one that is not there is not
     /// an error.
     fn delete(&self, key: &SecretKey) -> Result<(), KeyringError>;
+}
+
+/// The `username` attribute of `key`'s item in the desktop's keyring,
+/// the scheme of the `keyring` crate (`SERVER_ID/VARIABLE`), so the
+/// desktop's own tools find it: `secret-tool lookup service rootgate
+/// username srv-…/API_TOKEN`.
+pub fn username(key: &SecretKey) -> String {
+    format!("{}/{}", key.server, key.name)
+}
+
+/// The desktop's keyring, addressed by server and variable.
+impl SecretStore for SecretService {
+    fn get(&self, key: &SecretKey) -> Result<Option<String>, KeyringError> {
+        SecretService::get(self, &username(key))
+    }
+
+    fn set(&self, key: &SecretKey, label: &str, value: &str) -> Result<(), KeyringError> {
+        SecretService::set(self, &username(key), label, value)
+    }
+
+    fn delete(&self, key: &SecretKey) -> Result<(), KeyringError> {
+        SecretService::delete(self, &username(key))
+    }
 }
 
 /// A keyring in memory, for tests: the app never uses it. It can be made
@@ -265,7 +277,7 @@ impl Secrets {
     /// Service). Nothing connects to it until a value is asked for or kept.
     pub fn system() -> Arc<Secrets> {
         static SYSTEM: OnceLock<Arc<Secrets>> = OnceLock::new();
-        Arc::clone(SYSTEM.get_or_init(|| Secrets::new(Arc::new(service::SecretService))))
+        Arc::clone(SYSTEM.get_or_init(|| Secrets::new(Arc::new(SecretService))))
     }
 
     pub fn keyring(&self) -> &dyn SecretStore {

@@ -7,28 +7,28 @@
 //! library's types implement `TS` with its `ts` feature, which the tests'
 //! dev-dependency on the library turns on.
 
-use rootgate_core::apps::catalog::{
+use rootgate_apps::catalog::{
     AppView, Candidate, DoubtfulLink, EntryView, FileView, ImportedAs, Joined,
 };
-use rootgate_core::apps::import::Need;
-use rootgate_core::apps::route::{RoutedEntry, Skipped};
-use rootgate_core::apps::{AppKind, Format, Scope};
-use rootgate_core::connections::{AppIdentity, ConnectionView, WaitingCall};
-use rootgate_core::consent::SharedRoot;
-use rootgate_core::folders::Warning;
-use rootgate_core::ids::{ConnectionId, RootId, ServerId};
-use rootgate_core::roots::Root;
-use rootgate_core::servers::{Era, EraChoice, ServerDraft, ServerSpec, Withdrawal};
-use rootgate_core::session::delivery::{
-    DeliveryState, DeliverySummary, FolderDelivery, FolderState, Following, RestartNote,
-};
-use rootgate_core::session::{LogLine, RunningInfo, Status};
+use rootgate_apps::import::Need;
+use rootgate_apps::route::{RoutedEntry, Skipped};
+use rootgate_apps::{AppKind, Format, Scope};
+use rootgate_bridge::connections::{AppIdentity, ConnectionView, WaitingCall};
 use rootgate_core::supervisor::{
     Change, ConsentPrompt, FolderView, ImportOutcome, PlanView, PromptId, ServerChoice, ServerView,
     Suggestion, WarningView,
 };
-use rootgate_core::templates::ServerTemplate;
-use rootgate_core::timeline::{Entry, Event, Page};
+use rootgate_model::consent::SharedRoot;
+use rootgate_model::folders::Warning;
+use rootgate_model::ids::{ConnectionId, RootId, ServerId};
+use rootgate_model::roots::Root;
+use rootgate_model::servers::{Era, EraChoice, ServerDraft, ServerSpec, Withdrawal};
+use rootgate_model::templates::ServerTemplate;
+use rootgate_model::timeline::{Entry, Event, Page};
+use rootgate_session::delivery::{
+    DeliveryState, DeliverySummary, FolderDelivery, FolderState, Following, RestartNote,
+};
+use rootgate_session::{LogLine, RunningInfo, Status};
 use ts_rs::{Config, TS};
 
 use rootgate::{AppInfo, CommandError, ErrorCode, Notice};
@@ -53,12 +53,12 @@ fn declarations() -> String {
         Withdrawal::decl(&cfg),
         Era::decl(&cfg),
         EraChoice::decl(&cfg),
-        rootgate_core::servers::SecretPlace::decl(&cfg),
+        rootgate_model::servers::SecretPlace::decl(&cfg),
         ServerDraft::decl(&cfg),
-        rootgate_core::tools::ToolSetting::decl(&cfg),
-        rootgate_core::tools::ToolDefault::decl(&cfg),
-        rootgate_core::tools::ToolSeen::decl(&cfg),
-        rootgate_core::tools::ToolRules::decl(&cfg),
+        rootgate_model::tools::ToolSetting::decl(&cfg),
+        rootgate_model::tools::ToolDefault::decl(&cfg),
+        rootgate_model::tools::ToolSeen::decl(&cfg),
+        rootgate_model::tools::ToolRules::decl(&cfg),
         ServerSpec::decl(&cfg),
         RunningInfo::decl(&cfg),
         Status::decl(&cfg),
@@ -71,20 +71,20 @@ fn declarations() -> String {
         ConnectionId::decl(&cfg),
         AppIdentity::decl(&cfg),
         WaitingCall::decl(&cfg),
-        rootgate_core::connections::ToolAsk::decl(&cfg),
-        rootgate_core::connections::AskAnswer::decl(&cfg),
+        rootgate_bridge::connections::ToolAsk::decl(&cfg),
+        rootgate_bridge::connections::AskAnswer::decl(&cfg),
         rootgate_core::supervisor::ToolQuestion::decl(&cfg),
-        rootgate_core::calls::CallRecord::decl(&cfg),
-        rootgate_core::calls::CallQuery::decl(&cfg),
-        rootgate_core::calls::CallsFound::decl(&cfg),
-        rootgate_core::calls::ExportFormat::decl(&cfg),
+        rootgate_model::calls::CallRecord::decl(&cfg),
+        rootgate_model::calls::CallQuery::decl(&cfg),
+        rootgate_model::calls::CallsFound::decl(&cfg),
+        rootgate_model::calls::ExportFormat::decl(&cfg),
         rootgate_core::supervisor::Exported::decl(&cfg),
-        rootgate_core::connections::Sees::decl(&cfg),
+        rootgate_bridge::connections::Sees::decl(&cfg),
         ConnectionView::decl(&cfg),
-        rootgate_core::questions::Answer::decl(&cfg),
-        rootgate_core::questions::Asked::decl(&cfg),
+        rootgate_model::questions::Answer::decl(&cfg),
+        rootgate_model::questions::Asked::decl(&cfg),
         rootgate_core::supervisor::QuestionView::decl(&cfg),
-        rootgate_core::downloads::Download::decl(&cfg),
+        rootgate_model::downloads::Download::decl(&cfg),
         rootgate_core::supervisor::Retry::decl(&cfg),
         ServerView::decl(&cfg),
         LogLine::decl(&cfg),
@@ -108,30 +108,30 @@ fn declarations() -> String {
         Skipped::decl(&cfg),
         PlanView::decl(&cfg),
         ImportOutcome::decl(&cfg),
-        rootgate_core::sources::offer::Named::decl(&cfg),
-        rootgate_core::sources::offer::Signature::decl(&cfg),
-        rootgate_core::sources::offer::Source::decl(&cfg),
-        rootgate_core::sources::offer::About::decl(&cfg),
-        rootgate_core::sources::offer::SettingKind::decl(&cfg),
-        rootgate_core::sources::offer::Setting::decl(&cfg),
+        rootgate_sources::offer::Named::decl(&cfg),
+        rootgate_sources::offer::Signature::decl(&cfg),
+        rootgate_sources::offer::Source::decl(&cfg),
+        rootgate_sources::offer::About::decl(&cfg),
+        rootgate_sources::offer::SettingKind::decl(&cfg),
+        rootgate_sources::offer::Setting::decl(&cfg),
         rootgate_core::supervisor::InstallView::decl(&cfg),
         rootgate_core::supervisor::InstallOutcome::decl(&cfg),
-        rootgate_core::sources::registry::listing::PackageChoice::decl(&cfg),
-        rootgate_core::sources::registry::listing::Listing::decl(&cfg),
-        rootgate_core::sources::registry::listing::Found::decl(&cfg),
-        rootgate_core::enforcement::Support::decl(&cfg),
+        rootgate_sources::registry::listing::PackageChoice::decl(&cfg),
+        rootgate_sources::registry::listing::Listing::decl(&cfg),
+        rootgate_sources::registry::listing::Found::decl(&cfg),
+        rootgate_launcher::enforcement::Support::decl(&cfg),
         AppInfo::decl(&cfg),
         Notice::decl(&cfg),
         ErrorCode::decl(&cfg),
         CommandError::decl(&cfg),
         <serde_json::Value as TS>::decl(&cfg),
-        rootgate_core::session::notices::OfferKind::decl(&cfg),
-        rootgate_core::session::offers::OfferList::decl(&cfg),
-        rootgate_core::session::offers::Offers::decl(&cfg),
-        rootgate_core::session::offers::TryOutcome::decl(&cfg),
-        rootgate_core::timeline::TryResult::decl(&cfg),
-        rootgate_core::preferences::NotifyChoices::decl(&cfg),
-        rootgate_core::autostart::LoginStart::decl(&cfg),
+        rootgate_session::notices::OfferKind::decl(&cfg),
+        rootgate_session::offers::OfferList::decl(&cfg),
+        rootgate_session::offers::Offers::decl(&cfg),
+        rootgate_session::offers::TryOutcome::decl(&cfg),
+        rootgate_model::timeline::TryResult::decl(&cfg),
+        rootgate_model::preferences::NotifyChoices::decl(&cfg),
+        rootgate_model::autostart::LoginStart::decl(&cfg),
         rootgate_core::supervisor::PreferencesView::decl(&cfg),
     ];
     let mut out = String::from(

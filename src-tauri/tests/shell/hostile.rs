@@ -447,7 +447,7 @@ fn is_valid_name(v: &Value) -> bool {
         !t.is_empty()
             && t.chars().count() <= MAX_NAME_CHARS
             && !t.chars().any(char::is_control)
-            && !t.chars().any(rootgate_core::names::reorders)
+            && !t.chars().any(rootgate_model::names::reorders)
     })
 }
 

@@ -435,7 +435,7 @@ async fn a_bridge_told_nothing_of_the_session_reaches_the_keyring_the_window_rec
         .store
         .file()
         .path()
-        .with_file_name(rootgate_core::secrets::service::BUS_FILE);
+        .with_file_name(rootgate_host::keyring::BUS_FILE);
     assert_eq!(
         std::fs::read_to_string(&recorded)
             .expect("the window recorded its bus")

@@ -26,8 +26,8 @@ use super::asked::{claude_code_in, first_allowed, question_on_screen, said_about
 /// The one question recorded, once `done` says it is as wanted.
 async fn the_question(
     sup: &Supervisor,
-    done: impl Fn(&rootgate_core::questions::Asked) -> bool,
-) -> rootgate_core::questions::Asked {
+    done: impl Fn(&rootgate_model::questions::Asked) -> bool,
+) -> rootgate_model::questions::Asked {
     eventually("the question to be as expected", || async {
         let asked = sup.questions().list();
         match asked.as_slice() {

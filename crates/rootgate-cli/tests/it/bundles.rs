@@ -13,7 +13,7 @@ use std::process::{Output, Stdio};
 
 use rootgate_core::servers::{SecretPlace, ServerSpec};
 use rootgate_core::sources::bundle::Bundles;
-use rootgate_core::sources::installed::Installs;
+use rootgate_sources::installed::Installs;
 use rootgate_test_support::app::*;
 use serde_json::{Value, json};
 

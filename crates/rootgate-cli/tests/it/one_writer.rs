@@ -121,7 +121,7 @@ async fn an_import_while_the_window_starts_waits_and_goes_through_it() {
         rustix::fs::inotify::init(rustix::fs::inotify::CreateFlags::CLOEXEC).expect("inotify");
     rustix::fs::inotify::add_watch(
         &inotify,
-        instance::lock_path(&settings),
+        rootgate_bridge::instance::lock_path(&settings),
         rustix::fs::inotify::WatchFlags::OPEN,
     )
     .expect("watch the lock file");

@@ -10,7 +10,7 @@
 use std::process::Output;
 use std::sync::mpsc;
 
-use rootgate_core::connections::OpenAnswer;
+use rootgate_bridge::connections::OpenAnswer;
 use rootgate_core::instance;
 use rootgate_test_support::app::*;
 

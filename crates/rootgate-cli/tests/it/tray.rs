@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use rootgate_core::autostart::Autostart;
+use rootgate_model::autostart::Autostart;
 use rootgate_test_support::app::*;
 use rootgate_test_support::desktop::TestDesktop;
 use rootgate_test_support::tray::{Entry, TrayItem, TrayWatcher, close_windows, shown_windows};

@@ -156,7 +156,7 @@ async fn a_window_opened_mid_session_shows_the_connection_and_what_happened_befo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_era_a_bridge_found_is_remembered_by_the_window_for_the_next_one() {
-    use rootgate_core::servers::Era;
+    use rootgate_model::servers::Era;
     let (rg, sup) = Rootgate::with_window();
     sup.listen_for_bridges().await.expect("listen");
     // Modern only: the bridge finds it refuses `initialize`.

@@ -42,7 +42,7 @@ impl Folders {
     /// root whose folder now resolves elsewhere as unavailable (its grants
     /// were for the old real path).
     pub fn check_availability(&self) {
-        let mounts = rootgate_model::mounts::MountTable::read();
+        let mounts = rootgate_host::mounts::MountTable::read();
         for root in self.ground.store.snapshot().roots {
             let _ = self.ground.store.set_available(
                 &root.id,

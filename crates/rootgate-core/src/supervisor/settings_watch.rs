@@ -5,7 +5,7 @@
 //! own next change.
 //!
 //! The settings file's folder is watched (through the process's one
-//! watcher, `rootgate_model::watch`); a change of the file makes the store
+//! watcher, `rootgate_host::watch`); a change of the file makes the store
 //! adopt what it holds (`Store::follow`, the catch-up every change makes
 //! under the write lock, here without writing). Adopting grows the store's
 //! revision, which reaches the window as `Change::Settings`, so it lists
@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use rootgate_model::ids::ServerId;
 use rootgate_model::servers::ServerSpec;
-use rootgate_model::watch::{ChangeKind, Watches};
+use rootgate_host::watch::{ChangeKind, Watches};
 use rootgate_session::Status;
 
 use super::lock;

@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use rootgate_core::supervisor::Supervisor;
 use rootgate_model::ids::ServerId;
-use rootgate_model::secrets::service::{SecretService, username};
+use rootgate_host::keyring::SecretService;
+use rootgate_model::secrets::username;
 use rootgate_model::secrets::{MemoryKeyring, SecretKey, SecretStore, Secrets};
 use rootgate_model::servers::SecretPlace;
 use rootgate_model::servers::ServerDraft;
@@ -50,7 +51,7 @@ fn secret_tool_lookup(key: &SecretKey) -> Option<String> {
 #[test]
 fn the_keyring_keeps_rotates_and_forgets_a_value_as_the_desktop_sees_it() {
     needs_test_keyring();
-    let keyring = SecretService;
+    let keyring: &dyn SecretStore = &SecretService;
     let key = SecretKey::new(&ServerId::generate(), "API_TOKEN");
     assert_eq!(keyring.get(&key).unwrap(), None);
     keyring.set(&key, "Rootgate: API_TOKEN", VALUE).unwrap();

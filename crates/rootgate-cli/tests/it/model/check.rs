@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rootgate_core::secrets::Secrets;
 use rootgate_core::servers::SecretPlace;
 use rootgate_core::settings::SettingsFile;
+use rootgate_model::secrets::Secrets;
 use rootgate_test_support::app::*;
 use serde_json::{Value, json};
 

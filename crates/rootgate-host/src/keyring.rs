@@ -26,7 +26,8 @@
 //! settings folder ([`record_bus`], a file of mode 0600 in the 0700
 //! folder), and a bridge told nothing reads it there ([`find_bus_in`]).
 //!
-//! What is not here: which values are kept where (`secrets`, `store`).
+//! What is not here: which values are kept where, and under which name
+//! (the model's `secrets` and `store`).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -38,30 +39,42 @@ use std::time::Duration;
 
 use secret_service::{Collection, EncryptionType, Error};
 
-use super::{KeyringError, SecretKey, SecretStore};
+use thiserror::Error as ThisError;
 
 /// The attribute every item of Rootgate's carries.
-pub(crate) const SERVICE: &str = "rootgate";
+const SERVICE: &str = "rootgate";
+
+/// Why the keyring could not do what was asked. Its words never hold a
+/// value.
+#[derive(Debug, Clone, ThisError, PartialEq, Eq)]
+pub enum KeyringError {
+    /// No keyring can be used here: no session bus, no Secret Service on
+    /// it, or a locked keyring that was not unlocked. What the person can
+    /// do about it is in the words.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The keyring answered and failed the request.
+    #[error("the keyring failed: {0}")]
+    Failed(String),
+}
 
 /// How long one call may wait for the keyring, the person's answer to an
 /// unlock prompt included.
 const PATIENCE: Duration = Duration::from_secs(60);
 
-/// The desktop's keyring on the session bus.
+/// The desktop's keyring on the session bus. Its items are found by their
+/// `username` attribute, which the caller makes (the model's
+/// `secrets::username`: `SERVER_ID/VARIABLE`); this type knows nothing of
+/// servers.
 pub struct SecretService;
 
-/// The `username` attribute of `key`'s item.
-pub fn username(key: &SecretKey) -> String {
-    format!("{}/{}", key.server, key.name)
-}
-
-impl SecretStore for SecretService {
-    fn get(&self, key: &SecretKey) -> Result<Option<String>, KeyringError> {
-        let user = username(key);
+impl SecretService {
+    /// The value kept under `user`, if there is one.
+    pub fn get(&self, user: &str) -> Result<Option<String>, KeyringError> {
         run(|| async {
             let ss = connect().await?;
             let collection = default_collection(&ss).await?;
-            let items = collection.search_items(attributes(&user)).await?;
+            let items = collection.search_items(attributes(user)).await?;
             let Some(item) = items.first() else {
                 return Ok(None);
             };
@@ -72,15 +85,16 @@ impl SecretStore for SecretService {
         })
     }
 
-    fn set(&self, key: &SecretKey, label: &str, value: &str) -> Result<(), KeyringError> {
-        let user = username(key);
+    /// Keeps `value` under `user`, replacing what was there; `label` is
+    /// what the desktop's keyring manager shows for it.
+    pub fn set(&self, user: &str, label: &str, value: &str) -> Result<(), KeyringError> {
         run(|| async {
             let ss = connect().await?;
             let collection = default_collection(&ss).await?;
             collection
                 .create_item(
                     label,
-                    attributes(&user),
+                    attributes(user),
                     value.as_bytes(),
                     true,
                     "text/plain",
@@ -90,12 +104,13 @@ impl SecretStore for SecretService {
         })
     }
 
-    fn delete(&self, key: &SecretKey) -> Result<(), KeyringError> {
-        let user = username(key);
+    /// Forgets the value kept under `user`; one that is not there is not
+    /// an error.
+    pub fn delete(&self, user: &str) -> Result<(), KeyringError> {
         run(|| async {
             let ss = connect().await?;
             let collection = default_collection(&ss).await?;
-            for item in collection.search_items(attributes(&user)).await? {
+            for item in collection.search_items(attributes(user)).await? {
                 item.delete().await?;
             }
             Ok::<_, Failure>(())

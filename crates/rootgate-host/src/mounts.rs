@@ -101,7 +101,7 @@ fn register(file: std::fs::File) -> std::io::Result<tokio::io::unix::AsyncFd<std
 }
 
 /// Wakes when the mount table changes. Created once per monitor.
-pub(crate) struct MountChanges {
+pub struct MountChanges {
     #[cfg(target_os = "linux")]
     fd: Option<tokio::io::unix::AsyncFd<std::fs::File>>,
 }
