@@ -27,9 +27,9 @@ use tokio::sync::{broadcast, mpsc, watch};
 use super::relay::{Relay, Seen};
 use crate::connections::{AppIdentity, Report, ToBridge, private_dir, same_user};
 use crate::window_socket::check_private;
+use rootgate_host::watch::{Watch, Watches};
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::timeline::Timeline;
-use rootgate_host::watch::{Watch, Watches};
 use rootgate_session::Status;
 
 /// How often a bridge that cannot watch the socket's folder looks for the

@@ -27,8 +27,8 @@ use rootgate_apps::locate::Places;
 use rootgate_apps::route::{self, Ledger, LedgerData, Plan, RoutedEntry, Skipped};
 use rootgate_apps::{AppKind, ConfigFile, Scope};
 use rootgate_bridge::connections::{ImportAnswer, ImportRequest};
-use rootgate_model::ids::ServerId;
 use rootgate_host::watch::{Watch, Watches};
+use rootgate_model::ids::ServerId;
 
 /// Plans shown and not yet applied or dropped.
 #[derive(Default)]

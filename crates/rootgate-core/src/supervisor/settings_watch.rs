@@ -27,9 +27,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rootgate_host::watch::{ChangeKind, Watches};
 use rootgate_model::ids::ServerId;
 use rootgate_model::servers::ServerSpec;
-use rootgate_host::watch::{ChangeKind, Watches};
 use rootgate_session::Status;
 
 use super::lock;

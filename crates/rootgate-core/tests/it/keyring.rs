@@ -14,8 +14,8 @@ use std::process::Command;
 use std::sync::Arc;
 
 use rootgate_core::supervisor::Supervisor;
-use rootgate_model::ids::ServerId;
 use rootgate_host::keyring::SecretService;
+use rootgate_model::ids::ServerId;
 use rootgate_model::secrets::username;
 use rootgate_model::secrets::{MemoryKeyring, SecretKey, SecretStore, Secrets};
 use rootgate_model::servers::SecretPlace;
