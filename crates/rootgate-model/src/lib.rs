@@ -18,6 +18,7 @@
 //! `placeholders` and `templates` (servers made from a template),
 //! `downloads` (where a template's program comes from), `timeline` (what
 //! happened to each server), `durable` (a small file replaced whole),
+//! `private_files` (a private folder, and a lock file in it),
 //! `settings` (the settings file), `secrets`
 //! (the vault and the keyring), `store` (settings, saved and published),
 //! `watch` (the process's one filesystem watcher), `monitor` (folders
@@ -40,6 +41,7 @@ pub mod mounts;
 pub mod names;
 pub mod placeholders;
 pub mod preferences;
+pub mod private_files;
 pub mod questions;
 pub mod roots;
 pub mod secrets;
