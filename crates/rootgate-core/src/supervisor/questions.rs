@@ -221,11 +221,9 @@ impl Questions {
         if self.need.tools.on_tool_action(id, action) {
             return;
         }
-        let key = lock(&self.asking.open)
-            .iter()
-            .find(|(_, o)| o.notification == Some(id))
-            .map(|(k, _)| k.clone());
-        let Some(key) = key else { return };
+        let Some(key) = self.asked_by_notification(id) else {
+            return;
+        };
         match action {
             "share" => self.answer_asked(&key, Answer::Share),
             "not-now" => self.answer_asked(&key, Answer::NotNow),
