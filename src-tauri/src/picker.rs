@@ -37,17 +37,8 @@ pub async fn pick<R: Runtime>(
 /// chosen; an empty list when the person cancelled.
 #[cfg(not(feature = "e2e-picker"))]
 async fn dialog<R: Runtime>(window: &WebviewWindow<R>) -> Result<Vec<PathBuf>, CommandError> {
-    use tauri_plugin_dialog::DialogExt;
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let mut builder = window
-        .dialog()
-        .file()
-        .set_parent(window)
-        .set_title("Choose folders to share");
-    if let Some(start) = start_folder() {
-        builder = builder.set_directory(start);
-    }
-    builder.pick_folders(move |chosen| {
+    file_dialog(window, "Choose folders to share").pick_folders(move |chosen| {
         let _ = tx.send(chosen);
     });
     let chosen = rx.await.map_err(|_| {
@@ -84,24 +75,13 @@ pub async fn pick_bundle<R: Runtime>(
 async fn bundle_dialog<R: Runtime>(
     window: &WebviewWindow<R>,
 ) -> Result<Option<PathBuf>, CommandError> {
-    use tauri_plugin_dialog::DialogExt;
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let mut builder = window
-        .dialog()
-        .file()
-        .set_parent(window)
-        .set_title("Choose an MCP bundle to install")
-        .add_filter("MCP bundle", &["mcpb"]);
-    if let Some(start) = start_folder() {
-        builder = builder.set_directory(start);
-    }
-    builder.pick_file(move |chosen| {
-        let _ = tx.send(chosen);
-    });
-    let chosen = rx
-        .await
-        .map_err(|_| CommandError::new(ErrorCode::Picker, "the file picker closed unexpectedly"))?;
-    Ok(chosen.and_then(|p| p.into_path().ok()))
+    file_dialog(window, "Choose an MCP bundle to install")
+        .add_filter("MCP bundle", &["mcpb"])
+        .pick_file(move |chosen| {
+            let _ = tx.send(chosen);
+        });
+    one_file(rx).await
 }
 
 /// Where the person chose to save an export (none when they cancelled):
@@ -125,24 +105,13 @@ async fn save_dialog<R: Runtime>(
     window: &WebviewWindow<R>,
     name: &str,
 ) -> Result<Option<PathBuf>, CommandError> {
-    use tauri_plugin_dialog::DialogExt;
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let mut builder = window
-        .dialog()
-        .file()
-        .set_parent(window)
-        .set_title("Export the record of calls")
-        .set_file_name(name);
-    if let Some(start) = start_folder() {
-        builder = builder.set_directory(start);
-    }
-    builder.save_file(move |chosen| {
-        let _ = tx.send(chosen);
-    });
-    let chosen = rx
-        .await
-        .map_err(|_| CommandError::new(ErrorCode::Picker, "the file picker closed unexpectedly"))?;
-    Ok(chosen.and_then(|p| p.into_path().ok()))
+    file_dialog(window, "Export the record of calls")
+        .set_file_name(name)
+        .save_file(move |chosen| {
+            let _ = tx.send(chosen);
+        });
+    one_file(rx).await
 }
 
 /// An end-to-end build has no dialog: without a picks file there is
@@ -168,6 +137,34 @@ async fn bundle_dialog<R: Runtime>(
         ErrorCode::Picker,
         "no --e2e-picks file was given",
     ))
+}
+
+/// The native file dialog over `window`, titled `title`, opening where
+/// [`start_folder`] says: what the folder, bundle and export dialogs share
+/// before each says what it picks.
+#[cfg(not(feature = "e2e-picker"))]
+fn file_dialog<R: Runtime>(
+    window: &WebviewWindow<R>,
+    title: &str,
+) -> tauri_plugin_dialog::FileDialogBuilder<R> {
+    use tauri_plugin_dialog::DialogExt;
+    let builder = window.dialog().file().set_parent(window).set_title(title);
+    match start_folder() {
+        Some(start) => builder.set_directory(start),
+        None => builder,
+    }
+}
+
+/// The one file chosen in a dialog that answers on `rx`; none when the
+/// person cancelled.
+#[cfg(not(feature = "e2e-picker"))]
+async fn one_file(
+    rx: tokio::sync::oneshot::Receiver<Option<tauri_plugin_dialog::FilePath>>,
+) -> Result<Option<PathBuf>, CommandError> {
+    let chosen = rx
+        .await
+        .map_err(|_| CommandError::new(ErrorCode::Picker, "the file picker closed unexpectedly"))?;
+    Ok(chosen.and_then(|p| p.into_path().ok()))
 }
 
 /// Where the folder the person chose last was, so the next pick opens

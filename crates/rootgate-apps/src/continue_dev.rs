@@ -19,7 +19,7 @@
 //! `${{ secrets.NAME }}` or `${{ inputs.NAME }}` (`import` lists them as
 //! values the app fills) and never puts a value in an error.
 
-use yaml_edit::{Mapping, Sequence, YamlFile, YamlNode, YamlValue, yaml_eq};
+use yaml_edit::{Document, Mapping, Sequence, YamlFile, YamlNode, YamlValue, yaml_eq};
 
 use super::fields::{Fields, StdioKeys, program, stdio};
 use super::yaml::YamlFields;
@@ -65,15 +65,8 @@ impl Loaded {
     /// Parses `text`, refusing what is not valid YAML (`yaml::load`) or
     /// not a mapping.
     fn new(file: &str, text: &str) -> Result<Loaded, ConfigError> {
-        let (tree, document) = yaml::load(file, text, APP)?;
-        let root = match document {
-            None => None,
-            Some(document) => match document.as_mapping() {
-                Some(root) => Some(root),
-                None if document.as_scalar().is_none_or(|s| s.is_null()) => None,
-                None => return Err(shape(file, "(top level)", "is not a mapping")),
-            },
-        };
+        let blank = |document: &Document| document.as_scalar().is_none_or(|s| s.is_null());
+        let (tree, root) = yaml::load_mapping(file, text, APP, blank, "is not a mapping")?;
         Ok(Loaded {
             file: file.to_owned(),
             tree,

@@ -30,7 +30,7 @@ mod restore;
 pub(crate) use edit::rewrite;
 pub(crate) use restore::restore;
 
-use yaml_edit::{Mapping, YamlFile, YamlNode};
+use yaml_edit::{Document, Mapping, YamlFile, YamlNode};
 
 use super::{ConfigError, ParsedConfig, yaml};
 
@@ -68,24 +68,13 @@ impl Loaded {
     /// Parses `text`, refusing what is not valid YAML (`yaml::load`) or not
     /// a mapping at the top.
     fn new(file: &str, text: &str) -> Result<Loaded, ConfigError> {
-        let (tree, document) = yaml::load(file, text, APP)?;
-        let Some(document) = document else {
-            return Ok(Loaded {
-                file: file.to_owned(),
-                tree,
-                root: None,
-            });
-        };
         // A document that is only `---`, or only `null`, holds no settings.
-        let blank = match document.as_scalar() {
+        let blank = |document: &Document| match document.as_scalar() {
             Some(scalar) => scalar.is_null(),
             None => document.as_sequence().is_none() && document.as_tagged().is_none(),
         };
-        let root = match document.as_mapping() {
-            Some(root) => Some(root),
-            None if blank => None,
-            None => return Err(shape(file, "(top level)", "is not a mapping of settings")),
-        };
+        let (tree, root) =
+            yaml::load_mapping(file, text, APP, blank, "is not a mapping of settings")?;
         Ok(Loaded {
             file: file.to_owned(),
             tree,

@@ -21,9 +21,11 @@
 mod edit;
 mod read;
 
+use std::collections::BTreeMap;
+
 use jsonc_parser::ParseOptions;
 use jsonc_parser::ast::Value;
-use jsonc_parser::cst::CstRootNode;
+use jsonc_parser::cst::{CstInputValue, CstRootNode};
 use jsonc_parser::errors::{ParseError, ParseErrorKind};
 use jsonc_parser::{CollectOptions, ParseStringErrorKind, parse_to_ast};
 
@@ -195,6 +197,17 @@ fn syntax_reason(kind: &ParseErrorKind) -> String {
             }
         }
     }
+}
+
+/// An entry's variables as the JSON object to write: each name with its
+/// value as a string. Both entry shapes that hold them (`env`, and
+/// opencode's `environment`) write them so.
+fn env_object(env: &BTreeMap<String, String>) -> CstInputValue {
+    CstInputValue::Object(
+        env.iter()
+            .map(|(name, value)| (name.clone(), CstInputValue::String(value.clone())))
+            .collect(),
+    )
 }
 
 /// A key's place in the file, as errors show it:

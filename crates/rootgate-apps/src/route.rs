@@ -120,6 +120,26 @@ pub struct Plan {
     read: String,
 }
 
+impl Plan {
+    /// The plan to change `file` of `app` (`shown` as errors name it) from
+    /// `before`, as read now, to `after`: its masked diff and the digest
+    /// that says whether the file is still as read when it is applied. It
+    /// names no entries and skips none; routing and undoing say which.
+    fn change(app: AppKind, file: &Path, shown: &str, before: String, after: String) -> Plan {
+        Plan {
+            app,
+            diff: masked_diff(app, shown, &before, &after),
+            read: digest(&before),
+            file: file.to_path_buf(),
+            before,
+            after,
+            entries: Vec::new(),
+            skipped: Vec::new(),
+            partial_undo: false,
+        }
+    }
+}
+
 /// What `rootgate connect` is in an app's config: the absolute path of the
 /// installed program, and the environment a bridge needs to find these
 /// settings.
@@ -165,15 +185,9 @@ pub fn plan_route(
     } = choose(chosen, &server_of, target).map_err(|why| why.about(shown.clone()))?;
     let after = rewrite(app, &shown, &before, &routes)?;
     Ok(Plan {
-        app,
-        diff: masked_diff(app, &shown, &before, &after),
-        read: digest(&before),
-        file: file.to_path_buf(),
-        before,
-        after,
         entries,
         skipped,
-        partial_undo: false,
+        ..Plan::change(app, file, &shown, before, after)
     })
 }
 
@@ -447,15 +461,9 @@ pub fn plan_undo(app: AppKind, file: &Path, ledger: &Ledger) -> Result<Plan, Rou
         restore(app, &shown, &before, &original, &keys)?
     };
     Ok(Plan {
-        app,
-        diff: masked_diff(app, &shown, &before, &after),
-        read: digest(&before),
-        file: file.to_path_buf(),
-        before,
-        after,
         entries: record.entries.clone(),
-        skipped: Vec::new(),
         partial_undo: !exact,
+        ..Plan::change(app, file, &shown, before, after)
     })
 }
 

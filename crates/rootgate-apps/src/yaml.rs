@@ -7,8 +7,10 @@
 //! so its strict validator is run too: a file the app itself would refuse
 //! must not be read as something else. Also here: an entry's settings in
 //! a YAML mapping, read as `fields` reads every app's ([`YamlFields`]).
-//! What the top-level document must be, and where each app keeps its
-//! servers in it, is the app's module's.
+//! Also the top-level mapping both apps keep their settings in
+//! ([`load_mapping`]); which other documents count as holding no settings,
+//! and where each app keeps its servers in the mapping, is the app's
+//! module's.
 
 use yaml_edit::validator::{Rule, Severity, Validator};
 use yaml_edit::{Document, Mapping, ParseErrorKind, YamlFile, YamlNode};
@@ -56,6 +58,30 @@ pub(crate) fn load(
         return Err(syntax(file, text, at, &v.message, rule_reason(v.rule)));
     }
     Ok((tree, Some(document)))
+}
+
+/// [`load`], and the top-level mapping of the document it found: `None`
+/// when the file holds no document, or one that `blank` says holds no
+/// settings (what counts as blank is the app's); an error saying
+/// `not_mapping` about the top level for any other document that is not a
+/// mapping.
+pub(crate) fn load_mapping(
+    file: &str,
+    text: &str,
+    app: &'static str,
+    blank: impl Fn(&Document) -> bool,
+    not_mapping: &str,
+) -> Result<(YamlFile, Option<Mapping>), ConfigError> {
+    let (tree, document) = load(file, text, app)?;
+    let Some(document) = document else {
+        return Ok((tree, None));
+    };
+    let root = match document.as_mapping() {
+        Some(root) => Some(root),
+        None if blank(&document) => None,
+        None => return Err(ConfigError::shape(file, app, "(top level)", not_mapping)),
+    };
+    Ok((tree, root))
 }
 
 /// A syntax error at byte `at` of `text`. `message` is the parser's own

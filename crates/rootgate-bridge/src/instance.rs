@@ -24,12 +24,12 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use nix::fcntl::{Flock, FlockArg};
+use rootgate_model::private_files;
 
 use crate::connections::{OpenAnswer, OpenRequest, Report, socket_path};
 use crate::window_socket::{Unreached, connect_window, refusal_words};
@@ -191,20 +191,9 @@ pub fn claim(settings: &Path) -> Result<Option<Owner>, InstanceError> {
         source,
     };
     if let Some(dir) = path.parent() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(error)?;
+        private_files::folder(dir).map_err(error)?;
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(error)?;
+    let file = private_files::lock_file(&path).map_err(error)?;
     match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(mut lock) => {
             // The owner's process id, for the words of a start that cannot

@@ -32,7 +32,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -153,10 +153,7 @@ pub fn record_bus(dir: &Path) -> std::io::Result<()> {
         return Ok(());
     };
     // The settings' own folder, made as their first save makes it.
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
+    crate::private_files::folder(dir)?;
     let path = dir.join(BUS_FILE);
     if std::fs::read_to_string(&path).is_ok_and(|now| now.trim() == address) {
         return Ok(());

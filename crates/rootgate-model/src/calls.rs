@@ -19,7 +19,7 @@
 
 use std::fs;
 use std::io::{self, BufRead, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -148,10 +148,7 @@ pub fn day(at_ms: u64) -> String {
 /// Appends `lines` (whole JSON lines) to the day's file of `folder`, in one
 /// write. The folder is made private (0700) and the file 0600 when new.
 pub fn append(folder: &Path, at_ms: u64, lines: &[u8]) -> io::Result<()> {
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(folder)?;
+    crate::private_files::folder(folder)?;
     let path = folder.join(format!("{}.jsonl", day(at_ms)));
     let mut file = fs::OpenOptions::new()
         .create(true)

@@ -13,8 +13,7 @@
 //! recorded in the settings by the store), how the person is asked (the
 //! desktop's notifications, `rootgate-notify`), and when (the supervisor).
 
-use std::fs::{self, DirBuilder};
-use std::os::unix::fs::DirBuilderExt;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -194,11 +193,7 @@ impl Questions {
             source,
         };
         let dir = path.parent().unwrap_or(Path::new("."));
-        DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(fail)?;
+        crate::private_files::folder(dir).map_err(fail)?;
         let mut json = serde_json::to_vec_pretty(asked).map_err(|e| fail(e.into()))?;
         json.push(b'\n');
         let tmp = path.with_file_name(format!(".questions.json.{}", std::process::id()));

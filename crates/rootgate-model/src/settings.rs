@@ -14,9 +14,9 @@
 //! This module holds no state between calls and publishes nothing: the
 //! `store` owns the settings in memory and decides when to save.
 
-use std::fs::{self, DirBuilder};
+use std::fs;
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -452,14 +452,10 @@ pub(crate) fn digest(bytes: &[u8]) -> Digest {
 
 /// Creates `dir` (0700) and the folders above it when missing.
 fn private_dir(dir: &Path) -> Result<(), SettingsError> {
-    DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|source| SettingsError::CreateDir {
-            path: dir.to_path_buf(),
-            source,
-        })
+    crate::private_files::folder(dir).map_err(|source| SettingsError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 /// The folder `path` is in.

@@ -16,10 +16,10 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use rootgate_model::ids::{ServerId, now_ms};
+use rootgate_model::private_files;
 use rootgate_model::servers::{ServerDraft, ServerSpec};
 use rootgate_model::store::{Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -107,17 +107,8 @@ impl Installs {
         f: impl FnOnce(&mut InstallsData) -> Result<T, InstallError>,
     ) -> Result<T, InstallError> {
         let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| self.error(e))?;
-        let lock = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(self.path.with_extension("lock"))
+        private_files::folder(dir).map_err(|e| self.error(e))?;
+        let lock = private_files::lock_file(&self.path.with_extension("lock"))
             .map_err(|e| self.error(e))?;
         // Held until this function returns; the lock file itself stays.
         let _held = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)

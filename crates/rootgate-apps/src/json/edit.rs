@@ -20,7 +20,7 @@ use jsonc_parser::cst::{
 };
 
 use super::read::{self, Item};
-use super::{Ctx, KeyPath};
+use super::{Ctx, KeyPath, env_object};
 use crate::{AppKind, ConfigError, RawEntry, RouteTo, Scope, Transport};
 
 /// `text` with every route applied (see [`crate::rewrite`]).
@@ -161,13 +161,7 @@ fn set_env(target: &CstObject, program_key: &str, current: &Current<'_>, route: 
     // which may be short or missing; the entry around it says what the
     // person (or Zed) writes.
     let trailing = target.uses_trailing_commas();
-    let value = CstInputValue::Object(
-        route
-            .env
-            .iter()
-            .map(|(name, value)| (name.clone(), CstInputValue::String(value.clone())))
-            .collect(),
-    );
+    let value = env_object(&route.env);
     match target.get("env") {
         Some(prop) => prop.set_value(value),
         None => {

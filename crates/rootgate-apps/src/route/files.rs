@@ -13,7 +13,7 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
@@ -129,10 +129,7 @@ pub(super) fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Writes a file of Rootgate's own (0600) atomically, creating it if needed.
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(dir) = path.parent() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
+        rootgate_model::private_files::folder(dir)?;
     }
     if !path.exists() {
         write_new(path, b"", 0o600)?;

@@ -14,8 +14,6 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::DirBuilderExt;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -25,6 +23,7 @@ use super::{RouteError, RoutedEntry, digest};
 use crate::import::routed_name;
 use crate::{AppKind, Scope, Transport, parse};
 use rootgate_model::ids::ServerId;
+use rootgate_model::private_files;
 
 /// A route Rootgate wrote, kept so it can be undone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -278,17 +277,8 @@ impl Ledger {
     /// Takes the ledger's exclusive lock (waiting for another holder).
     pub(super) fn lock(&self) -> Result<Locked<'_>, RouteError> {
         let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| self.error(e.to_string()))?;
-        let lock = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(self.path.with_extension("lock"))
+        private_files::folder(dir).map_err(|e| self.error(e.to_string()))?;
+        let lock = private_files::lock_file(&self.path.with_extension("lock"))
             .map_err(|e| self.error(e.to_string()))?;
         let held = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
             .map_err(|(_, e)| self.error(e.to_string()))?;

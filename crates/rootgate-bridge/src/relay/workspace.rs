@@ -459,33 +459,21 @@ impl Relay {
     /// started with more (a server given its folders as arguments, before
     /// the app said what it works in) is not the one to send to.
     async fn wait_given_exactly(&self, uris: &[String], by: Instant) -> bool {
-        let Some(mut delivery) = self.lock().delivery.clone() else {
-            return false;
-        };
-        let has = |d: &Delivery| {
-            let list = match d.state {
-                DeliveryState::PerRequest => Some(&*d.granted),
-                DeliveryState::UpToDate => d.given.as_deref(),
-                _ => None,
-            };
-            list.is_some_and(|l| {
-                l.len() == uris.len() && uris.iter().all(|u| l.iter().any(|r| &r.uri == u))
-            })
-        };
-        loop {
-            if has(&delivery.borrow_and_update()) {
-                return true;
-            }
-            tokio::select! {
-                changed = delivery.changed() => if changed.is_err() { return false },
-                () = tokio::time::sleep_until(by) => return false,
-            }
-        }
+        self.wait_given(by, |list| list.len() == uris.len() && holds_all(list, uris))
+            .await
     }
 
     /// Waits until the server has been given every one of `uris` (or, a
     /// modern server, is given them with each request), by `by`.
     pub(super) async fn wait_given_all(&self, uris: &[String], by: Instant) -> bool {
+        self.wait_given(by, |list| holds_all(list, uris)).await
+    }
+
+    /// Waits until the list the server was given (or, a modern server, is
+    /// given with each request) is one `wanted` accepts, by `by`; false
+    /// when it is not by then, or the session has no delivery to follow.
+    /// While a change is still on its way there is no such list.
+    async fn wait_given(&self, by: Instant, wanted: impl Fn(&[SharedRoot]) -> bool) -> bool {
         let Some(mut delivery) = self.lock().delivery.clone() else {
             return false;
         };
@@ -495,7 +483,7 @@ impl Relay {
                 DeliveryState::UpToDate => d.given.as_deref(),
                 _ => None,
             };
-            list.is_some_and(|l| uris.iter().all(|u| l.iter().any(|r| &r.uri == u)))
+            list.is_some_and(&wanted)
         };
         loop {
             if has(&delivery.borrow_and_update()) {
@@ -507,6 +495,11 @@ impl Relay {
             }
         }
     }
+}
+
+/// Whether `list` holds a folder at each of `uris`.
+fn holds_all(list: &[SharedRoot], uris: &[String]) -> bool {
+    uris.iter().all(|u| list.iter().any(|r| &r.uri == u))
 }
 
 #[cfg(test)]

@@ -299,11 +299,9 @@ impl Router {
         error: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
-        let Some(ours) = id.get().parse::<u64>().ok() else {
-            return vec![Out::Note(format!(
-                "the app answered request {}, which was never sent to it; dropped",
-                id.get()
-            ))];
+        let ours = match answered_id("the app", id) {
+            Ok(ours) => ours,
+            Err(dropped) => return dropped,
         };
         match self.to_app.remove(&ours) {
             Some(ToApp::Server { server_id }) => {
@@ -323,9 +321,7 @@ impl Router {
             Some(ToApp::Input { round, key }) => {
                 self.input_answered(round, key, result, error, now)
             }
-            None => vec![Out::Note(format!(
-                "the app answered request {ours}, which was never sent to it; dropped"
-            ))],
+            None => never_sent("the app", ours),
         }
     }
 }

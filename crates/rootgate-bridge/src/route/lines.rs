@@ -22,6 +22,24 @@ pub(super) fn excerpt(line: &[u8]) -> String {
     }
 }
 
+/// The bridge's own number for `id`, the id of an answer from `side` (`the
+/// app` or `the server`), or the note that drops the answer: the bridge
+/// sends each request under a number it counts, so an answer under any
+/// other id answers nothing it sent.
+pub(super) fn answered_id(side: &str, id: Raw<'_>) -> Result<u64, Vec<Out>> {
+    id.get()
+        .parse::<u64>()
+        .map_err(|_| never_sent(side, id.get()))
+}
+
+/// The note that drops an answer from `side` to request `id`, which the
+/// bridge never sent there (or has forgotten, having had its answer).
+pub(super) fn never_sent(side: &str, id: impl std::fmt::Display) -> Vec<Out> {
+    vec![Out::Note(format!(
+        "{side} answered request {id}, which was never sent to it; dropped"
+    ))]
+}
+
 /// What the app's `initialize` says about it.
 pub(super) fn app_info(params: &Map<String, Value>) -> AppInfo {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_owned();

@@ -172,11 +172,9 @@ impl Router {
         error: Option<Raw<'_>>,
         now: Instant,
     ) -> Vec<Out> {
-        let Some(ours) = id.get().parse::<u64>().ok() else {
-            return vec![Out::Note(format!(
-                "the server answered request {}, which was never sent to it; dropped",
-                id.get()
-            ))];
+        let ours = match answered_id("the server", id) {
+            Ok(ours) => ours,
+            Err(dropped) => return dropped,
         };
         if let Some(held) = self.hold_refused_opening(ours, result, error) {
             return held;
@@ -213,9 +211,7 @@ impl Router {
                 vec![Out::ServerInitialized(parsed)]
             }
             Some(ToServer::Own) => Vec::new(),
-            None => vec![Out::Note(format!(
-                "the server answered request {ours}, which was never sent to it; dropped"
-            ))],
+            None => never_sent("the server", ours),
         }
     }
 

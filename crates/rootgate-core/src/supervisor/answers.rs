@@ -72,11 +72,9 @@ impl Questions {
         if reason == CLOSED_BY_US {
             return;
         }
-        let key = lock(&self.asking.open)
-            .iter()
-            .find(|(_, o)| o.notification == Some(id))
-            .map(|(k, _)| k.clone());
-        let Some(key) = key else { return };
+        let Some(key) = self.asked_by_notification(id) else {
+            return;
+        };
         let why = "the notification was dismissed without an answer; the question waits in the \
                    Rootgate window"
             .to_owned();

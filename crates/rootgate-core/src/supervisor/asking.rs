@@ -125,6 +125,15 @@ impl Questions {
         lock(&self.asking.open).contains_key(key)
     }
 
+    /// The question the desktop notification `id` asks, when one open
+    /// now does.
+    pub(super) fn asked_by_notification(&self, id: u32) -> Option<Key> {
+        lock(&self.asking.open)
+            .iter()
+            .find(|(_, o)| o.notification == Some(id))
+            .map(|(k, _)| k.clone())
+    }
+
     /// The questions on the desktop now, as their prompts (for the tray).
     pub fn open_questions(&self) -> Vec<PromptId> {
         lock(&self.asking.open).values().map(|o| o.prompt).collect()

@@ -264,14 +264,7 @@ impl Consent {
     /// command line), never from the webview.
     pub fn prompt_for_path(&self, chosen: &Path) -> Result<ConsentPrompt, SupervisorError> {
         let folder = folders::check(chosen)?;
-        let existing = self
-            .ground
-            .store
-            .snapshot()
-            .roots
-            .into_iter()
-            .find(|r| r.real_path == folder.real())
-            .map(|r| r.id);
+        let existing = self.kept_at(&folder);
         Ok(self.open_prompt(folder, existing))
     }
 
@@ -319,14 +312,7 @@ impl Consent {
         app: &str,
     ) -> Result<ConsentPrompt, SupervisorError> {
         let folder = folders::check(path)?;
-        let kept = self
-            .ground
-            .store
-            .snapshot()
-            .roots
-            .into_iter()
-            .find(|r| r.real_path == folder.real())
-            .map(|r| r.id);
+        let kept = self.kept_at(&folder);
         let suggestion = Suggestion {
             app: app.to_owned(),
             server: server.id.clone(),
@@ -334,6 +320,18 @@ impl Consent {
             imported: true,
         };
         Ok(self.open_prompt_with(folder, kept, Some(suggestion)))
+    }
+
+    /// The kept folder at `folder`'s real path, if there is one: a prompt
+    /// for it changes which servers see that one rather than keep another.
+    fn kept_at(&self, folder: &CheckedFolder) -> Option<RootId> {
+        self.ground
+            .store
+            .snapshot()
+            .roots
+            .into_iter()
+            .find(|r| r.real_path == folder.real())
+            .map(|r| r.id)
     }
 
     fn open_prompt(&self, folder: CheckedFolder, root: Option<RootId>) -> ConsentPrompt {

@@ -30,12 +30,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rootgate_bridge::connections::{QuestionState, Told};
-use rootgate_model::folders;
 use rootgate_model::ids::{ConnectionId, ServerId};
 use rootgate_model::questions::Answer;
 use rootgate_notify::{Desktop, Reply};
 
 use super::asking::{Key, Questions};
+use super::suggestions::app_folder;
 use super::{ConsentPrompt, app_title, lock};
 
 impl Questions {
@@ -95,11 +95,7 @@ impl Questions {
         let title = app_title(app);
         let mut prompts = Vec::new();
         for uri in uris {
-            let Some(real) = rootgate_model::uri::uri_to_path(uri)
-                .ok()
-                .and_then(|p| folders::check(&p).ok())
-                .map(|f| f.real().to_path_buf())
-            else {
+            let Some(real) = app_folder(uri).map(|f| f.real().to_path_buf()) else {
                 continue;
             };
             let Some(folder_uri) = rootgate_model::uri::path_to_uri(&real)
@@ -221,11 +217,9 @@ impl Questions {
         if self.need.tools.on_tool_action(id, action) {
             return;
         }
-        let key = lock(&self.asking.open)
-            .iter()
-            .find(|(_, o)| o.notification == Some(id))
-            .map(|(k, _)| k.clone());
-        let Some(key) = key else { return };
+        let Some(key) = self.asked_by_notification(id) else {
+            return;
+        };
         match action {
             "share" => self.answer_asked(&key, Answer::Share),
             "not-now" => self.answer_asked(&key, Answer::NotNow),

@@ -12,7 +12,7 @@
 use super::app_names::app_title;
 use super::prompts::Consent;
 use super::{ConsentPrompt, PromptId, Suggestion, lock};
-use rootgate_model::folders;
+use rootgate_model::folders::{self, CheckedFolder};
 use rootgate_model::ids::{ConnectionId, ServerId};
 
 impl Consent {
@@ -28,8 +28,7 @@ impl Consent {
         server: &ServerId,
         app: &str,
     ) -> Option<ConsentPrompt> {
-        let path = rootgate_model::uri::uri_to_path(uri).ok()?;
-        let folder = folders::check(&path).ok()?;
+        let folder = app_folder(uri)?;
         let settings = self.ground.store.snapshot();
         let spec = settings.servers.iter().find(|s| &s.id == server)?;
         let kept = settings.roots.iter().find(|r| r.real_path == folder.real());
@@ -67,11 +66,7 @@ impl Consent {
         let app = connection.app.map(|a| a.name).unwrap_or_default();
         let mut prompts = Vec::new();
         for uri in &connection.app_roots {
-            let Some(real) = rootgate_model::uri::uri_to_path(uri)
-                .ok()
-                .and_then(|p| folders::check(&p).ok())
-                .map(|f| f.real().to_path_buf())
-            else {
+            let Some(real) = app_folder(uri).map(|f| f.real().to_path_buf()) else {
                 continue;
             };
             {
@@ -121,6 +116,16 @@ impl Consent {
             })
             .collect()
     }
+}
+
+/// The folder an AI app names by `uri` (one of its roots, a `file://`
+/// URI), checked as a folder the person chooses is; `None` when the URI
+/// names no local path or the folder fails a check, for a folder an app
+/// names that cannot be shared is passed over, never refused to the app.
+/// What is checked here is only offered to the person, never shared.
+pub(super) fn app_folder(uri: &str) -> Option<CheckedFolder> {
+    let path = rootgate_model::uri::uri_to_path(uri).ok()?;
+    folders::check(&path).ok()
 }
 
 /// A question waiting for the person, as the tray lists it.

@@ -19,8 +19,7 @@
 //! take it: every save is a rename, so they read the old file or the new
 //! one, whole. Not here: reading, merging and saving (`store`, `settings`).
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
@@ -56,14 +55,7 @@ impl SettingsFile {
             source,
         };
         private_dir(parent(&path))?;
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(error)?;
+        let file = crate::private_files::lock_file(&path).map_err(error)?;
         match Flock::lock(file, FlockArg::LockExclusive) {
             Ok(held) => Ok(WriteLock { _held: Some(held) }),
             // A filesystem without locks (some FUSE and network ones): the

@@ -181,34 +181,35 @@ impl Store {
     /// Records whether the server was seen to ignore `list_changed` (or
     /// forgets it, with `false`).
     pub fn set_ignores_list_changed(&self, id: &ServerId, ignores: bool) -> Result<(), StoreError> {
-        if self.server(id)?.ignores_list_changed == ignores {
-            return Ok(());
-        }
-        self.change(|s| {
-            find_server(s, id)?.ignores_list_changed = ignores;
-            Ok(())
-        })
+        self.set_mark(id, ignores, |s| &mut s.ignores_list_changed)
     }
 
     /// Records the era a start found for the server (or forgets it, with
     /// `None`, so that its next start finds out again).
     pub fn set_seen_era(&self, id: &ServerId, era: Option<Era>) -> Result<(), StoreError> {
-        if self.server(id)?.seen_era == era {
-            return Ok(());
-        }
-        self.change(|s| {
-            find_server(s, id)?.seen_era = era;
-            Ok(())
-        })
+        self.set_mark(id, era, |s| &mut s.seen_era)
     }
 
     /// Records that Rootgate gave up restarting the server (or forgets it).
     pub fn set_gave_up(&self, id: &ServerId, gave_up: bool) -> Result<(), StoreError> {
-        if self.server(id)?.gave_up == gave_up {
+        self.set_mark(id, gave_up, |s| &mut s.gave_up)
+    }
+
+    /// Sets what `field` reaches of the server `id` (one of the marks its
+    /// runs leave: whether it ignores `list_changed`, its era, whether
+    /// Rootgate gave up on it) to `value`; when it holds that already,
+    /// nothing is saved.
+    fn set_mark<T: PartialEq>(
+        &self,
+        id: &ServerId,
+        value: T,
+        field: impl Fn(&mut ServerSpec) -> &mut T,
+    ) -> Result<(), StoreError> {
+        if *field(&mut self.server(id)?) == value {
             return Ok(());
         }
         self.change(|s| {
-            find_server(s, id)?.gave_up = gave_up;
+            *field(find_server(s, id)?) = value;
             Ok(())
         })
     }

@@ -150,10 +150,7 @@ impl Store {
                 inner.seen = Seen::Bytes(saved);
                 Ok(false)
             }
-            OnDisk::Whole(seen, settings) => {
-                inner.seen = seen;
-                Ok(adopt(inner, settings))
-            }
+            OnDisk::Whole(seen, settings) => Ok(adopt_read(inner, seen, settings)),
         }
     }
 
@@ -176,16 +173,8 @@ impl Store {
         let mut inner = self.lock();
         let adopted = match self.on_disk(inner.seen)? {
             OnDisk::AsSeen | OnDisk::Missing => false,
-            OnDisk::Damaged(reason) => {
-                return Err(StoreError::Settings(SettingsError::Unreadable {
-                    path: self.file.path().to_path_buf(),
-                    reason,
-                }));
-            }
-            OnDisk::Whole(seen, settings) => {
-                inner.seen = seen;
-                adopt(&mut inner, settings)
-            }
+            OnDisk::Damaged(reason) => return Err(self.unreadable(reason)),
+            OnDisk::Whole(seen, settings) => adopt_read(&mut inner, seen, settings),
         };
         drop(inner);
         if adopted {
@@ -198,6 +187,16 @@ impl Store {
     /// rename their new file, so the folder to watch for them.
     pub fn file_target(&self) -> std::path::PathBuf {
         self.file.target()
+    }
+
+    /// The error of `follow` and `reload`, which leave a damaged file to
+    /// the next change rather than move it aside: the file, and `reason`,
+    /// why it does not read as settings.
+    fn unreadable(&self, reason: String) -> StoreError {
+        StoreError::Settings(SettingsError::Unreadable {
+            path: self.file.path().to_path_buf(),
+            reason,
+        })
     }
 
     /// What the file holds now, next to `seen`, what this store last read
@@ -232,16 +231,8 @@ impl Store {
                 inner.seen = Seen::Missing;
                 adopt(&mut inner, Settings::default())
             }
-            OnDisk::Damaged(reason) => {
-                return Err(StoreError::Settings(SettingsError::Unreadable {
-                    path: self.file.path().to_path_buf(),
-                    reason,
-                }));
-            }
-            OnDisk::Whole(seen, settings) => {
-                inner.seen = seen;
-                adopt(&mut inner, settings)
-            }
+            OnDisk::Damaged(reason) => return Err(self.unreadable(reason)),
+            OnDisk::Whole(seen, settings) => adopt_read(&mut inner, seen, settings),
             // Never, compared with nothing.
             OnDisk::AsSeen => false,
         };
@@ -251,6 +242,15 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// Notes `seen` as the bytes this store last read, whose `settings` were
+/// read whole, and adopts them (see [`adopt`]); returns whether they
+/// differed. Every way of reading the file again ends so when it finds
+/// other bytes that are sound.
+fn adopt_read(inner: &mut Inner, seen: Seen, settings: Settings) -> bool {
+    inner.seen = seen;
+    adopt(inner, settings)
 }
 
 /// Makes `settings` current when they differ, forgetting what is known of

@@ -18,7 +18,7 @@ use jsonc_parser::ast::Object;
 use jsonc_parser::cst::{CstInputValue, CstObject};
 
 use super::{Item, opt_bool, opt_string, string_map, strings};
-use crate::json::{Ctx, KeyPath};
+use crate::json::{Ctx, KeyPath, env_object};
 use crate::{ConfigError, RawEntry, RouteTo, Transport};
 
 /// The entry of `item` read from `entry`, or `None` when it has no `type`.
@@ -97,13 +97,7 @@ pub(in crate::json) fn route_entry(
             prop.remove();
         }
     } else if *env != route.env || entry.object_value("environment").is_none() {
-        let value = CstInputValue::Object(
-            route
-                .env
-                .iter()
-                .map(|(name, value)| (name.clone(), CstInputValue::String(value.clone())))
-                .collect(),
-        );
+        let value = env_object(&route.env);
         match entry.get("environment") {
             Some(prop) => prop.set_value(value),
             None => {
