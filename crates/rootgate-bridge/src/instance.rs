@@ -29,7 +29,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use nix::fcntl::{Flock, FlockArg};
-use rootgate_model::private_files;
+use rootgate_host::private_files;
 
 use crate::connections::{OpenAnswer, OpenRequest, Report, socket_path};
 use crate::window_socket::{Unreached, connect_window, refusal_words};

@@ -2,7 +2,8 @@
 //! knows no Rootgate word. `keyring` speaks the Secret Service API over
 //! D-Bus (GNOME Keyring, KWallet, KeePassXC) and finds the session bus;
 //! `watch` is the process's one inotify watcher; `mounts` reads and follows
-//! the mount table.
+//! the mount table; `private_files` makes a folder only the user may enter
+//! and a lock file only they may open.
 //!
 //! They sit below the vocabulary crate (`rootgate-model`) so that it holds
 //! Rootgate's words and files and no foreign protocol: the model says which
@@ -14,4 +15,5 @@
 
 pub mod keyring;
 pub mod mounts;
+pub mod private_files;
 pub mod watch;

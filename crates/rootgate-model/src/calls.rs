@@ -148,7 +148,7 @@ pub fn day(at_ms: u64) -> String {
 /// Appends `lines` (whole JSON lines) to the day's file of `folder`, in one
 /// write. The folder is made private (0700) and the file 0600 when new.
 pub fn append(folder: &Path, at_ms: u64, lines: &[u8]) -> io::Result<()> {
-    crate::private_files::folder(folder)?;
+    rootgate_host::private_files::folder(folder)?;
     let path = folder.join(format!("{}.jsonl", day(at_ms)));
     let mut file = fs::OpenOptions::new()
         .create(true)

@@ -18,7 +18,6 @@
 //! `placeholders` and `templates` (servers made from a template),
 //! `downloads` (where a template's program comes from), `timeline` (what
 //! happened to each server), `durable` (a small file replaced whole),
-//! `private_files` (a private folder, and a lock file in it),
 //! `settings` (the settings file), `secrets`
 //! (the vault, and its keyring by server and variable), `store` (settings,
 //! saved and published), `monitor` (folders that disappear, on the host's
@@ -40,7 +39,6 @@ pub mod monitor;
 pub mod names;
 pub mod placeholders;
 pub mod preferences;
-pub mod private_files;
 pub mod questions;
 pub mod roots;
 pub mod secrets;

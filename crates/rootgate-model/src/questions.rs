@@ -193,7 +193,7 @@ impl Questions {
             source,
         };
         let dir = path.parent().unwrap_or(Path::new("."));
-        crate::private_files::folder(dir).map_err(fail)?;
+        rootgate_host::private_files::folder(dir).map_err(fail)?;
         let mut json = serde_json::to_vec_pretty(asked).map_err(|e| fail(e.into()))?;
         json.push(b'\n');
         let tmp = path.with_file_name(format!(".questions.json.{}", std::process::id()));

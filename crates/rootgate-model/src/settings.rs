@@ -452,7 +452,7 @@ pub(crate) fn digest(bytes: &[u8]) -> Digest {
 
 /// Creates `dir` (0700) and the folders above it when missing.
 fn private_dir(dir: &Path) -> Result<(), SettingsError> {
-    crate::private_files::folder(dir).map_err(|source| SettingsError::CreateDir {
+    rootgate_host::private_files::folder(dir).map_err(|source| SettingsError::CreateDir {
         path: dir.to_path_buf(),
         source,
     })

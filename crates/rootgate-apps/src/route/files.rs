@@ -129,7 +129,7 @@ pub(super) fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Writes a file of Rootgate's own (0600) atomically, creating it if needed.
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(dir) = path.parent() {
-        rootgate_model::private_files::folder(dir)?;
+        rootgate_host::private_files::folder(dir)?;
     }
     if !path.exists() {
         write_new(path, b"", 0o600)?;

@@ -23,7 +23,7 @@ use super::{RouteError, RoutedEntry, digest};
 use crate::import::routed_name;
 use crate::{AppKind, Scope, Transport, parse};
 use rootgate_model::ids::ServerId;
-use rootgate_model::private_files;
+use rootgate_host::private_files;
 
 /// A route Rootgate wrote, kept so it can be undone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

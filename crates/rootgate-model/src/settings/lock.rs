@@ -55,7 +55,7 @@ impl SettingsFile {
             source,
         };
         private_dir(parent(&path))?;
-        let file = crate::private_files::lock_file(&path).map_err(error)?;
+        let file = rootgate_host::private_files::lock_file(&path).map_err(error)?;
         match Flock::lock(file, FlockArg::LockExclusive) {
             Ok(held) => Ok(WriteLock { _held: Some(held) }),
             // A filesystem without locks (some FUSE and network ones): the
