@@ -79,6 +79,14 @@ pub trait AppSide: Send + Sync {
         self.detach(life, why)
     }
 
+    /// What the app gave the process that starts its server, when that is
+    /// not this process (a connection the resident gate serves for a door):
+    /// the server is started with the app's variables and in its working
+    /// folder. `None`, the default: this process's own.
+    fn started_by(&self) -> Option<super::process::StartedBy> {
+        None
+    }
+
     /// Whether the app has sent its `initialize` yet.
     fn app_arrived(&self) -> bool;
 

@@ -253,9 +253,10 @@ impl Actor {
             grace: self.config.shutdown_grace,
             enforce: None,
             secrets,
+            started_by: self.relay.as_ref().and_then(|r| r.started_by()),
         };
         if let Some(roots) = &enforced {
-            launch.enforce = Some(enforcement_for(spec, roots)?);
+            launch.enforce = Some(enforcement_for(spec, roots, launch.started_by.as_ref())?);
         }
         let spawned =
             process::spawn(spec, &launch).map_err(|e| Unlaunched::Failed(e.to_string()))?;
@@ -558,6 +559,7 @@ fn with_folders_filled(
 fn enforcement_for(
     spec: &ServerSpec,
     roots: &SharedRoots,
+    started_by: Option<&process::StartedBy>,
 ) -> Result<enforcement::Policy, Unlaunched> {
     if let enforcement::Support::Unavailable { reason } = enforcement::support() {
         return Err(Unlaunched::Failed(format!(
@@ -565,11 +567,14 @@ fn enforcement_for(
              off to run it with roots as advice only."
         )));
     }
-    let path_env = spec
-        .env
-        .get("PATH")
-        .map(std::ffi::OsString::from)
-        .or_else(|| std::env::var_os("PATH"));
+    let path_env =
+        spec.env
+            .get("PATH")
+            .map(std::ffi::OsString::from)
+            .or_else(|| match started_by {
+                Some(started_by) => started_by.env.get("PATH").map(std::ffi::OsString::from),
+                None => std::env::var_os("PATH"),
+            });
     enforcement::policy_for(spec, roots.roots(), path_env.as_deref()).map_err(|why| {
         Unlaunched::Failed(format!(
             "\"Enforce roots\" is on for this server, but {why}. Nothing was started."

@@ -115,6 +115,18 @@ pub struct ExitWatch {
     status: Option<Result<ExitStatus, String>>,
 }
 
+/// What the app gave the process that starts its server, when that
+/// process is not the one the app started: a connection the resident gate
+/// serves for a door. The server is started as the app's own child would
+/// be: with the app's few inherited variables and in its working folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StartedBy {
+    /// The variables of `INHERITED_ENV` the app gave the door.
+    pub env: BTreeMap<String, String>,
+    /// Where the app started the door.
+    pub working_folder: Option<std::path::PathBuf>,
+}
+
 /// How to start a server beyond its spec.
 #[derive(Debug, Clone, Default)]
 pub struct Launch {
@@ -126,13 +138,16 @@ pub struct Launch {
     /// The values of its secrets kept outside the spec (the keyring, or
     /// memory), read for this start; its `Debug` shows only their names.
     pub secrets: SecretValues,
+    /// The app's variables and working folder, for a connection the gate
+    /// serves; `None`: this process's own.
+    pub started_by: Option<StartedBy>,
 }
 
 /// Starts the server described by `spec`: through the launcher when there
 /// is one (see `launcher`), directly otherwise. Enforcement needs the
 /// launcher and fails without it rather than starting unrestricted.
 pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> {
-    let env = server_env(spec, &launch.secrets);
+    let env = server_env(spec, launch);
     // A secret lifted out of an argument (`${ARG_API_KEY}`) is given back
     // to the process only, here.
     let args = rootgate_model::servers::fill_arg_secrets(
@@ -151,6 +166,15 @@ pub fn spawn(spec: &ServerSpec, launch: &Launch) -> Result<Spawned, SpawnError> 
         // Ctrl-C in Rootgate's terminal does not reach servers directly.
         .process_group(0)
         .kill_on_drop(false);
+    // A server with no working folder of its own starts where the app
+    // started its connection: this process's own, or the door's.
+    let working = launch
+        .started_by
+        .as_ref()
+        .and_then(|s| s.working_folder.as_ref());
+    if let (None, Some(working)) = (&spec.cwd, working) {
+        cmd.current_dir(working);
+    }
     if let Some(cwd) = &spec.cwd {
         if !cwd.is_dir() {
             return Err(SpawnError::MissingCwd {
@@ -241,8 +265,12 @@ fn spawn_error(spec: &ServerSpec, source: io::Error) -> SpawnError {
 
 /// The environment a server gets: the inherited few, then its own, with
 /// the values of its secrets kept outside the spec filled in.
-fn server_env(spec: &ServerSpec, secrets: &SecretValues) -> BTreeMap<String, String> {
-    let mut env = inherited_env();
+fn server_env(spec: &ServerSpec, launch: &Launch) -> BTreeMap<String, String> {
+    let secrets = &launch.secrets;
+    let mut env = match &launch.started_by {
+        Some(started_by) => started_by.env.clone(),
+        None => inherited_env(),
+    };
     env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     env.extend(secrets.0.iter().map(|(k, v)| (k.clone(), v.clone())));
     env
@@ -343,7 +371,9 @@ pub(crate) fn grow_stdout_pipe(stdout: &DrainOnDrop, bytes: usize) -> Option<usi
     }
 }
 
-fn inherited_env() -> BTreeMap<String, String> {
+/// The variables of `INHERITED_ENV` this process has: what a door sends
+/// the gate, and what a server of this process's own inherits.
+pub fn inherited_env() -> BTreeMap<String, String> {
     INHERITED_ENV
         .iter()
         .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
@@ -503,6 +533,7 @@ mod tests {
                 grace: Duration::from_millis(500),
                 enforce: None,
                 secrets: SecretValues::default(),
+                started_by: None,
             },
         )
     }
@@ -685,6 +716,7 @@ mod tests {
             grace: Duration::from_millis(500),
             enforce: None,
             secrets: SecretValues([("API_TOKEN".to_owned(), "from-keyring".to_owned())].into()),
+            started_by: None,
         };
         assert!(!format!("{launch:?}").contains("from-keyring"));
         let p = spawn(&s, &launch).unwrap();
@@ -693,5 +725,35 @@ mod tests {
         let mut stdout = p.stdout;
         stdout.read_to_string(&mut out).await.unwrap();
         assert_eq!(out, "from-keyring");
+    }
+
+    /// A server the gate starts for a door is started as the app's own
+    /// child would be: in the app's working folder, with the app's
+    /// variables, not the gate's.
+    #[tokio::test]
+    async fn a_server_started_for_a_door_gets_the_apps_folder_and_variables() {
+        let project = tempfile::tempdir().unwrap();
+        let s = spec("sh", &["-c", "pwd; printf '%s|%s' \"$HOME\" \"$LANG\""]);
+        let app_env = BTreeMap::from([
+            ("PATH".to_owned(), std::env::var("PATH").unwrap()),
+            ("HOME".to_owned(), "/home/the-apps-user".to_owned()),
+        ]);
+        let launch = Launch {
+            grace: Duration::from_millis(500),
+            enforce: None,
+            secrets: SecretValues::default(),
+            started_by: Some(StartedBy {
+                env: app_env,
+                working_folder: Some(project.path().to_path_buf()),
+            }),
+        };
+        let p = spawn(&s, &launch).unwrap();
+        let mut out = String::new();
+        use tokio::io::AsyncReadExt;
+        let mut stdout = p.stdout;
+        stdout.read_to_string(&mut out).await.unwrap();
+        let real = project.path().canonicalize().unwrap();
+        // The app gave no LANG: the gate's own is not passed in its place.
+        assert_eq!(out, format!("{}\n/home/the-apps-user|", real.display()));
     }
 }
