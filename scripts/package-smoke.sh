@@ -337,12 +337,25 @@ fi
 
 # ----- remove ----------------------------------------------------------------
 settings=$home/.config/rootgate
+# The resident gate's user units: systemd starts `rootgate gate` on the
+# first connection to %t/rootgate/gate.sock, the socket the usual settings'
+# doors knock on.
+for unit in rootgate-gate.socket rootgate-gate.service; do
+  [ "$(dpkg-query -S "/usr/lib/systemd/user/$unit" 2>/dev/null | cut -d: -f1)" = "$name" ] ||
+    die "/usr/lib/systemd/user/$unit is not $name's"
+done
+grep -qx 'ListenStream=%t/rootgate/gate.sock' /usr/lib/systemd/user/rootgate-gate.socket ||
+  die "rootgate-gate.socket does not listen where doors knock"
+grep -qx 'ExecStart=/usr/bin/rootgate gate' /usr/lib/systemd/user/rootgate-gate.service ||
+  die "rootgate-gate.service does not start the installed gate"
+ok "the gate's user units: rootgate-gate.socket on %t/rootgate/gate.sock, starting /usr/bin/rootgate gate"
+
 before=$(cd "$settings" && find . -type f -exec sha256sum {} + | sort)
 say "removing $name"
 t=$(now)
 apt_get remove "$name"
 ! is_installed || die "$name is still installed after apt-get remove"
-for f in /usr/bin/rootgate /usr/bin/rootgate-desktop /usr/bin/rootgate-installer /usr/bin/rootgate-launcher "$desktop"; do
+for f in /usr/bin/rootgate /usr/bin/rootgate-desktop /usr/bin/rootgate-installer /usr/bin/rootgate-launcher "$desktop" /usr/lib/systemd/user/rootgate-gate.socket; do
   [ ! -e "$f" ] || die "$f is still there after apt-get remove"
 done
 left=$(compgen -G "/usr/share/icons/hicolor/*/apps/$icon.png" || true)

@@ -19,6 +19,10 @@ use rootgate_session::ready::Readiness;
 use rootgate_session::wire::Wire;
 
 impl AppSide for Relay {
+    fn started_by(&self) -> Option<rootgate_session::process::StartedBy> {
+        self.app_started_by()
+    }
+
     fn follow_readiness(&self, readiness: watch::Receiver<Readiness>) {
         Relay::follow_readiness(self, readiness);
     }

@@ -26,9 +26,12 @@
 //! What is not here: the routing decisions (`route`), the byte-level relay
 //! (`relay`), and the command line (the `rootgate` binary).
 
+pub mod app_io;
 mod app_side;
 pub mod connections;
+pub mod gate;
 pub mod instance;
+pub mod notes;
 pub mod relay;
 pub mod route;
 pub(crate) mod window_link;
@@ -48,6 +51,7 @@ use rootgate_model::servers::ServerSpec;
 use rootgate_model::settings::SettingsFile;
 use rootgate_model::store::Store;
 use rootgate_model::timeline::Timeline;
+use rootgate_session::process::StartedBy;
 use rootgate_session::{Session, SessionConfig, Status};
 
 /// How long changes to the settings file are gathered before it is read
@@ -60,6 +64,46 @@ pub struct Options {
     /// The configured server's name, as the app's config gives it.
     pub server: String,
     pub session: SessionConfig,
+    /// What the app gave the door, for a connection the gate serves: the
+    /// few variables a server inherits (`HOME` among them) and where the app
+    /// started it (a Workspace server's project when the app names no
+    /// roots). `None`: this process's own.
+    pub started_by: Option<StartedBy>,
+    /// Where the connection's notes go: the app's log of the server.
+    pub notes: notes::Notes,
+    /// The process the app started for this connection, as the window
+    /// lists it: this one, or the door the gate serves.
+    pub pid: u32,
+    /// Cancelled when the app's side is gone without its input ending (a
+    /// door killed while the gate holds the app's streams): the connection
+    /// ends as when the app disconnects.
+    pub hang_up: tokio_util::sync::CancellationToken,
+}
+
+impl Options {
+    /// A connection of this process's own: its working folder, home and
+    /// standard error.
+    pub fn here(settings: SettingsFile, server: String, session: SessionConfig) -> Options {
+        Options {
+            settings,
+            server,
+            session,
+            started_by: None,
+            notes: notes::Notes::stderr(),
+            pid: std::process::id(),
+            hang_up: tokio_util::sync::CancellationToken::new(),
+        }
+    }
+}
+
+/// Aborts a task of the connection's when the connection ends: in the
+/// gate, which outlives every connection, nothing of one may keep running.
+struct EndsWith(tokio::task::JoinHandle<()>);
+
+impl Drop for EndsWith {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// How the bridge ended, for its exit status.
@@ -115,6 +159,7 @@ pub async fn connect(
     let done = tokio_util::sync::CancellationToken::new();
     let writer = tokio::spawn(relay::write_app(out_rx, app_out, done.clone()));
     let timeline = Arc::new(Timeline::default());
+    let notes = options.notes.clone();
     // AI apps start the bridge without saying where the session bus is; the
     // window recorded it beside the settings (see `secrets::service`).
     if let Some(dir) = options.settings.path().parent() {
@@ -124,10 +169,10 @@ pub async fn connect(
     let (store, spec) = match opened {
         Ok((store, problem)) => {
             if let Some(problem) = problem {
-                eprintln!(
-                    "rootgate: the settings file {} is damaged ({problem}); using what could be read",
+                notes.say(&format!(
+                    "the settings file {} is damaged ({problem}); using what could be read",
                     options.settings.path().display()
-                );
+                ));
             }
             let spec = refusal(&store, &options.server);
             (Some(Arc::new(store)), spec)
@@ -139,6 +184,7 @@ pub async fn connect(
         .map(|s| s.id.clone())
         .unwrap_or_else(|_| ServerId::generate());
     let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
+    relay.write_notes_to(notes.clone());
     // The person's tool rules apply from the app's first line: set before
     // its lines are read, so the app is not told of a change.
     if let Ok(spec) = &spec {
@@ -151,10 +197,30 @@ pub async fn connect(
     }
     let (app_gone_tx, mut app_gone) = tokio::sync::oneshot::channel::<()>();
     let reader_relay = Arc::clone(&relay);
-    tokio::spawn(async move {
-        reader_relay.read_app(app_in).await;
+    let hang_up = options.hang_up.clone();
+    let _reader = EndsWith(tokio::spawn(async move {
+        tokio::select! {
+            () = reader_relay.read_app(app_in) => {}
+            () = hang_up.cancelled() => {}
+        }
         let _ = app_gone_tx.send(());
-    });
+    }));
+    let place = match options.started_by {
+        Some(started_by) => {
+            let place = Place {
+                working_folder: started_by.working_folder.clone(),
+                home: started_by.env.get("HOME").map(PathBuf::from),
+                pid: options.pid,
+            };
+            relay.started_by_app(started_by);
+            place
+        }
+        None => Place {
+            working_folder: std::env::current_dir().ok(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            pid: options.pid,
+        },
+    };
     let wait = options.session.init_timeout;
     let outcome = match (store, spec) {
         (Some(store), Ok(spec)) => {
@@ -164,6 +230,7 @@ pub async fn connect(
                 &relay,
                 timeline,
                 options.session,
+                &place,
                 &mut app_gone,
             )
             .await
@@ -180,6 +247,10 @@ pub async fn connect(
     done.cancel();
     let _ = writer.await;
     relay.flush_calls();
+    // The app's streams are closed here, whatever of the connection is
+    // still let go of later: in the gate, nothing else would close them.
+    notes.close();
+    relay.end_connection();
     outcome
 }
 
@@ -192,7 +263,7 @@ async fn refuse(
     wait: Duration,
     app_gone: &mut tokio::sync::oneshot::Receiver<()>,
 ) {
-    eprintln!("rootgate: {why}");
+    relay.say(why);
     let mut seen = relay.subscribe();
     let deadline = tokio::time::sleep(wait);
     tokio::pin!(deadline);
@@ -211,15 +282,24 @@ async fn refuse(
 /// keeping an app waiting for its error.
 const LAST_REPORT_WITHIN: Duration = Duration::from_secs(2);
 
+/// Where the app started the connection, and the process it started
+/// (see `Options`).
+struct Place {
+    working_folder: Option<PathBuf>,
+    home: Option<PathBuf>,
+    pid: u32,
+}
+
 async fn serve(
     store: Arc<Store>,
     spec: ServerSpec,
     relay: &Arc<Relay>,
     timeline: Arc<Timeline>,
     config: SessionConfig,
+    place: &Place,
     app_gone: &mut tokio::sync::oneshot::Receiver<()>,
 ) -> Outcome {
-    let session = match relayed_session(&store, &spec, relay, timeline, config) {
+    let session = match relayed_session(&store, &spec, relay, timeline, config, place) {
         Ok(session) => session,
         Err(why) => return Outcome::Failed(why),
     };
@@ -231,9 +311,13 @@ async fn serve(
     // more when it is on, the folder watch begins from the availability
     // read before, and the link sends the timeline and status as they are.
     session.start(spec);
-    rootgate_model::monitor::spawn(Arc::clone(&store));
-    let _watch = watch_settings(Arc::clone(&store));
-    follow_tool_rules(Arc::clone(&store), id.clone(), Arc::clone(relay));
+    let _monitor = EndsWith(rootgate_model::monitor::spawn(Arc::clone(&store)));
+    let _watch = watch_settings(Arc::clone(&store), Arc::clone(relay));
+    let _rules = EndsWith(follow_tool_rules(
+        Arc::clone(&store),
+        id.clone(),
+        Arc::clone(relay),
+    ));
     // Reports to the window, when there is one; kept alive until the end.
     let socket = crate::connections::socket_path(store.file().path());
     let (reported_tx, reported) = tokio::sync::watch::channel(None);
@@ -243,6 +327,7 @@ async fn serve(
         server: id.clone(),
         server_name: name.clone(),
         started_at_ms: rootgate_model::ids::now_ms(),
+        pid: place.pid,
         relay: Arc::clone(relay),
         timeline: Arc::clone(session.timeline()),
         status: session.subscribe_status(),
@@ -271,6 +356,7 @@ fn relayed_session(
     relay: &Arc<Relay>,
     timeline: Arc<Timeline>,
     config: SessionConfig,
+    place: &Place,
 ) -> Result<Session, String> {
     // Which folders are there now decides the first list the server is
     // told, so it is read before the server starts.
@@ -282,11 +368,10 @@ fn relayed_session(
         );
     }
     let roots = store.subscribe(&spec.id).map_err(|e| e.to_string())?;
-    // This process's working folder is where the app started it: for a
-    // server set to Workspace, the project when the app gives no roots.
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    // Where the app started the connection: for a server set to
+    // Workspace, the project when the app gives no roots.
     let working =
-        relay::workspace::working_folder(std::env::current_dir().ok().as_deref(), home.as_deref());
+        relay::workspace::working_folder(place.working_folder.as_deref(), place.home.as_deref());
     // A server given its folders as arguments is narrowed too: it starts
     // with the part its first guess of the project allows, and again once
     // the app has said what it works in (see `relay::workspace`).
@@ -392,7 +477,7 @@ impl Life<'_> {
 
 /// SIGTERM and SIGINT, as one stream; one that cannot be listened for
 /// (no signal driver) never arrives.
-fn stop_signals() -> tokio::sync::mpsc::Receiver<()> {
+pub(crate) fn stop_signals() -> tokio::sync::mpsc::Receiver<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let (tx, rx) = tokio::sync::mpsc::channel(1);
     for kind in [SignalKind::terminate(), SignalKind::interrupt()] {
@@ -459,7 +544,7 @@ fn cannot_start(store: &Store, id: &ServerId, name: &str, reason: &str) -> Strin
 /// the window reaches this connection. The watch lives as long as the
 /// value returned. Where the process cannot watch, it is woken every
 /// `watch::POLL_EVERY` to read again, so a withdrawal still arrives.
-fn watch_settings(store: Arc<Store>) -> Option<Watch> {
+fn watch_settings(store: Arc<Store>, relay: Arc<Relay>) -> Option<Watch> {
     let path: PathBuf = store.file().path().to_path_buf();
     let dir = path.parent()?.to_path_buf();
     let name = path.file_name()?.to_owned();
@@ -470,14 +555,14 @@ fn watch_settings(store: Arc<Store>) -> Option<Watch> {
         // Read once more now that the watch is on: a save made between the
         // first read and the watch has no event left to announce it (the
         // reads the watcher used to count as changes hid this).
-        let mut said = reload(&store, None);
+        let mut said = reload(&store, &relay, None);
         while let Some(event) = events.recv().await {
             if !may_change(&event, &name) {
                 continue;
             }
             tokio::time::sleep(SETTINGS_SETTLE).await;
             while events.try_recv().is_ok() {}
-            said = reload(&store, said);
+            said = reload(&store, &relay, said);
         }
     });
     Some(watch)
@@ -486,7 +571,11 @@ fn watch_settings(store: Arc<Store>) -> Option<Watch> {
 /// Hands the relay the person's tool rules each time the settings change,
 /// so a tool hidden, asked or allowed in the window reaches a live
 /// connection at once (the app is told when its list changed).
-fn follow_tool_rules(store: Arc<Store>, id: ServerId, relay: Arc<Relay>) {
+fn follow_tool_rules(
+    store: Arc<Store>,
+    id: ServerId,
+    relay: Arc<Relay>,
+) -> tokio::task::JoinHandle<()> {
     let mut revision = store.subscribe_revision();
     tokio::spawn(async move {
         while revision.changed().await.is_ok() {
@@ -494,18 +583,18 @@ fn follow_tool_rules(store: Arc<Store>, id: ServerId, relay: Arc<Relay>) {
                 relay.set_tool_rules(spec.tool_rules).await;
             }
         }
-    });
+    })
 }
 
 /// Reads the settings again; a problem is said on stderr once, not again
 /// at every look while it lasts. Returns what was said.
-fn reload(store: &Store, said: Option<String>) -> Option<String> {
+fn reload(store: &Store, relay: &Relay, said: Option<String>) -> Option<String> {
     match store.reload() {
         Ok(()) => None,
         Err(e) => {
             let now = e.to_string();
             if said.as_ref() != Some(&now) {
-                eprintln!("rootgate: {now}");
+                relay.say(&now);
             }
             Some(now)
         }

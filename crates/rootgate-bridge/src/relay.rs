@@ -147,6 +147,16 @@ pub struct Relay {
     /// What keeps requests from a server that may still hold a withdrawn
     /// folder (see `fence`); none in tests that make no store.
     fence: std::sync::OnceLock<Arc<Fence>>,
+    /// Where the connection's notes go; this process's standard error when
+    /// unset (see `notes`).
+    notes_to: std::sync::OnceLock<crate::notes::Notes>,
+    /// What the app gave the door, for a connection the gate serves (see
+    /// `AppSide::started_by`).
+    started_by: std::sync::OnceLock<rootgate_session::process::StartedBy>,
+    /// Tasks that hold the relay and wait on what it holds (a cycle no
+    /// channel's end breaks): aborted when the connection ends
+    /// (`end_connection`), since the gate outlives every connection.
+    tied: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 /// A server life attached to the relay.
@@ -159,6 +169,23 @@ pub struct Attached {
     pub reader: JoinHandle<()>,
 }
 
+/// How many relays exist in this process: one per connection, until it
+/// has ended and nothing of it is held (see [`live_relays`]).
+static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many connections' relays this process holds now. A gate serves many
+/// connections in one process, so one that ended must leave nothing; this
+/// count is how a test (and the gate's log) can tell.
+pub fn live_relays() -> usize {
+    LIVE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 impl Relay {
     /// A relay writing to the app through `app_out` (see [`write_app`]).
     pub fn new(
@@ -166,6 +193,7 @@ impl Relay {
         timeline: Arc<Timeline>,
         app_out: mpsc::Sender<Vec<u8>>,
     ) -> Arc<Relay> {
+        LIVE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Arc::new_cyclic(|me| Relay {
             state: Mutex::new(State {
                 router: Router::new(),
@@ -191,7 +219,44 @@ impl Relay {
             listed: watch::Sender::new(None),
             audit: std::sync::OnceLock::new(),
             fence: std::sync::OnceLock::new(),
+            notes_to: std::sync::OnceLock::new(),
+            started_by: std::sync::OnceLock::new(),
+            tied: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Writes this connection's notes to `notes` rather than to this
+    /// process's standard error (a door's, in the gate). Set once, before
+    /// the app's first line.
+    pub(crate) fn write_notes_to(&self, notes: crate::notes::Notes) {
+        let _ = self.notes_to.set(notes);
+    }
+
+    /// Starts the server as the app's own child would be (see
+    /// `AppSide::started_by`). Set once, before the server starts.
+    pub(crate) fn started_by_app(&self, started_by: rootgate_session::process::StartedBy) {
+        let _ = self.started_by.set(started_by);
+    }
+
+    /// Ends `task` when the connection ends (see `tied`).
+    pub(crate) fn ends_with_connection(&self, task: tokio::task::JoinHandle<()>) {
+        self.tied
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(task);
+    }
+
+    /// The connection has ended: the tasks tied to it end too.
+    pub(crate) fn end_connection(&self) {
+        let tied = std::mem::take(&mut *self.tied.lock().unwrap_or_else(|p| p.into_inner()));
+        for task in tied {
+            task.abort();
+        }
+    }
+
+    /// What the app gave the door, if a door handed the connection over.
+    pub(crate) fn app_started_by(&self) -> Option<rootgate_session::process::StartedBy> {
+        self.started_by.get().cloned()
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -755,6 +820,12 @@ impl Relay {
         );
     }
 
+    /// Writes `note` on the connection's standard error, always (a reason
+    /// the connection ends, a damaged settings file).
+    pub(crate) fn say(&self, note: &str) {
+        self.notes_to.get().cloned().unwrap_or_default().say(note);
+    }
+
     fn note(&self, note: &str) {
         const MOST: usize = 20;
         let n = {
@@ -762,10 +833,13 @@ impl Relay {
             state.notes += 1;
             state.notes
         };
+        let to = self.notes_to.get().cloned().unwrap_or_default();
         if n < MOST {
-            eprintln!("rootgate: {note}");
+            to.say(note);
         } else if n == MOST {
-            eprintln!("rootgate: {note} (further notes of this kind are not written)");
+            to.say(&format!(
+                "{note} (further notes of this kind are not written)"
+            ));
         }
     }
 }

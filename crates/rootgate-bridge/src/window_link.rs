@@ -43,6 +43,8 @@ pub struct Link {
     pub server: ServerId,
     pub server_name: String,
     pub started_at_ms: u64,
+    /// The process the app started: the bridge, or the gate's door.
+    pub pid: u32,
     pub relay: Arc<Relay>,
     pub timeline: Arc<Timeline>,
     pub status: watch::Receiver<Status>,
@@ -147,7 +149,7 @@ impl Link {
         let mut last_seq = kept.last().map_or(0, |e| e.seq);
         let mut lines = vec![Report::Hello {
             connection: self.connection.clone(),
-            pid: std::process::id(),
+            pid: self.pid,
             server: self.server.clone(),
             server_name: self.server_name.clone(),
             started_at_ms: self.started_at_ms,

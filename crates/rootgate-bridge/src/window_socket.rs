@@ -29,6 +29,13 @@ use std::path::{Path, PathBuf};
 /// meet. Without `XDG_RUNTIME_DIR`, `/run/user/UID/rootgate`, and without
 /// that `/tmp/rootgate-UID` stands in.
 pub fn socket_path(settings: &Path) -> PathBuf {
+    runtime_path(settings, "window", "sock")
+}
+
+/// `KIND-HASH.EXT` in the folder of [`socket_path`]: the private runtime
+/// folder's file of kind `KIND` for the settings file `settings` (the
+/// window's socket, the gate's socket, lock and log).
+pub fn runtime_path(settings: &Path, kind: &str, ext: &str) -> PathBuf {
     let uid = nix::unistd::getuid().as_raw();
     // AI apps start servers with a reduced environment (the official SDKs
     // pass HOME, PATH, USER and a few more, not XDG_RUNTIME_DIR), so a
@@ -46,7 +53,7 @@ pub fn socket_path(settings: &Path) -> PathBuf {
         hash ^= u64::from(*byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    dir.join(format!("window-{hash:016x}.sock"))
+    dir.join(format!("{kind}-{hash:016x}.{ext}"))
 }
 
 /// Creates `dir` with mode 0700 if it is missing, and refuses one that

@@ -83,11 +83,28 @@ that started this command: MCP on standard input and output, the server
 told exactly the folders shared with it. Put it in an AI app's MCP settings
 where the server's own command was (`rootgate route` does that for you).
 
+This command is a door: it hands the app's standard input, output and error
+to Rootgate's resident gate (one process for every app session, started by
+the first connection that finds none, or by systemd's rootgate-gate.socket)
+and waits. With --alone it runs the connection in this process instead.
+
 Errors are written to standard error, which AI apps show in their logs.
 A server named --help or -h is named after --: rootgate connect -- -h
 
 Exit status: 0 when the AI app closed the connection, 1 when the server
-could not be reached or stopped, 2 for a wrong command line.";
+could not be reached or stopped (or no gate could be reached or started),
+2 for a wrong command line.";
+
+pub const GATE: &str = "\
+rootgate gate [--settings FILE] [--idle SECONDS]
+
+The resident gate: serves every `rootgate connect` of this user's session
+for the settings FILE (the default one when not given), and ends after it
+has had no connection for SECONDS (120 by default). `rootgate connect`
+starts it when none is running; systemd starts it through
+rootgate-gate.socket where it runs the session. Its messages are written to
+standard error (a door that starts it puts them in gate.log beside its
+socket).";
 
 pub const APPS: &str = "\
 rootgate apps [--json]

@@ -24,12 +24,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use rootgate_core::bridge::{self, Outcome};
+use rootgate_core::bridge::{self, Outcome, gate};
 use rootgate_core::instance;
 use rootgate_core::session::SessionConfig;
 use rootgate_core::settings::SettingsFile;
-
-mod app_io;
 
 use rootgate_cli::help::MAIN as USAGE;
 use rootgate_cli::{apps_cmd, help, installer, listing};
@@ -47,6 +45,7 @@ fn main() -> ExitCode {
     }
     match args.first().and_then(|a| a.to_str()) {
         Some("connect") => connect(&args[1..]),
+        Some("gate") => gate(&args[1..]),
         Some(
             command @ ("apps" | "import" | "route" | "unroute" | "servers" | "folders" | "search"
             | "add" | "install"),
@@ -104,7 +103,11 @@ fn connect(args: &[OsString]) -> ExitCode {
         println!("{}", help::CONNECT);
         return ExitCode::SUCCESS;
     }
-    let named: Vec<&OsString> = options.iter().chain(names).collect();
+    // `--alone` runs the connection in this process, as every connection
+    // ran before the resident gate: where a gate cannot run, and to measure.
+    let alone = options.iter().any(|a| a == "--alone");
+    let options: Vec<&OsString> = options.iter().filter(|a| *a != "--alone").collect();
+    let named: Vec<&OsString> = options.into_iter().chain(names).collect();
     let name = match named.as_slice() {
         [name] => name.to_string_lossy().into_owned(),
         [] => return usage_error("connect needs the name of a server configured in Rootgate"),
@@ -117,6 +120,9 @@ fn connect(args: &[OsString]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if !alone {
+        return door(&settings, name);
+    }
     // One thread: a bridge carries one connection, and a second thread
     // would only add wake-ups between them.
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -129,13 +135,9 @@ fn connect(args: &[OsString]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let options = bridge::Options {
-        settings,
-        server: name,
-        session: SessionConfig::default(),
-    };
+    let options = bridge::Options::here(settings, name, SessionConfig::default());
     let outcome = runtime.block_on(async {
-        let (input, output) = app_io::app_io();
+        let (input, output) = bridge::app_io::app_io();
         bridge::connect(options, input, output).await
     });
     // The stdin reader may still be blocked in a read of the app's input;
@@ -144,6 +146,114 @@ fn connect(args: &[OsString]) -> ExitCode {
     match outcome {
         Outcome::Disconnected => ExitCode::SUCCESS,
         Outcome::Failed(_) => ExitCode::FAILURE,
+    }
+}
+
+/// The door: hands the app's streams to the resident gate and exits with
+/// the connection's status (see `gate::door`).
+fn door(settings: &SettingsFile, server: String) -> ExitCode {
+    let Ok(program) = std::env::current_exe() else {
+        eprintln!("rootgate: this program's own path cannot be read, so no gate can be started");
+        return ExitCode::FAILURE;
+    };
+    let hello = gate::hello::Hello {
+        build: build_of(&program),
+        settings: settings.path().to_path_buf(),
+        server,
+        working_folder: std::env::current_dir().ok(),
+        env: rootgate_core::session::process::inherited_env(),
+    };
+    match gate::door::knock(settings.path(), &hello, &program) {
+        gate::door::Ended::Status(code) => ExitCode::from(code),
+        gate::door::Ended::Failed(why) => {
+            eprintln!("rootgate: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// This build, as a door and its gate compare it: the version, and the
+/// program file's size and time, so that a gate left from before an
+/// upgrade (or a rebuild) steps aside for one of the program now there.
+fn build_of(program: &std::path::Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let file = std::fs::metadata(program)
+        .map(|m| format!("{}:{}.{}", m.size(), m.mtime(), m.mtime_nsec()))
+        .unwrap_or_default();
+    format!("{}+{file}", env!("CARGO_PKG_VERSION"))
+}
+
+/// `rootgate gate [--settings FILE] [--idle SECONDS]`: the resident gate,
+/// as a door or systemd starts it (see `gate`).
+fn gate(args: &[OsString]) -> ExitCode {
+    let mut settings = None;
+    let mut idle = gate::IDLE;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.to_str() {
+            Some("--settings") => {
+                settings = rest.next().map(|p| SettingsFile::at(PathBuf::from(p)))
+            }
+            Some("--idle") => match rest.next().and_then(|s| s.to_str()?.parse::<f64>().ok()) {
+                Some(secs) if secs >= 0.0 && secs.is_finite() => {
+                    idle = std::time::Duration::from_secs_f64(secs)
+                }
+                _ => return usage_error("gate --idle takes a number of seconds"),
+            },
+            Some("--help" | "-h") => {
+                println!("{}", help::GATE);
+                return ExitCode::SUCCESS;
+            }
+            _ => return usage_error("gate takes --settings FILE and --idle SECONDS"),
+        }
+    }
+    let settings = match settings
+        .map(Ok)
+        .unwrap_or_else(SettingsFile::default_location)
+    {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("rootgate gate: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let build = match std::env::current_exe() {
+        Ok(program) => build_of(&program),
+        Err(e) => {
+            eprintln!("rootgate gate: this program's own path cannot be read: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // systemd's socket activation passes the listening socket.
+    let inherited = listenfd::ListenFd::from_env()
+        .take_unix_listener(0)
+        .ok()
+        .flatten();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("rootgate gate: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let config = gate::GateConfig {
+        settings,
+        idle,
+        session: SessionConfig::default(),
+        build,
+    };
+    let served = runtime.block_on(gate::serve(config, inherited));
+    // A connection's reader may still be blocked in a read of an app's input.
+    runtime.shutdown_background();
+    match served {
+        Ok(()) | Err(gate::NotServed::AnotherListens) => ExitCode::SUCCESS,
+        Err(gate::NotServed::Failed(why)) => {
+            eprintln!("rootgate gate: {why}");
+            ExitCode::FAILURE
+        }
     }
 }
 

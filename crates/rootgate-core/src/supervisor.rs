@@ -416,7 +416,10 @@ impl Supervisor {
     fn begin(&self) -> Result<(), SupervisorError> {
         self.servers.restore_timeline();
         self.folders.check_availability();
-        rootgate_model::monitor::spawn(Arc::clone(&self.ground.store));
+        // The window's monitor runs as long as the window: its task is let go.
+        drop(rootgate_model::monitor::spawn(Arc::clone(
+            &self.ground.store,
+        )));
         self.servers.open_sessions()?;
         self.forward_revisions();
         self.servers.follow_settings();

@@ -26,9 +26,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::folders;
-use rootgate_host::mounts::{MountChanges, MountTable};
 use crate::roots::Root;
 use crate::store::Store;
+use rootgate_host::mounts::{MountChanges, MountTable};
 use rootgate_host::watch::{Change, Watch, Watches};
 
 /// How long events are gathered before roots are re-checked: one deletion
@@ -51,12 +51,12 @@ pub fn is_available(root: &Root, mounts: &MountTable) -> bool {
         }
 }
 
-/// Starts the monitor on the current tokio runtime. It runs until the store
-/// is dropped. A folder that cannot be watched is re-checked on events
+/// Starts the monitor on the current tokio runtime. It runs until its task
+/// is aborted (a connection of the gate's ends) or its watcher ends. A folder that cannot be watched is re-checked on events
 /// above it, or every `watch::POLL_EVERY` when the process has no watcher.
-pub fn spawn(store: Arc<Store>) {
+pub fn spawn(store: Arc<Store>) -> tokio::task::JoinHandle<()> {
     let (watcher, events) = Watches::process().subscribe(true);
-    tokio::spawn(run(store, watcher, events));
+    tokio::spawn(run(store, watcher, events))
 }
 
 async fn run(store: Arc<Store>, mut watcher: Watch, mut events: mpsc::UnboundedReceiver<Change>) {

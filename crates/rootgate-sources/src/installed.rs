@@ -18,8 +18,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use rootgate_model::ids::{ServerId, now_ms};
 use rootgate_host::private_files;
+use rootgate_model::ids::{ServerId, now_ms};
 use rootgate_model::servers::{ServerDraft, ServerSpec};
 use rootgate_model::store::{Store, StoreError};
 use serde::{Deserialize, Serialize};

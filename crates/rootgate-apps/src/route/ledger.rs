@@ -22,8 +22,8 @@ use super::files::{real_target, write_atomic, write_new};
 use super::{RouteError, RoutedEntry, digest};
 use crate::import::routed_name;
 use crate::{AppKind, Scope, Transport, parse};
-use rootgate_model::ids::ServerId;
 use rootgate_host::private_files;
+use rootgate_model::ids::ServerId;
 
 /// A route Rootgate wrote, kept so it can be undone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -217,7 +217,16 @@ pub(crate) fn narrow(
         relay.lock().workspace = Some(rx);
     }
     let (working, mode) = (Working::new(working), Mode { on, arguments });
-    tokio::spawn(follow(all, Arc::clone(relay), working, mode, given, tx));
+    // The task holds the relay and waits on its own `seen`, so it would
+    // keep the relay alive for ever: it ends with the connection.
+    relay.ends_with_connection(tokio::spawn(follow(
+        all,
+        Arc::clone(relay),
+        working,
+        mode,
+        given,
+        tx,
+    )));
     session
 }
 

@@ -21,6 +21,7 @@ mod faults;
 mod first_request;
 mod forged;
 mod four_apps;
+mod gate;
 mod help;
 mod hidden_tools;
 mod model;

@@ -3,8 +3,9 @@
 //!
 //! Linux gives each user 128 inotify instances for all their programs
 //! together. A bridge (`rootgate connect`, one per AI app and server) used
-//! three, so forty bridges took them all. These tests count the instances
-//! a real bridge holds, read from the kernel's own `/proc/PID/fd`, and take
+//! three, so forty bridges took them all. Now every connection is served by
+//! one gate, whose one instance is shared by all. These tests count the
+//! instances a real door and gate hold, read from the kernel's own `/proc/PID/fd`, and take
 //! every instance this user has left (as forty other bridges, or a busy
 //! desktop, would) to show that a folder withdrawn in Rootgate still
 //! reaches a bridge started then: the real npm filesystem server's own
@@ -44,7 +45,7 @@ fn take_every_inotify_instance() -> (Vec<OwnedFd>, rustix::io::Errno) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bridge_holds_one_inotify_instance() {
+async fn a_connection_holds_one_inotify_instance_in_the_gate_and_none_in_its_door() {
     let rg = Rootgate::new();
     let js = fs_server_js().display().to_string();
     // A name no other test's bridge has, to find this one by.
@@ -61,16 +62,25 @@ async fn a_bridge_holds_one_inotify_instance() {
     assert_eq!(allowed_or_error(&mut app).await, Ok(vec![shared]));
 
     let rootgate = binary("rootgate").canonicalize().expect("the command");
-    let bridges: Vec<i32> = processes_with("files-counted")
-        .into_iter()
-        .filter(|pid| {
-            std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == rootgate)
-        })
-        .collect();
-    assert_eq!(bridges.len(), 1, "one bridge: {bridges:?}");
+    let ours = |marker: &str| -> Vec<i32> {
+        processes_with(marker)
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == rootgate)
+            })
+            .collect()
+    };
+    // The app's own process is a door, which watches nothing; the gate
+    // serving it holds the connection's watches.
+    let doors = ours("files-counted");
+    assert_eq!(doors.len(), 1, "one door: {doors:?}");
+    assert_eq!(inotify_instances(doors[0]), 0);
+    let settings = rg.store.file().path().display().to_string();
+    let gates = ours(&format!("gate\0--settings\0{settings}"));
+    assert_eq!(gates.len(), 1, "one gate: {gates:?}");
     // The settings, the folders and the window's socket are all watched by
     // then (the server answered), through one instance.
-    assert_eq!(inotify_instances(bridges[0]), 1);
+    assert_eq!(inotify_instances(gates[0]), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

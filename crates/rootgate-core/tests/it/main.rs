@@ -18,6 +18,7 @@
 //! which stay beside their code.
 
 mod availability;
+mod connections_end;
 mod fuzz_corpus;
 mod held;
 mod instance;

@@ -16,6 +16,9 @@
 //! terminal) goes through tokio's standard streams, which use a thread of
 //! their own for each read and write.
 //!
+//! Both the bridge's own streams (`app_io`) and a door's, handed to the
+//! gate (`from_fds`), are made so.
+//!
 //! What is not here: what the lines say (the bridge's relay reads them).
 
 use std::fs::File;
@@ -27,8 +30,10 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::unix::pipe;
 
-type Input = Box<dyn AsyncRead + Unpin + Send>;
-type Output = Box<dyn AsyncWrite + Unpin + Send>;
+/// The app's input, as the relay reads it.
+pub type Input = Box<dyn AsyncRead + Unpin + Send>;
+/// The app's output, as the relay writes it.
+pub type Output = Box<dyn AsyncWrite + Unpin + Send>;
 
 /// The app's input and output, on the reactor where they can be.
 ///
@@ -51,6 +56,27 @@ pub fn app_io() -> (Input, Output) {
             waiting: None,
         }),
         None => Box::new(tokio::io::stdout()),
+    };
+    (input, output)
+}
+
+/// The same for a door's input and output, handed to the gate: on the
+/// reactor where they are pipes or sockets, else (a file, a terminal)
+/// through tokio's file type, which reads and writes on its blocking
+/// threads as tokio's standard streams do.
+pub fn from_fds(input: OwnedFd, output: OwnedFd) -> (Input, Output) {
+    let input: Input = match streamable(input.as_fd())
+        .and_then(|fd| pipe::Receiver::from_owned_fd_unchecked(fd.into()).ok())
+    {
+        Some(reader) => Box::new(reader),
+        None => Box::new(tokio::fs::File::from_std(File::from(input))),
+    };
+    let output: Output = match streamable(output.as_fd()) {
+        Some(fd) => Box::new(Writer {
+            file: fd,
+            waiting: None,
+        }),
+        None => Box::new(tokio::fs::File::from_std(File::from(output))),
     };
     (input, output)
 }

@@ -1,0 +1,437 @@
+//! The resident gate (issue #42, its first part): every `rootgate connect`
+//! is a door that hands the app's streams to one gate process per settings
+//! file, which serves the connection. Checked with real programs: the
+//! official TypeScript SDK client as the app, the npm filesystem and
+//! everything servers, the real `rootgate` binary as door and gate, and
+//! systemd's own `systemd-socket-activate` for socket activation. Each
+//! test's settings are its own, so its gate is its own too.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use rootgate_test_support::app::*;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+
+/// The gates serving `rg`'s settings: processes `rootgate gate --settings
+/// FILE` for its file.
+fn gates(rg: &Rootgate) -> Vec<i32> {
+    let marker = format!("gate\0--settings\0{}", rg.store.file().path().display());
+    // The program itself (not systemd's activator, whose command line
+    // names it before it becomes it).
+    processes_with(&marker)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/exe"))
+                .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "rootgate"))
+        })
+        .collect()
+}
+
+/// A door started as an AI app starts a server: pipes for its standard
+/// streams, the settings found through `XDG_CONFIG_HOME`.
+struct Door {
+    child: Child,
+    stdin: ChildStdin,
+    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+}
+
+impl Door {
+    fn start(program: &Path, rg: &Rootgate, name: &str) -> Door {
+        let mut child = Command::new(program)
+            .args(["connect", name])
+            .env("XDG_CONFIG_HOME", &rg.config_home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start rootgate connect");
+        let stdin = child.stdin.take().expect("stdin");
+        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        Door {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    async fn ask(&mut self, request: Value) -> Value {
+        let id = request["id"].clone();
+        let mut line = serde_json::to_vec(&request).expect("a request as JSON");
+        line.push(b'\n');
+        self.stdin
+            .write_all(&line)
+            .await
+            .expect("write to the door");
+        loop {
+            let line = tokio::time::timeout(WAIT, self.lines.next_line())
+                .await
+                .expect("an answer in time")
+                .expect("read the door")
+                .expect("the door's output ended");
+            let message: Value = serde_json::from_str(&line).expect("JSON from the door");
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    async fn initialize(&mut self) -> Value {
+        let answer = self
+            .ask(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "gate-test", "version": "1"}}}),
+            )
+            .await;
+        let mut line =
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                .expect("JSON");
+        line.push(b'\n');
+        self.stdin
+            .write_all(&line)
+            .await
+            .expect("write to the door");
+        answer
+    }
+
+    /// Closes the app's side, as an app that is done does, and waits for
+    /// the door to end.
+    async fn close(self) -> (Option<i32>, String) {
+        drop(self.stdin);
+        ended(self.child).await
+    }
+
+    /// Waits for the door to end: its exit code and its standard error.
+    async fn ended(self) -> (Option<i32>, String) {
+        ended(self.child).await
+    }
+}
+
+/// Waits for a door to end: its exit code and its standard error.
+async fn ended(mut child: Child) -> (Option<i32>, String) {
+    {
+        let mut stderr = child.stderr.take().expect("stderr");
+        let status = tokio::time::timeout(WAIT, child.wait())
+            .await
+            .expect("the door ends in time")
+            .expect("wait for the door");
+        let mut said = String::new();
+        let _ = stderr.read_to_string(&mut said).await;
+        (status.code(), said)
+    }
+}
+
+fn kill(pid: i32) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill");
+}
+
+/// Node processes whose command line holds `marker`: the servers.
+fn servers_with(marker: &str) -> usize {
+    processes_with(marker)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .unwrap_or_default()
+                .starts_with(b"node\0")
+        })
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_app_sessions_reach_one_gate_and_each_sees_exactly_its_folders() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (a, a_path) = rg.folder("shared");
+    rg.share(&files.id, &a);
+    let _ = rg.folder("not shared");
+    let mut apps = Vec::new();
+    for _ in 0..5 {
+        apps.push(App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await);
+    }
+    for app in &mut apps {
+        assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+        let seen: BTreeSet<PathBuf> = allowed(app).await;
+        assert_eq!(seen, BTreeSet::from([a_path.clone()]));
+    }
+    // One gate serves all five; each app's own process is a door.
+    assert_eq!(gates(&rg).len(), 1, "one gate for every session");
+    // The doors: `rootgate connect files` itself, not the apps' node
+    // processes, whose command lines name it too.
+    let program = binary("rootgate").display().to_string();
+    let doors = processes_with("connect\0files")
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .unwrap_or_default()
+                .starts_with(program.as_bytes())
+        })
+        .count();
+    assert_eq!(doors, 5, "a door per app session");
+    for app in &mut apps {
+        app.send(json!({"op": "close"})).await;
+        let _ = app.child.wait().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_gate_ends_every_door_in_words_and_the_next_connection_starts_a_new_one() {
+    let rg = Rootgate::new();
+    let marker = format!("{}-gate-killed", std::process::id());
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio", &marker]);
+    let rootgate = binary("rootgate");
+    let mut one = Door::start(&rootgate, &rg, "everything");
+    let mut two = Door::start(&rootgate, &rg, "everything");
+    for door in [&mut one, &mut two] {
+        let answer = door.initialize().await;
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+    let gate = gates(&rg);
+    assert_eq!(gate.len(), 1, "{gate:?}");
+    kill(gate[0]);
+    for door in [one, two] {
+        let (code, said) = door.ended().await;
+        assert_eq!(code, Some(1), "{said}");
+        assert!(
+            said.contains("the Rootgate gate ended before this connection did"),
+            "{said}"
+        );
+    }
+    // The servers it ran end with it (their launcher watches the gate).
+    eventually("the killed gate's servers to end", || async {
+        match servers_with(&marker) {
+            0 => Ok(()),
+            n => Err(format!("{n} servers")),
+        }
+    })
+    .await;
+    let mut next = Door::start(&rootgate, &rg, "everything");
+    let answer = next.initialize().await;
+    assert!(answer.get("result").is_some(), "{answer}");
+    let now = gates(&rg);
+    assert_eq!(now.len(), 1);
+    assert_ne!(now[0], gate[0], "a new gate");
+    let (code, said) = next.close().await;
+    assert_eq!(code, Some(0), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_door_ends_its_connection_and_server_and_leaves_the_others_working() {
+    let rg = Rootgate::new();
+    let marker = format!("{}-door-killed", std::process::id());
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio", &marker]);
+    let rootgate = binary("rootgate");
+    let mut one = Door::start(&rootgate, &rg, "everything");
+    let mut two = Door::start(&rootgate, &rg, "everything");
+    for door in [&mut one, &mut two] {
+        assert!(door.initialize().await.get("result").is_some());
+    }
+    assert_eq!(servers_with(&marker), 2, "each connection its own server");
+    kill(one.child.id().expect("pid") as i32);
+    eventually("the killed door's server to end", || async {
+        match servers_with(&marker) {
+            1 => Ok(()),
+            n => Err(format!("{n} servers")),
+        }
+    })
+    .await;
+    let pong = two
+        .ask(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .await;
+    assert!(pong.get("result").is_some(), "{pong}");
+    let (code, said) = two.close().await;
+    assert_eq!(code, Some(0), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gate_of_another_build_steps_aside_for_the_door_of_this_one() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    // Another build of the program: a copy, as an upgrade leaves one
+    // (another file, another time), with its launcher beside it.
+    let older = rg.dir.path().join("older");
+    std::fs::create_dir_all(&older).unwrap();
+    for name in ["rootgate", "rootgate-launcher"] {
+        std::fs::copy(binary(name), older.join(name)).unwrap();
+    }
+    let mut old = Door::start(&older.join("rootgate"), &rg, "everything");
+    assert!(old.initialize().await.get("result").is_some());
+    let first = gates(&rg);
+    assert_eq!(first.len(), 1);
+    let mut new = Door::start(&binary("rootgate"), &rg, "everything");
+    assert!(new.initialize().await.get("result").is_some());
+    let both = gates(&rg);
+    assert_eq!(
+        both.len(),
+        2,
+        "the old gate serves its connection to its end"
+    );
+    // The old connection still works, then ends; its gate ends with it.
+    let pong = old
+        .ask(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .await;
+    assert!(pong.get("result").is_some(), "{pong}");
+    let (code, said) = old.close().await;
+    assert_eq!(code, Some(0), "{said}");
+    eventually("the old gate to end", || async {
+        if gates(&rg).contains(&first[0]) {
+            Err("still running".to_string())
+        } else {
+            Ok(())
+        }
+    })
+    .await;
+    let pong = new
+        .ask(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+        .await;
+    assert!(pong.get("result").is_some(), "{pong}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn systemd_socket_activation_starts_the_gate_on_the_first_connection() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let socket = rootgate_bridge::gate::gate_socket_path(rg.store.file().path());
+    rootgate_bridge::window_socket::private_dir(socket.parent().unwrap()).unwrap();
+    let settings = rg.store.file().path().display().to_string();
+    // systemd's own tool: listens, and on the first connection starts the
+    // gate with the socket as LISTEN_FDS says, as the user unit does.
+    let mut activator = Command::new("systemd-socket-activate")
+        .arg("-l")
+        .arg(&socket)
+        .args([binary("rootgate").display().to_string(), "gate".into()])
+        .args(["--settings", &settings])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("systemd-socket-activate (the systemd package)");
+    eventually("the activator to listen", || async {
+        if socket.exists() {
+            Ok(())
+        } else {
+            Err("no socket yet".to_string())
+        }
+    })
+    .await;
+    assert!(
+        gates(&rg).is_empty(),
+        "nothing runs before the first connection"
+    );
+    let mut door = Door::start(&binary("rootgate"), &rg, "everything");
+    let answer = door.initialize().await;
+    assert!(answer.get("result").is_some(), "{answer}");
+    let gate = gates(&rg);
+    assert_eq!(gate.len(), 1);
+    // The gate is the activator's own process, told of the socket: the
+    // door started none.
+    assert_eq!(gate[0], activator.id().expect("pid") as i32);
+    let (code, said) = door.close().await;
+    assert_eq!(code, Some(0), "{said}");
+    let _ = activator.kill().await;
+}
+
+/// A program of the person's own that is not a door: garbage instead of a
+/// hello, a hello with no streams, one with four, one that never ends. Each
+/// is closed without being served, and the gate goes on serving doors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_that_is_not_a_door_is_closed_unserved_and_the_gate_goes_on() {
+    use std::io::{IoSlice, Read, Write};
+    use std::os::fd::AsFd;
+    use std::os::unix::net::UnixStream;
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let rootgate = binary("rootgate");
+    let mut door = Door::start(&rootgate, &rg, "everything");
+    assert!(door.initialize().await.get("result").is_some());
+    let socket = rootgate_bridge::gate::gate_socket_path(rg.store.file().path());
+    let hello = format!(
+        "{{\"build\":\"x\",\"settings\":{:?},\"server\":\"everything\",\"working_folder\":null,\"env\":{{}}}}\n",
+        rg.store.file().path()
+    );
+    // Each is answered by the gate closing the socket, with no reply.
+    let closed_unanswered = |mut stream: UnixStream| {
+        stream.set_read_timeout(Some(WAIT)).expect("a read timeout");
+        let mut answer = Vec::new();
+        stream
+            .read_to_end(&mut answer)
+            .expect("the gate closes the socket");
+        assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+    };
+    let mut garbage = UnixStream::connect(&socket).expect("connect");
+    garbage.write_all(b"\x00\xffnot a hello\n").expect("write");
+    closed_unanswered(garbage);
+    let mut bare = UnixStream::connect(&socket).expect("connect");
+    bare.write_all(hello.as_bytes()).expect("write");
+    closed_unanswered(bare);
+    let four = UnixStream::connect(&socket).expect("connect");
+    let (a, b) = (std::io::stdin(), std::io::stdout());
+    let fds = [a.as_fd(), b.as_fd(), a.as_fd(), b.as_fd()];
+    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(4))];
+    let mut rights = rustix::net::SendAncillaryBuffer::new(&mut space);
+    assert!(rights.push(rustix::net::SendAncillaryMessage::ScmRights(&fds)));
+    rustix::net::sendmsg(
+        &four,
+        &[IoSlice::new(hello.as_bytes())],
+        &mut rights,
+        rustix::net::SendFlags::empty(),
+    )
+    .expect("sendmsg");
+    closed_unanswered(four);
+    // One that connects and says nothing is let go after the hello's time.
+    closed_unanswered(UnixStream::connect(&socket).expect("connect"));
+    let pong = door
+        .ask(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .await;
+    assert!(pong.get("result").is_some(), "{pong}");
+    let mut another = Door::start(&rootgate, &rg, "everything");
+    assert!(another.initialize().await.get("result").is_some());
+    assert_eq!(gates(&rg).len(), 1, "the same gate serves on");
+}
+
+/// Another user cannot reach the gate: its folder is the person's own and
+/// closed to others, so a program running as `nobody` cannot even connect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_user_cannot_reach_the_gate() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let mut door = Door::start(&binary("rootgate"), &rg, "everything");
+    assert!(door.initialize().await.get("result").is_some());
+    let socket = rootgate_bridge::gate::gate_socket_path(rg.store.file().path());
+    let probe = format!(
+        "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect({:?})\n print('connected')\nexcept OSError as e:\n print(type(e).__name__)\n",
+        socket.display().to_string()
+    );
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "/usr/bin/python3",
+            "-c",
+            &probe,
+        ])
+        .output()
+        .expect("setpriv (util-linux)");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        said.trim(),
+        "PermissionError",
+        "{said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
