@@ -5,7 +5,10 @@ side by side in one run (issue #42, its first part):
 - start-up: spawn of `rootgate connect NAME` to the `initialize` answer, the
   gate already running (warm) and with each connection alone, p50 and p90
   over ITER runs, against the server started directly (the floor);
-- the door's peak RSS (VmHWM) while its connection lives;
+- the door's peak RSS (VmHWM, the process's own count since its exec)
+  while its connection lives; `/usr/bin/time -f %M rootgate connect ...`
+  gives the peak over its whole life, the `rootgate` it started as
+  included (a fork of this Python would count in wait4's);
 - N app sessions at once (N = 1, 5, 20): Rootgate's processes (doors and
   gate, or bridges) and their total RSS, servers excluded, and the number
   of server processes.
@@ -104,7 +107,9 @@ def exe_name(pid: int) -> str:
         return ""
 
 
-def gate_pids(program: Path):
+def gate_pids(program: Path, settings: Path):
+    """The gate serving `settings` (a gate of an earlier run may still be
+    waiting out its idle time for its own)."""
     pids = []
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
@@ -112,31 +117,42 @@ def gate_pids(program: Path):
                 cmd = Path(p, "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if len(cmd) > 1 and cmd[0] == str(program).encode() and cmd[1] == b"gate":
+            if cmd[:4] == [str(program).encode(), b"gate", b"--settings", str(settings).encode()]:
                 pids.append(int(p.name))
     return pids
 
 
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def sessions(program, env, n, alone):
+    """N sessions at once: Rootgate's own processes (doors and the gate, or
+    the bridges), the launchers under them, and the servers, each with
+    their total RSS; and the peak RSS of one door or bridge."""
     cmd = [str(program), "connect"] + (["--alone"] if alone else []) + ["example"]
     procs = [start(cmd, env) for _ in range(n)]
     for p in procs:
         initialize(p)
-    ours = [p.pid for p in procs] + ([] if alone else gate_pids(program))
-    servers = set()
-    for pid in ours:
-        for d in descendants(pid):
-            if exe_name(d) in ("rootgate", "rootgate-launcher") and d not in ours:
-                servers.add(d)
-    # The example server is `rootgate --example-server` under the launcher:
-    # the servers are every descendant of Rootgate's own processes.
-    rootgate_kib = sum(rss_kib(p) for p in ours)
-    door_peak = max(rss_kib(p.pid, "VmHWM") for p in procs)
+    settings = Path(env["XDG_CONFIG_HOME"]) / "rootgate/settings.json"
+    ours = [p.pid for p in procs] + ([] if alone else gate_pids(program, settings))
+    below = {d for pid in ours for d in descendants(pid)} - set(ours)
+    launchers = [d for d in below if exe_name(d) == "rootgate-launcher"]
+    servers = [d for d in below if b"--example-server" in cmdline(d) and d not in launchers]
+    row = {
+        "ours": len(ours), "ours_kib": sum(rss_kib(p) for p in ours),
+        "launchers_kib": sum(rss_kib(p) for p in launchers),
+        "servers": len(servers), "servers_kib": sum(rss_kib(p) for p in servers),
+        "door_peak_kib": max(rss_kib(p.pid, "VmHWM") for p in procs),
+    }
     for p in procs:
         p.stdin.close()
     for p in procs:
         p.wait()
-    return len(ours), rootgate_kib, len(servers), door_peak
+    return row
 
 
 def main():
@@ -153,7 +169,10 @@ def main():
         # Warm the gate: the first door starts it.
         warm = start([str(program), "connect", "example"], env)
         initialize(warm)
-        rows = [("server started directly (floor)", startup(direct, env, args.iter)),
+        floor = program.parent / "relay-floor"
+        rows = [("server started directly", startup(direct, env, args.iter)),
+                ("byte-relay floor (relay-floor, a process copying bytes)",
+                 startup([str(floor)] + direct, env, args.iter)),
                 ("door, gate running", startup([str(program), "connect", "example"], env, args.iter)),
                 ("--alone (today's bridge)", startup([str(program), "connect", "--alone", "example"], env, args.iter))]
         warm.stdin.close()
@@ -161,13 +180,16 @@ def main():
         print("| spawn → initialize answer | p50 ms | p90 ms |\n|---|---|---|")
         for name, (p50, p90) in rows:
             print(f"| {name} | {p50:.2f} | {p90:.2f} |")
-        print("\n| sessions | mode | Rootgate processes | their RSS (MiB) | server processes | peak RSS of one door/bridge (MiB) |")
-        print("|---|---|---|---|---|---|")
+        print("\n| sessions | mode | Rootgate processes | their RSS (MiB) | launchers' RSS (MiB) "
+              "| servers | servers' RSS (MiB) | peak RSS of one door or bridge: VmHWM (MiB) |")
+        print("|---|---|---|---|---|---|---|---|")
         for n in (1, 5, 20):
             for alone in (False, True):
-                count, kib, servers, peak = sessions(program, env, n, alone)
+                r = sessions(program, env, n, alone)
                 mode = "--alone bridges" if alone else "doors + gate"
-                print(f"| {n} | {mode} | {count} | {kib / 1024:.1f} | {servers} | {peak / 1024:.2f} |")
+                print(f"| {n} | {mode} | {r['ours']} | {r['ours_kib'] / 1024:.1f} | "
+                      f"{r['launchers_kib'] / 1024:.1f} | {r['servers']} | {r['servers_kib'] / 1024:.1f} | "
+                      f"{r['door_peak_kib'] / 1024:.2f} |")
     return 0
 
 

@@ -98,12 +98,12 @@ is_installed || die "$name is not installed after apt-get install"
 ok "installed $name $version ($(since "$t"))"
 
 # ----- files -----------------------------------------------------------------
-for bin in rootgate rootgate-desktop rootgate-installer rootgate-launcher; do
+for bin in rootgate rootgate-desktop rootgate-installer rootgate-launcher rootgate-door; do
   [ -x "/usr/bin/$bin" ] || die "/usr/bin/$bin is missing or not executable"
   [ "$(dpkg-query -S "/usr/bin/$bin" 2>/dev/null | cut -d: -f1)" = "$name" ] ||
     die "/usr/bin/$bin is not $name's"
 done
-ok "/usr/bin/rootgate, rootgate-desktop, rootgate-installer and rootgate-launcher, from $name"
+ok "/usr/bin/rootgate, rootgate-desktop, rootgate-installer, rootgate-launcher and rootgate-door, from $name"
 # `rootgate install` runs /usr/bin/rootgate-installer: a file that is not a
 # bundle is refused by the bundle reader there, in words.
 printf 'not a zip\n' > "$home/not-a-bundle.mcpb"
@@ -355,7 +355,7 @@ say "removing $name"
 t=$(now)
 apt_get remove "$name"
 ! is_installed || die "$name is still installed after apt-get remove"
-for f in /usr/bin/rootgate /usr/bin/rootgate-desktop /usr/bin/rootgate-installer /usr/bin/rootgate-launcher "$desktop" /usr/lib/systemd/user/rootgate-gate.socket; do
+for f in /usr/bin/rootgate /usr/bin/rootgate-desktop /usr/bin/rootgate-installer /usr/bin/rootgate-launcher /usr/bin/rootgate-door "$desktop" /usr/lib/systemd/user/rootgate-gate.socket; do
   [ ! -e "$f" ] || die "$f is still there after apt-get remove"
 done
 left=$(compgen -G "/usr/share/icons/hicolor/*/apps/$icon.png" || true)

@@ -63,7 +63,7 @@ out=$target/$profile/bundle/deb
 # files names them: links to this profile's build (the bundler copies what
 # they point to). They are built by the same cargo run as the app, below.
 mkdir -p packaging/stage
-for bin in rootgate rootgate-installer rootgate-launcher; do
+for bin in rootgate rootgate-door rootgate-installer rootgate-launcher; do
   ln -sfn "$target/$profile/$bin" "packaging/stage/$bin"
 done
 
@@ -80,9 +80,9 @@ done
 # end-to-end run nothing is. Both builds stay in the one target folder. A package of
 # the other profile, or an older one, is never picked up: the folder is
 # emptied first. The launcher's binary is its own crate's since the crates
-# were split: without `-p rootgate-launcher` a clean target folder has none,
+# were split (and the door's, rootgate-door): without `-p rootgate-launcher` a clean target folder has none,
 # and the bundler stops ("packaging/stage/rootgate-launcher does not exist").
-cargo_args=(-p rootgate -p rootgate-cli -p rootgate-core -p rootgate-launcher)
+cargo_args=(-p rootgate -p rootgate-cli -p rootgate-core -p rootgate-launcher -p rootgate-door)
 if [ "$profile" = release ]; then
   profile_flag=()
 else

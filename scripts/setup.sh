@@ -36,9 +36,12 @@ APP_PKGS=(build-essential pkg-config curl libwebkit2gtk-4.1-dev libssl-dev
 # keeps as the desktop sees it. The tray's tests close the app's window as a
 # window manager asks (WM_DELETE_WINDOW, sent with python3-xlib: Xvfb has no
 # window manager) and check the Start at login entry with
-# desktop-file-validate (desktop-file-utils).
+# desktop-file-validate (desktop-file-utils). The gate's test starts it the
+# way systemd's user socket does, with systemd's own systemd-socket-activate
+# (systemd).
 TEST_PKGS=(xvfb xauth webkit2gtk-driver xdotool imagemagick python3-venv fonts-nanum util-linux mount
-  dbus-daemon dbus-bin gnome-keyring libsecret-tools dunst python3-xlib desktop-file-utils openssh-client strace)
+  dbus-daemon dbus-bin gnome-keyring libsecret-tools dunst python3-xlib desktop-file-utils openssh-client strace
+  systemd)
 pkgs=("${APP_PKGS[@]}")
 [ "$what" = test ] && pkgs+=("${TEST_PKGS[@]}")
 # desktop-file-validate checks the package's desktop entry; its dpkg trigger

@@ -19,14 +19,14 @@
 //! sharing one server among connections: each connection still starts its
 //! own server life.
 
-pub mod door;
-pub mod hello;
+pub use rootgate_door::socket::{gate_log_path, gate_socket_path};
+pub use rootgate_door::{door, hello};
 
 use std::fs::File;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,7 +38,7 @@ use tokio::net::UnixStream;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::window_socket::{private_dir, runtime_path, same_user};
+use crate::window_socket::{private_dir, same_user};
 use crate::{Options, Outcome, app_io, connect, notes::Notes};
 use hello::{Hello, Reply};
 
@@ -47,29 +47,6 @@ pub const IDLE: Duration = Duration::from_secs(120);
 
 /// How long a door has to send its hello once connected.
 const HELLO_WITHIN: Duration = Duration::from_secs(5);
-
-/// Where the gate of the settings file `settings` listens. The person's
-/// usual settings file (`~/.config/rootgate/settings.json`, the home read
-/// from the user database, not from the environment) has `gate.sock`, a
-/// name systemd's socket unit can give (`%t/rootgate/gate.sock`); any other
-/// is named by its settings file, as the window's socket is, so that a
-/// test's gate never meets a person's, nor another test's.
-pub fn gate_socket_path(settings: &Path) -> PathBuf {
-    let usual = nix::unistd::User::from_uid(nix::unistd::getuid())
-        .ok()
-        .flatten()
-        .map(|user| user.dir.join(".config/rootgate/settings.json"));
-    if usual.as_deref() == Some(settings) {
-        return runtime_path(settings, "gate", "sock").with_file_name("gate.sock");
-    }
-    runtime_path(settings, "gate", "sock")
-}
-
-/// The gate's standard error: beside its socket, for a door that could
-/// not start it to quote.
-pub fn gate_log_path(settings: &Path) -> PathBuf {
-    gate_socket_path(settings).with_extension("log")
-}
 
 /// What a gate serves.
 #[derive(Clone)]

@@ -150,37 +150,29 @@ fn connect(args: &[OsString]) -> ExitCode {
 }
 
 /// The door: hands the app's streams to the resident gate and exits with
-/// the connection's status (see `gate::door`).
+/// the connection's status (see `gate::door`). Where `rootgate-door` is
+/// beside this program, this process becomes it (`exec`): the same door in
+/// a program that maps a few hundred kilobytes rather than this one's
+/// eleven megabytes, since each app session keeps a door for its life.
 fn door(settings: &SettingsFile, server: String) -> ExitCode {
+    use std::os::unix::process::CommandExt;
     let Ok(program) = std::env::current_exe() else {
         eprintln!("rootgate: this program's own path cannot be read, so no gate can be started");
         return ExitCode::FAILURE;
     };
-    let hello = gate::hello::Hello {
-        build: build_of(&program),
-        settings: settings.path().to_path_buf(),
-        server,
-        working_folder: std::env::current_dir().ok(),
-        env: rootgate_core::session::process::inherited_env(),
-    };
-    match gate::door::knock(settings.path(), &hello, &program) {
-        gate::door::Ended::Status(code) => ExitCode::from(code),
-        gate::door::Ended::Failed(why) => {
-            eprintln!("rootgate: {why}");
-            ExitCode::FAILURE
-        }
+    if let Some(small) = program
+        .parent()
+        .map(|dir| dir.join("rootgate-door"))
+        .filter(|p| p.exists())
+    {
+        // Only returns when the program could not be run; the door below
+        // then does the same work in this process.
+        let _ = std::process::Command::new(small)
+            .arg(settings.path())
+            .arg(&server)
+            .exec();
     }
-}
-
-/// This build, as a door and its gate compare it: the version, and the
-/// program file's size and time, so that a gate left from before an
-/// upgrade (or a rebuild) steps aside for one of the program now there.
-fn build_of(program: &std::path::Path) -> String {
-    use std::os::unix::fs::MetadataExt;
-    let file = std::fs::metadata(program)
-        .map(|m| format!("{}:{}.{}", m.size(), m.mtime(), m.mtime_nsec()))
-        .unwrap_or_default();
-    format!("{}+{file}", env!("CARGO_PKG_VERSION"))
+    gate::door::run(&program, settings.path(), server)
 }
 
 /// `rootgate gate [--settings FILE] [--idle SECONDS]`: the resident gate,
@@ -218,7 +210,7 @@ fn gate(args: &[OsString]) -> ExitCode {
         }
     };
     let build = match std::env::current_exe() {
-        Ok(program) => build_of(&program),
+        Ok(program) => gate::door::build_of(&program),
         Err(e) => {
             eprintln!("rootgate gate: this program's own path cannot be read: {e}");
             return ExitCode::FAILURE;

@@ -56,7 +56,7 @@ pub mod bridge {
     pub use rootgate_bridge::{Options, Outcome, app_io, connect};
     /// The resident gate, and the door `rootgate connect` is.
     pub mod gate {
-        pub use rootgate_bridge::gate::{GateConfig, IDLE, NotServed, door, hello, serve};
+        pub use rootgate_bridge::gate::{GateConfig, IDLE, NotServed, door, serve};
     }
     /// The window's private socket, from the command's side.
     pub mod window_socket {
@@ -168,10 +168,6 @@ pub mod session {
     pub use rootgate_session::{
         LogLine, ServerMessage, Session, SessionConfig, SessionError, Status,
     };
-    /// What the app gave the process that starts its server.
-    pub mod process {
-        pub use rootgate_session::process::inherited_env;
-    }
     /// How a server is told its folders.
     pub mod delivery {
         pub use rootgate_session::delivery::FolderDelivery;

@@ -23,14 +23,6 @@ use rootgate_launcher::procs::{describe, live_members};
 use rootgate_model::secrets::SecretValues;
 use rootgate_model::servers::ServerSpec;
 
-/// Variables passed from Rootgate's own environment to every server; the
-/// official SDKs' default set plus the locale. Everything else a server
-/// needs is in its spec: Rootgate's environment may hold secrets that no
-/// server was meant to see, and some variables (`NODE_EXTRA_CA_CERTS`) slow
-/// every start.
-pub(crate) const INHERITED_ENV: &[&str] =
-    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG"];
-
 /// Why a server could not be started.
 #[derive(Debug, Error)]
 pub enum SpawnError {
@@ -121,7 +113,7 @@ pub struct ExitWatch {
 /// be: with the app's few inherited variables and in its working folder.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StartedBy {
-    /// The variables of `INHERITED_ENV` the app gave the door.
+    /// The variables of the door's `INHERITED_ENV` the app gave the door.
     pub env: BTreeMap<String, String>,
     /// Where the app started the door.
     pub working_folder: Option<std::path::PathBuf>,
@@ -371,14 +363,12 @@ pub(crate) fn grow_stdout_pipe(stdout: &DrainOnDrop, bytes: usize) -> Option<usi
     }
 }
 
-/// The variables of `INHERITED_ENV` this process has: what a door sends
-/// the gate, and what a server of this process's own inherits.
-pub fn inherited_env() -> BTreeMap<String, String> {
-    INHERITED_ENV
-        .iter()
-        .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
-        .collect()
-}
+// Variables passed from Rootgate's own environment to every server; the
+// official SDKs' default set plus the locale. Everything else a server
+// needs is in its spec: Rootgate's environment may hold secrets that no
+// server was meant to see, and some variables (`NODE_EXTRA_CA_CERTS`) slow
+// every start. The list is the door's, which sends the app's to the gate.
+pub use rootgate_door::hello::inherited_env;
 
 impl ExitWatch {
     pub fn pgid(&self) -> i32 {
@@ -523,6 +513,7 @@ impl Ended {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rootgate_door::hello::INHERITED_ENV;
     use rootgate_model::ids::ServerId;
     use rootgate_model::servers::ServerDraft;
 

@@ -164,15 +164,13 @@ async fn five_app_sessions_reach_one_gate_and_each_sees_exactly_its_folders() {
     }
     // One gate serves all five; each app's own process is a door.
     assert_eq!(gates(&rg).len(), 1, "one gate for every session");
-    // The doors: `rootgate connect files` itself, not the apps' node
-    // processes, whose command lines name it too.
-    let program = binary("rootgate").display().to_string();
-    let doors = processes_with("connect\0files")
+    // The doors: `rootgate connect files`, become `rootgate-door SETTINGS
+    // files`, not the apps' node processes, whose command lines name it too.
+    let doors = processes_with("\0files\0")
         .into_iter()
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .unwrap_or_default()
-                .starts_with(program.as_bytes())
+            std::fs::read_link(format!("/proc/{pid}/exe"))
+                .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "rootgate-door"))
         })
         .count();
     assert_eq!(doors, 5, "a door per app session");

@@ -70,9 +70,14 @@ async fn a_connection_holds_one_inotify_instance_in_the_gate_and_none_in_its_doo
             })
             .collect()
     };
-    // The app's own process is a door, which watches nothing; the gate
-    // serving it holds the connection's watches.
-    let doors = ours("files-counted");
+    // The app's own process is a door (`rootgate connect` become
+    // `rootgate-door`), which watches nothing; the gate serving it holds
+    // the connection's watches.
+    let door = binary("rootgate-door").canonicalize().expect("the door");
+    let doors: Vec<i32> = processes_with("files-counted")
+        .into_iter()
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == door))
+        .collect();
     assert_eq!(doors.len(), 1, "one door: {doors:?}");
     assert_eq!(inotify_instances(doors[0]), 0);
     let settings = rg.store.file().path().display().to_string();

@@ -20,14 +20,13 @@ use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{SigSet, Signal};
 
-use super::hello::{self, Hello, Reply};
-use super::{gate_log_path, gate_socket_path};
-use crate::window_socket::{Unreached, connect_window, private_dir};
+use crate::hello::{self, Hello, Reply};
+use crate::socket::{Unreached, connect_window, gate_log_path, gate_socket_path, private_dir};
 
 /// How long a door waits for a gate it started to listen.
 pub const START_PATIENCE: Duration = Duration::from_secs(10);
@@ -40,6 +39,39 @@ pub enum Ended {
     /// No gate could be reached or started, or it ended before the
     /// connection did; the words say why and what to do.
     Failed(String),
+}
+
+/// The door's whole run: the hello for the server `server` in the settings
+/// file `settings` (found by `rootgate`, which owns where settings are),
+/// handed over, and the exit status the gate replies. `program` is the
+/// `rootgate` that starts a gate, and whose build the gate must be.
+pub fn run(program: &Path, settings: &Path, server: String) -> ExitCode {
+    let hello = Hello {
+        build: build_of(program),
+        settings: settings.to_path_buf(),
+        server,
+        working_folder: std::env::current_dir().ok(),
+        env: hello::inherited_env(),
+    };
+    match knock(settings, &hello, program) {
+        Ended::Status(code) => ExitCode::from(code),
+        Ended::Failed(why) => {
+            eprintln!("rootgate: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The build of the `rootgate` at `program`, as a door and its gate
+/// compare it: the version, and the program file's size and time, so that a
+/// gate left from before an upgrade (or a rebuild) steps aside for one of
+/// the program now there.
+pub fn build_of(program: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let file = std::fs::metadata(program)
+        .map(|m| format!("{}:{}.{}", m.size(), m.mtime(), m.mtime_nsec()))
+        .unwrap_or_default();
+    format!("{}+{file}", env!("CARGO_PKG_VERSION"))
 }
 
 /// Hands this process's standard streams to the gate of `settings` for

@@ -21,6 +21,20 @@ use rustix::net::{
 };
 use serde::{Deserialize, Serialize};
 
+/// The variables a server inherits from whoever starts it, the app's own
+/// when the gate starts it for a door: the rest of the app's environment
+/// stays the app's (a server's own variables are in its settings).
+pub const INHERITED_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG"];
+
+/// The variables of [`INHERITED_ENV`] this process has: what a door sends
+/// the gate, and what a server of this process's own inherits.
+pub fn inherited_env() -> BTreeMap<String, String> {
+    INHERITED_ENV
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
+        .collect()
+}
+
 /// The most a hello may be: the app's environment's few variables and a
 /// working folder fit many times over; more is a peer that is not a door.
 pub const MOST: usize = 64 * 1024;
