@@ -180,19 +180,29 @@ async fn five_app_sessions_reach_one_gate_and_each_sees_exactly_its_folders() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_gate_ends_every_door_in_words_and_the_next_connection_starts_a_new_one() {
+/// Two doors on the everything server, both initialized, its processes
+/// marked with `tag` (and this test process's id) to be counted by.
+async fn two_doors(tag: &str) -> (Rootgate, String, [Door; 2]) {
     let rg = Rootgate::new();
-    let marker = format!("{}-gate-killed", std::process::id());
+    let marker = format!("{}-{tag}", std::process::id());
     let js = everything_js().display().to_string();
     rg.server("everything", "node", &[&js, "stdio", &marker]);
     let rootgate = binary("rootgate");
-    let mut one = Door::start(&rootgate, &rg, "everything");
-    let mut two = Door::start(&rootgate, &rg, "everything");
-    for door in [&mut one, &mut two] {
+    let mut doors = [
+        Door::start(&rootgate, &rg, "everything"),
+        Door::start(&rootgate, &rg, "everything"),
+    ];
+    for door in &mut doors {
         let answer = door.initialize().await;
         assert!(answer.get("result").is_some(), "{answer}");
     }
+    (rg, marker, doors)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_gate_ends_every_door_in_words_and_the_next_connection_starts_a_new_one() {
+    let (rg, marker, [one, two]) = two_doors("gate-killed").await;
+    let rootgate = binary("rootgate");
     let gate = gates(&rg);
     assert_eq!(gate.len(), 1, "{gate:?}");
     kill(gate[0]);
@@ -224,16 +234,7 @@ async fn a_killed_gate_ends_every_door_in_words_and_the_next_connection_starts_a
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_door_ends_its_connection_and_server_and_leaves_the_others_working() {
-    let rg = Rootgate::new();
-    let marker = format!("{}-door-killed", std::process::id());
-    let js = everything_js().display().to_string();
-    rg.server("everything", "node", &[&js, "stdio", &marker]);
-    let rootgate = binary("rootgate");
-    let mut one = Door::start(&rootgate, &rg, "everything");
-    let mut two = Door::start(&rootgate, &rg, "everything");
-    for door in [&mut one, &mut two] {
-        assert!(door.initialize().await.get("result").is_some());
-    }
+    let (_rg, marker, [one, mut two]) = two_doors("door-killed").await;
     assert_eq!(servers_with(&marker), 2, "each connection its own server");
     kill(one.child.id().expect("pid") as i32);
     eventually("the killed door's server to end", || async {

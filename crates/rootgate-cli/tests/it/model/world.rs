@@ -265,11 +265,13 @@ impl World {
     }
 
     /// The bridge under a connection's stand-in: its child `rootgate`.
+    /// The process the app started for connection `conn`: `rootgate
+    /// connect`, which is `rootgate-door` once it has become the door.
     pub fn bridge_pid(&self, conn: usize) -> Option<i32> {
         let parent = self.conns[conn].app.child.id()? as i32;
         children_of(parent).into_iter().find(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .is_ok_and(|c| c.trim() == "rootgate")
+                .is_ok_and(|c| matches!(c.trim(), "rootgate" | "rootgate-door"))
         })
     }
 }
