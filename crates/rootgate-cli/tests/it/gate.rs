@@ -434,3 +434,35 @@ async fn another_user_cannot_reach_the_gate() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Without a gate that can be reached or started, the door says why on the
+/// app's standard error and exits 1, the app's input unread: here the
+/// runtime folder the gate's socket would be in is another user's
+/// (a folder this user does not own), which no door trusts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_door_that_can_reach_no_gate_says_why_and_exits_1() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let runtime = rg.dir.path().join("run");
+    let theirs = runtime.join("rootgate");
+    std::fs::create_dir_all(&theirs).expect("the runtime folder");
+    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).expect("chown to nobody");
+    let out = tokio::process::Command::new(binary("rootgate"))
+        .args(["connect", "everything"])
+        .env("XDG_CONFIG_HOME", &rg.config_home)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run rootgate connect");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("the Rootgate gate's socket cannot be trusted")
+            && said.contains("belongs to another user"),
+        "{said}"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(gates(&rg).is_empty(), "no gate was started");
+}
