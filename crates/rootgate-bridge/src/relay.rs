@@ -31,9 +31,12 @@ mod catch_up;
 mod fence;
 mod folder_question;
 mod lines;
+mod place;
 mod resend;
 mod tool_question;
 pub mod workspace;
+
+pub use place::live_relays;
 
 use lines::too_long;
 pub(crate) use lines::write_app;
@@ -169,23 +172,6 @@ pub struct Attached {
     pub reader: JoinHandle<()>,
 }
 
-/// How many relays exist in this process: one per connection, until it
-/// has ended and nothing of it is held (see [`live_relays`]).
-static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// How many connections' relays this process holds now. A gate serves many
-/// connections in one process, so one that ended must leave nothing; this
-/// count is how a test (and the gate's log) can tell.
-pub fn live_relays() -> usize {
-    LIVE.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        LIVE.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
 impl Relay {
     /// A relay writing to the app through `app_out` (see [`write_app`]).
     pub fn new(
@@ -193,7 +179,7 @@ impl Relay {
         timeline: Arc<Timeline>,
         app_out: mpsc::Sender<Vec<u8>>,
     ) -> Arc<Relay> {
-        LIVE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        place::LIVE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Arc::new_cyclic(|me| Relay {
             state: Mutex::new(State {
                 router: Router::new(),
@@ -223,40 +209,6 @@ impl Relay {
             started_by: std::sync::OnceLock::new(),
             tied: Mutex::new(Vec::new()),
         })
-    }
-
-    /// Writes this connection's notes to `notes` rather than to this
-    /// process's standard error (a door's, in the gate). Set once, before
-    /// the app's first line.
-    pub(crate) fn write_notes_to(&self, notes: crate::notes::Notes) {
-        let _ = self.notes_to.set(notes);
-    }
-
-    /// Starts the server as the app's own child would be (see
-    /// `AppSide::started_by`). Set once, before the server starts.
-    pub(crate) fn started_by_app(&self, started_by: rootgate_session::process::StartedBy) {
-        let _ = self.started_by.set(started_by);
-    }
-
-    /// Ends `task` when the connection ends (see `tied`).
-    pub(crate) fn ends_with_connection(&self, task: tokio::task::JoinHandle<()>) {
-        self.tied
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(task);
-    }
-
-    /// The connection has ended: the tasks tied to it end too.
-    pub(crate) fn end_connection(&self) {
-        let tied = std::mem::take(&mut *self.tied.lock().unwrap_or_else(|p| p.into_inner()));
-        for task in tied {
-            task.abort();
-        }
-    }
-
-    /// What the app gave the door, if a door handed the connection over.
-    pub(crate) fn app_started_by(&self) -> Option<rootgate_session::process::StartedBy> {
-        self.started_by.get().cloned()
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -818,12 +770,6 @@ impl Relay {
                 consent: call.consent,
             },
         );
-    }
-
-    /// Writes `note` on the connection's standard error, always (a reason
-    /// the connection ends, a damaged settings file).
-    pub(crate) fn say(&self, note: &str) {
-        self.notes_to.get().cloned().unwrap_or_default().say(note);
     }
 
     fn note(&self, note: &str) {

@@ -15,10 +15,9 @@ use std::process::ExitCode;
 
 use rootgate_core::apps::catalog::{self, Imported};
 use rootgate_core::apps::locate::Places;
-use rootgate_core::apps::route::{self, Ledger, Plan};
 use rootgate_core::apps::{AppKind, ConfigFile};
 use rootgate_core::bridge::window_socket::{Unreached, connect_window, refusal_words};
-use rootgate_core::connecting::{self, EntryOutcome};
+use rootgate_core::connecting::EntryOutcome;
 use rootgate_core::connections::{ImportAnswer, ImportRequest, Report, socket_path};
 use rootgate_core::headless::Headless;
 use rootgate_core::instance;

@@ -7,7 +7,16 @@
 //! What is not here: the import (`apps_cmd`), and any decision about what
 //! an entry becomes.
 
-use super::*;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use rootgate_core::apps::catalog;
+use rootgate_core::apps::route::{self, Ledger, Plan};
+use rootgate_core::connecting;
+use rootgate_core::headless::Headless;
+
+use super::{fail, files, opts, places, settings, shown_path, usage};
 
 /// `rootgate route`.
 pub fn route(args: &[String]) -> ExitCode {
