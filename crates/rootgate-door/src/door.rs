@@ -145,9 +145,9 @@ fn reach_or_start(socket: &Path, settings: &Path, program: &Path) -> Result<Unix
 
 /// Starts `program gate`, detached: a process group of its own (an app
 /// that stops its server's group stops the door, not the gate every other
-/// session uses), standard input and output on nothing, and its standard
-/// error in a log beside its socket, never on the app's (a gate outlives
-/// the door that started it).
+/// session uses), working in `/`, standard input and output on nothing,
+/// and its standard error in a log beside its socket, never on the app's
+/// (a gate outlives the door that started it).
 fn start(socket: &Path, settings: &Path, program: &Path) -> Result<Child, String> {
     let dir = socket.parent().unwrap_or(Path::new("/"));
     private_dir(dir).map_err(|e| format!("the Rootgate gate's folder cannot be made: {e}"))?;
@@ -163,6 +163,9 @@ fn start(socket: &Path, settings: &Path, program: &Path) -> Result<Child, String
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
+        // Not the app's project: a gate outlives the session that started
+        // it, and would keep that folder busy (an unmount, a removal).
+        .current_dir("/")
         .process_group(0)
         .spawn()
         .map_err(|e| {
