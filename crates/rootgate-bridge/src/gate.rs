@@ -215,7 +215,7 @@ struct Aside {
 
 /// Serves one door: its hello, its connection, its reply.
 async fn door(
-    stream: UnixStream,
+    mut stream: UnixStream,
     config: Arc<GateConfig>,
     count: watch::Sender<usize>,
     mut aside: Aside,
@@ -248,13 +248,13 @@ async fn door(
             config.settings.path().display(),
             hello.settings.display()
         ));
-        reply(&stream, &Reply::Exit(1)).await;
+        reply(&mut stream, &Reply::Exit(1)).await;
         return;
     }
     if hello.build != config.build {
         aside.asked.cancel();
         let _ = aside.done.wait_for(|done| *done).await;
-        reply(&stream, &Reply::Again).await;
+        reply(&mut stream, &Reply::Again).await;
         return;
     }
     let hang_up = CancellationToken::new();
@@ -292,7 +292,7 @@ async fn door(
         Outcome::Disconnected => 0,
         Outcome::Failed(_) => 1,
     };
-    reply(&stream, &Reply::Exit(code)).await;
+    reply(&mut stream, &Reply::Exit(code)).await;
 }
 
 /// Reads a door's hello and the three descriptors that come with it.
@@ -360,20 +360,10 @@ async fn door_gone(stream: &UnixStream) {
 }
 
 /// Writes the gate's one reply; a door already gone is not told.
-async fn reply(stream: &UnixStream, reply: &Reply) {
-    let Ok(mut line) = serde_json::to_vec(reply) else {
-        return;
-    };
-    line.push(b'\n');
-    let mut rest = &line[..];
-    while !rest.is_empty() {
-        if stream.writable().await.is_err() {
-            return;
-        }
-        match stream.try_write(rest) {
-            Ok(n) => rest = &rest[n..],
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(_) => return,
-        }
+async fn reply(stream: &mut UnixStream, reply: &Reply) {
+    use tokio::io::AsyncWriteExt;
+    if let Ok(mut line) = serde_json::to_vec(reply) {
+        line.push(b'\n');
+        let _ = stream.write_all(&line).await;
     }
 }

@@ -250,7 +250,6 @@ pub async fn connect(
     // The app's streams are closed here, whatever of the connection is
     // still let go of later: in the gate, nothing else would close them.
     notes.close();
-    relay.end_connection();
     outcome
 }
 

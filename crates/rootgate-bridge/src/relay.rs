@@ -156,10 +156,6 @@ pub struct Relay {
     /// What the app gave the door, for a connection the gate serves (see
     /// `AppSide::started_by`).
     started_by: std::sync::OnceLock<rootgate_session::process::StartedBy>,
-    /// Tasks that hold the relay and wait on what it holds (a cycle no
-    /// channel's end breaks): aborted when the connection ends
-    /// (`end_connection`), since the gate outlives every connection.
-    tied: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 /// A server life attached to the relay.
@@ -207,7 +203,6 @@ impl Relay {
             fence: std::sync::OnceLock::new(),
             notes_to: std::sync::OnceLock::new(),
             started_by: std::sync::OnceLock::new(),
-            tied: Mutex::new(Vec::new()),
         })
     }
 

@@ -1,8 +1,7 @@
 //! What ties a relay to the process that serves its connection: where its
 //! notes go (this process's standard error, or the door's the gate was
 //! handed), what the app gave the door (its variables and working folder),
-//! the tasks that end with the connection, and how many relays this process
-//! holds. A bridge of its own needs none of it; the gate, which serves every
+//! and how many relays this process holds. A bridge of its own needs none of it; the gate, which serves every
 //! connection in one long-lived process, needs all of it.
 //!
 //! What is not here: what the relay carries (`relay`), and the door and the
@@ -41,22 +40,6 @@ impl Relay {
     /// `AppSide::started_by`). Set once, before the server starts.
     pub(crate) fn started_by_app(&self, started_by: rootgate_session::process::StartedBy) {
         let _ = self.started_by.set(started_by);
-    }
-
-    /// Ends `task` when the connection ends (see `tied`).
-    pub(crate) fn ends_with_connection(&self, task: tokio::task::JoinHandle<()>) {
-        self.tied
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(task);
-    }
-
-    /// The connection has ended: the tasks tied to it end too.
-    pub(crate) fn end_connection(&self) {
-        let tied = std::mem::take(&mut *self.tied.lock().unwrap_or_else(|p| p.into_inner()));
-        for task in tied {
-            task.abort();
-        }
     }
 
     /// What the app gave the door, if a door handed the connection over.

@@ -217,16 +217,7 @@ pub(crate) fn narrow(
         relay.lock().workspace = Some(rx);
     }
     let (working, mode) = (Working::new(working), Mode { on, arguments });
-    // The task holds the relay and waits on its own `seen`, so it would
-    // keep the relay alive for ever: it ends with the connection.
-    relay.ends_with_connection(tokio::spawn(follow(
-        all,
-        Arc::clone(relay),
-        working,
-        mode,
-        given,
-        tx,
-    )));
+    tokio::spawn(follow(all, Arc::downgrade(relay), working, mode, given, tx));
     session
 }
 
@@ -279,14 +270,20 @@ fn keeps(
 /// until the connection ends.
 async fn follow(
     mut all: watch::Receiver<SharedRoots>,
-    relay: Arc<Relay>,
+    relay: std::sync::Weak<Relay>,
     mut working: Working,
     mode: Mode,
     given: watch::Sender<SharedRoots>,
     known_tx: watch::Sender<Option<Sees>>,
 ) {
     let on = mode.on;
-    let mut seen = relay.subscribe();
+    // The relay is held only while it is told, never across the wait: the
+    // task waits on the relay's own `seen`, so a strong hold would keep the
+    // relay, and all of its connection, alive for ever (in the gate, which
+    // outlives every connection). Once the relay goes, `seen` ends the task.
+    let Some(mut seen) = relay.upgrade().map(|r| r.subscribe()) else {
+        return;
+    };
     let mut overdue_at: Option<Instant> = None;
     let mut known = AppFolders::NotYet;
     let mut paths: Vec<PathBuf> = Vec::new();
@@ -325,12 +322,16 @@ async fn follow(
             AppFolders::WorkingFolder(uri) if on => Some(uri.clone()),
             _ => None,
         };
+        let Some(relay) = relay.upgrade() else {
+            return;
+        };
         relay.seen.send_if_modified(|s| {
             let changed = s.sees.as_ref() != Some(&said) || s.working_folder != working_now;
             s.sees = Some(said.clone());
             s.working_folder = working_now.clone();
             changed
         });
+        drop(relay);
         known_tx.send_replace(settled.then_some(said));
         let wake = overdue_at.filter(|at| *at > Instant::now());
         tokio::select! {
