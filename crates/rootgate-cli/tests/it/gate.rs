@@ -466,3 +466,61 @@ async fn a_door_that_can_reach_no_gate_says_why_and_exits_1() {
     assert!(out.stdout.is_empty());
     assert!(gates(&rg).is_empty(), "no gate was started");
 }
+
+/// A hello that names other settings than the gate's (a door whose
+/// environment names others, a forged one) is refused in words on the
+/// stderr it handed over, with exit 1, and nothing of either settings file
+/// is served: the app's output stays empty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hello_naming_other_settings_is_refused_in_words_and_served_nothing() {
+    use std::io::{IoSlice, Read};
+    use std::os::fd::AsFd;
+    use std::os::unix::net::UnixStream;
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let mut door = Door::start(&binary("rootgate"), &rg, "everything");
+    assert!(door.initialize().await.get("result").is_some());
+    let socket = rootgate_bridge::gate::gate_socket_path(rg.store.file().path());
+    let hello = serde_json::to_vec(&json!({
+        "build": rootgate_bridge::gate::door::build_of(&binary("rootgate")),
+        "settings": rg.dir.path().join("elsewhere/settings.json"),
+        "server": "everything",
+        "working_folder": null,
+        "env": {},
+    }))
+    .expect("JSON");
+    let (app_in, _app_in_writer) = std::io::pipe().expect("a pipe");
+    let (mut app_out_reader, app_out) = std::io::pipe().expect("a pipe");
+    let (mut err_reader, err) = std::io::pipe().expect("a pipe");
+    let stream = UnixStream::connect(&socket).expect("connect");
+    let fds = [app_in.as_fd(), app_out.as_fd(), err.as_fd()];
+    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(3))];
+    let mut rights = rustix::net::SendAncillaryBuffer::new(&mut space);
+    assert!(rights.push(rustix::net::SendAncillaryMessage::ScmRights(&fds)));
+    rustix::net::sendmsg(
+        &stream,
+        &[IoSlice::new(&hello), IoSlice::new(b"\n")],
+        &mut rights,
+        rustix::net::SendFlags::empty(),
+    )
+    .expect("sendmsg");
+    drop((app_in, app_out, err));
+    stream.set_read_timeout(Some(WAIT)).expect("a timeout");
+    let mut reply = String::new();
+    (&stream)
+        .read_to_string(&mut reply)
+        .expect("the gate's reply");
+    assert_eq!(reply.trim(), r#"{"exit":1}"#);
+    let mut said = String::new();
+    err_reader.read_to_string(&mut said).expect("the words");
+    assert!(
+        said.contains("serves the settings") && said.contains("nothing was started"),
+        "{said}"
+    );
+    let mut served = Vec::new();
+    app_out_reader
+        .read_to_end(&mut served)
+        .expect("the app's output");
+    assert!(served.is_empty(), "{}", String::from_utf8_lossy(&served));
+}
