@@ -38,6 +38,23 @@ pub struct Preferences {
     /// official registry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub registry: Option<String>,
+    /// How many minutes the resident gate keeps a server that no AI app
+    /// session uses before it stops it; none: [`UNUSED_SERVER_MINUTES`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unused_server_minutes: Option<u32>,
+}
+
+/// How long a server no AI app session uses is kept, unless the person
+/// chose otherwise: long enough that an app restarted, or a session opened
+/// soon after another closed, finds its server running.
+pub const UNUSED_SERVER_MINUTES: u32 = 10;
+
+impl Preferences {
+    /// How long the resident gate keeps a server no session uses.
+    pub fn unused_server_stop(&self) -> std::time::Duration {
+        let minutes = self.unused_server_minutes.unwrap_or(UNUSED_SERVER_MINUTES);
+        std::time::Duration::from_secs(u64::from(minutes) * 60)
+    }
 }
 
 /// The notifications a person may turn off, each on by default: each says

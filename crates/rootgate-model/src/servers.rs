@@ -99,6 +99,9 @@ pub struct ServerDraft {
     /// [`ServerSpec`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub workspace_only: bool,
+    /// One process per app session (see `own_process` on [`ServerSpec`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_process: bool,
     /// The protocol era to speak, or `Auto` to find out.
     pub era: EraChoice,
     /// The variables of `env` whose values are secrets: shown masked, kept
@@ -151,6 +154,12 @@ pub struct ServerSpec {
     /// no app, is given all of them too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub workspace_only: bool,
+    /// One process per app session: each AI app session connected through
+    /// the resident gate gets a process of this server of its own, for a
+    /// server that keeps state per client (a browser, a REPL). Off, the
+    /// sessions that see the same folders share one process.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_process: bool,
     /// The exact command line the person approved to run, if any. A server
     /// whose command line differs from it (new, or edited) does not start
     /// until the person approves the new one. Secret variables are in it by
@@ -286,6 +295,7 @@ impl ServerDraft {
             enforce_roots: self.enforce_roots,
             allow_network: self.allow_network,
             workspace_only: self.workspace_only,
+            own_process: self.own_process,
             approved_command: None,
             ignores_list_changed: false,
             era: self.era,
@@ -354,6 +364,7 @@ impl ServerSpec {
             enforce_roots: self.enforce_roots,
             allow_network: self.allow_network,
             workspace_only: self.workspace_only,
+            own_process: self.own_process,
             era: self.era,
             secret_env: Some(self.secrets.keys().cloned().collect()),
         }
@@ -533,6 +544,7 @@ impl fmt::Debug for ServerDraft {
             .field("enforce_roots", &self.enforce_roots)
             .field("allow_network", &self.allow_network)
             .field("workspace_only", &self.workspace_only)
+            .field("own_process", &self.own_process)
             .field("era", &self.era)
             .field("secret_env", &self.secret_env)
             .finish()
@@ -555,6 +567,7 @@ impl fmt::Debug for ServerSpec {
             .field("enforce_roots", &self.enforce_roots)
             .field("allow_network", &self.allow_network)
             .field("workspace_only", &self.workspace_only)
+            .field("own_process", &self.own_process)
             .field("approved_command", &self.approved_command)
             .field("ignores_list_changed", &self.ignores_list_changed)
             .field("era", &self.era)

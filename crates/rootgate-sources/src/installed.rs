@@ -194,6 +194,7 @@ pub fn install(
                 enforce_roots: old.enforce_roots,
                 allow_network: old.allow_network,
                 workspace_only: old.workspace_only,
+                own_process: old.own_process,
                 era: old.era,
                 ..draft
             };

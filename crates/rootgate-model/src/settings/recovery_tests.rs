@@ -19,6 +19,7 @@ fn chosen() -> Preferences {
             ..NotifyChoices::default()
         },
         registry: Some("https://registry.example.org/mcp".into()),
+        unused_server_minutes: Some(3),
     }
 }
 

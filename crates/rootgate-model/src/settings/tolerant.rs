@@ -189,6 +189,7 @@ fn find_preferences(bytes: &[u8]) -> Option<Value> {
 fn known_preference_names() -> Vec<String> {
     let every = Preferences {
         registry: Some(String::new()),
+        unused_server_minutes: Some(0),
         ..Preferences::default()
     };
     match serde_json::to_value(every) {
