@@ -15,9 +15,11 @@
 //! Killing the gate ends every door with the reason on the app's standard
 //! error (the door's side, `door`); the next door starts a new one.
 //!
+//! The connections share server processes where they can (`shared`): the
+//! gate stays while a server it keeps for the next connection runs.
+//!
 //! What is not here: what a connection does (`connect`, the relay), and
-//! sharing one server among connections: each connection still starts its
-//! own server life.
+//! how connections share a server (`shared`).
 
 pub use rootgate_door::socket::{gate_log_path, gate_socket_path};
 pub use rootgate_door::{door, hello};
@@ -78,7 +80,12 @@ pub async fn serve(
 ) -> Result<(), NotServed> {
     let socket = gate_socket_path(config.settings.path());
     let (listening, bound) = listen(&socket, inherited)?;
-    let config = Arc::new(config);
+    // Settings that cannot be read at all leave each connection to say so
+    // to its app, as a connection of its own does.
+    let lives = crate::shared::Lives::open(config.settings.clone(), config.session)
+        .map_err(|e| eprintln!("rootgate gate: the settings could not be read: {e}"))
+        .ok();
+    let config = Arc::new(Served { config, lives });
     let (count, mut counted) = watch::channel(0usize);
     let step_aside = CancellationToken::new();
     let (stepped_aside, _) = watch::channel(false);
@@ -97,7 +104,7 @@ pub async fn serve(
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
-            () = idle(counted.clone(), config.idle) => break,
+            () = idle(counted.clone(), config.config.idle, config.lives.clone()) => break,
             () = step_aside.cancelled() => break,
             // Each connection hears the signal too and ends, its calls
             // recorded; the gate waits for them (`until_end`).
@@ -176,17 +183,32 @@ fn forget_socket(socket: &Path, inode: u64) {
     }
 }
 
-/// Resolves once no connection has been served for `idle`.
-async fn idle(mut counted: watch::Receiver<usize>, idle: Duration) {
+/// Resolves once no connection has been served for `idle`, and no server
+/// the connections shared is kept for the next (see `shared`).
+async fn idle(
+    mut counted: watch::Receiver<usize>,
+    idle: Duration,
+    lives: Option<Arc<crate::shared::Lives>>,
+) {
     loop {
         if counted.wait_for(|n| *n == 0).await.is_err() {
             return;
         }
         tokio::select! {
-            () = tokio::time::sleep(idle) => return,
+            () = tokio::time::sleep(idle) => {
+                if lives.as_ref().is_none_or(|l| l.running() == 0) {
+                    return;
+                }
+            }
             changed = counted.changed() => if changed.is_err() { return },
         }
     }
+}
+
+/// What the gate serves, and the server lives its connections share.
+struct Served {
+    config: GateConfig,
+    lives: Option<Arc<crate::shared::Lives>>,
 }
 
 /// Counts a connection for as long as it lives.
@@ -216,7 +238,7 @@ struct Aside {
 /// Serves one door: its hello, its connection, its reply.
 async fn door(
     mut stream: UnixStream,
-    config: Arc<GateConfig>,
+    served: Arc<Served>,
     count: watch::Sender<usize>,
     mut aside: Aside,
 ) {
@@ -226,6 +248,7 @@ async fn door(
         return;
     }
     let _counted = Counted::new(count);
+    let config = &served.config;
     let (hello, [input, output, error]) =
         match tokio::time::timeout(HELLO_WITHIN, read_hello(&stream)).await {
             Ok(Ok(read)) => read,
@@ -275,6 +298,7 @@ async fn door(
         }),
         notes: Notes::to(error),
         hang_up: hang_up.clone(),
+        lives: served.lives.clone(),
     };
     let (input, output) = app_io::from_fds(input, output);
     let connection = connect(options, input, output);

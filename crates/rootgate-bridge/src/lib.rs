@@ -34,6 +34,7 @@ pub mod instance;
 pub mod notes;
 pub mod relay;
 pub mod route;
+pub mod shared;
 pub(crate) mod window_link;
 pub mod window_socket;
 
@@ -78,6 +79,9 @@ pub struct Options {
     /// door killed while the gate holds the app's streams): the connection
     /// ends as when the app disconnects.
     pub hang_up: tokio_util::sync::CancellationToken,
+    /// The resident gate's shared server lives and its one store of the
+    /// settings; `None` for a connection in a process of its own.
+    pub lives: Option<Arc<shared::Lives>>,
 }
 
 impl Options {
@@ -92,6 +96,7 @@ impl Options {
             notes: notes::Notes::stderr(),
             pid: std::process::id(),
             hang_up: tokio_util::sync::CancellationToken::new(),
+            lives: None,
         }
     }
 }
@@ -158,14 +163,17 @@ pub async fn connect(
     let (out_tx, out_rx) = mpsc::channel(1024);
     let done = tokio_util::sync::CancellationToken::new();
     let writer = tokio::spawn(relay::write_app(out_rx, app_out, done.clone()));
-    let timeline = Arc::new(Timeline::default());
     let notes = options.notes.clone();
     // AI apps start the bridge without saying where the session bus is; the
     // window recorded it beside the settings (see `secrets::service`).
     if let Some(dir) = options.settings.path().parent() {
         rootgate_host::keyring::find_bus_in(dir);
     }
-    let opened = Store::open_read_only(options.settings.clone());
+    // The gate reads the settings once for every connection.
+    let opened = match &options.lives {
+        Some(lives) => Ok((Arc::clone(lives.store()), None)),
+        None => Store::open_read_only(options.settings.clone()).map(|(s, p)| (Arc::new(s), p)),
+    };
     let (store, spec) = match opened {
         Ok((store, problem)) => {
             if let Some(problem) = problem {
@@ -175,7 +183,7 @@ pub async fn connect(
                 ));
             }
             let spec = refusal(&store, &options.server);
-            (Some(Arc::new(store)), spec)
+            (Some(store), spec)
         }
         Err(e) => (None, Err(format!("the settings could not be read: {e}"))),
     };
@@ -183,6 +191,16 @@ pub async fn connect(
         .as_ref()
         .map(|s| s.id.clone())
         .unwrap_or_else(|_| ServerId::generate());
+    // A shared server's story, every app's calls on it among it, is the
+    // gate's one timeline; a connection of its own has its own.
+    let lives = options
+        .lives
+        .clone()
+        .filter(|_| spec.as_ref().is_ok_and(shared::Lives::shares));
+    let timeline = match &lives {
+        Some(lives) => Arc::clone(lives.timeline()),
+        None => Arc::new(Timeline::default()),
+    };
     let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
     relay.write_notes_to(notes.clone());
     // The person's tool rules apply from the app's first line: set before
@@ -224,16 +242,16 @@ pub async fn connect(
     let wait = options.session.init_timeout;
     let outcome = match (store, spec) {
         (Some(store), Ok(spec)) => {
-            serve(
+            let on = On {
                 store,
-                spec,
-                &relay,
-                timeline,
-                options.session,
-                &place,
-                &mut app_gone,
-            )
-            .await
+                relay: &relay,
+                config: options.session,
+                place: &place,
+            };
+            match (lives, options.lives) {
+                (Some(lives), _) => serve_shared(on, spec, &lives, &mut app_gone).await,
+                (None, gate) => serve(on, spec, timeline, gate.is_none(), &mut app_gone).await,
+            }
         }
         (_, Err(why)) => {
             refuse(&relay, &why, wait, &mut app_gone).await;
@@ -289,31 +307,87 @@ struct Place {
     pid: u32,
 }
 
-async fn serve(
+/// What a connection's server is served with.
+struct On<'a> {
     store: Arc<Store>,
-    spec: ServerSpec,
-    relay: &Arc<Relay>,
-    timeline: Arc<Timeline>,
+    relay: &'a Arc<Relay>,
     config: SessionConfig,
-    place: &Place,
+    place: &'a Place,
+}
+
+/// Serves the connection with a server process of its own; `watch`: this
+/// process watches the settings and folders for it (not in the gate, which
+/// does once for all).
+async fn serve(
+    on: On<'_>,
+    spec: ServerSpec,
+    timeline: Arc<Timeline>,
+    watch: bool,
     app_gone: &mut tokio::sync::oneshot::Receiver<()>,
 ) -> Outcome {
-    let session = match relayed_session(&store, &spec, relay, timeline, config, place) {
+    let session = match relayed_session(&on.store, &spec, on.relay, timeline, on.config, on.place) {
         Ok(session) => session,
         Err(why) => return Outcome::Failed(why),
     };
-    let (id, name) = (spec.id.clone(), spec.name.clone());
     // The server starts first: the app's `initialize` waits for it, and
     // what follows (the watches and the window's link) is done while its
     // program loads, not before (BENCHMARKS.md: start-up). Neither misses
     // anything for starting later: the settings watch reads the file once
     // more when it is on, the folder watch begins from the availability
     // read before, and the link sends the timeline and status as they are.
-    session.start(spec);
-    let _monitor = EndsWith(rootgate_model::monitor::spawn(Arc::clone(&store)));
-    let _watch = watch_settings(Arc::clone(&store), Arc::clone(relay));
+    session.start(spec.clone());
+    let _monitor = watch.then(|| EndsWith(rootgate_model::monitor::spawn(Arc::clone(&on.store))));
+    let _watch = if watch {
+        let relay = Arc::clone(on.relay);
+        watch_settings(Arc::clone(&on.store), move |words| relay.say(words))
+    } else {
+        None
+    };
+    let outcome = follow(&on, &spec, &session, app_gone).await;
+    session.shutdown().await;
+    outcome
+}
+
+/// Serves the connection with the gate's shared process of its server
+/// (see `shared`), which goes on when it leaves.
+async fn serve_shared(
+    on: On<'_>,
+    spec: ServerSpec,
+    lives: &Arc<shared::Lives>,
+    app_gone: &mut tokio::sync::oneshot::Receiver<()>,
+) -> Outcome {
+    let started_by = on.relay.app_started_by().unwrap_or_default();
+    // The server is initialized once for every app that shares it, so they
+    // must ask it the same: the app's protocol version and what it can be
+    // asked decide the life too. An app sends its `initialize` first, most
+    // often before the gate has its streams, so this waits for nothing.
+    let mut seen = on.relay.subscribe();
+    let app = tokio::select! {
+        seen = seen.wait_for(|s| s.app.is_some()) => seen.ok().and_then(|s| s.app.clone()),
+        _ = &mut *app_gone => return Outcome::Disconnected,
+    };
+    let Some(app) = app else {
+        return Outcome::Disconnected;
+    };
+    let membership = match lives.join(&spec, on.relay, &started_by, &app) {
+        Ok(membership) => membership,
+        Err(why) => return Outcome::Failed(why),
+    };
+    follow(&on, &spec, &membership.life.session, app_gone).await
+}
+
+/// Follows the connection's server until the connection ends: the
+/// person's tool rules, the window's link, the server's status.
+async fn follow(
+    on: &On<'_>,
+    spec: &ServerSpec,
+    session: &Session,
+    app_gone: &mut tokio::sync::oneshot::Receiver<()>,
+) -> Outcome {
+    let (id, name) = (spec.id.clone(), spec.name.clone());
+    let (store, relay) = (&on.store, on.relay);
     let _rules = EndsWith(follow_tool_rules(
-        Arc::clone(&store),
+        Arc::clone(store),
         id.clone(),
         Arc::clone(relay),
     ));
@@ -326,7 +400,7 @@ async fn serve(
         server: id.clone(),
         server_name: name.clone(),
         started_at_ms: rootgate_model::ids::now_ms(),
-        pid: place.pid,
+        pid: on.place.pid,
         relay: Arc::clone(relay),
         timeline: Arc::clone(session.timeline()),
         status: session.subscribe_status(),
@@ -334,17 +408,15 @@ async fn serve(
     }
     .spawn();
     let life = Life {
-        store: &store,
+        store,
         id: &id,
         name: &name,
         relay,
         socket: &socket,
         reported,
-        config,
+        config: on.config,
     };
-    let outcome = life.until_end(&session, app_gone).await;
-    session.shutdown().await;
-    outcome
+    life.until_end(session, app_gone).await
 }
 
 /// The server's session, made with the folders it may see now and
@@ -543,7 +615,10 @@ fn cannot_start(store: &Store, id: &ServerId, name: &str, reason: &str) -> Strin
 /// the window reaches this connection. The watch lives as long as the
 /// value returned. Where the process cannot watch, it is woken every
 /// `watch::POLL_EVERY` to read again, so a withdrawal still arrives.
-fn watch_settings(store: Arc<Store>, relay: Arc<Relay>) -> Option<Watch> {
+pub(crate) fn watch_settings(
+    store: Arc<Store>,
+    say: impl Fn(&str) + Send + 'static,
+) -> Option<Watch> {
     let path: PathBuf = store.file().path().to_path_buf();
     let dir = path.parent()?.to_path_buf();
     let name = path.file_name()?.to_owned();
@@ -554,14 +629,14 @@ fn watch_settings(store: Arc<Store>, relay: Arc<Relay>) -> Option<Watch> {
         // Read once more now that the watch is on: a save made between the
         // first read and the watch has no event left to announce it (the
         // reads the watcher used to count as changes hid this).
-        let mut said = reload(&store, &relay, None);
+        let mut said = reload(&store, &say, None);
         while let Some(event) = events.recv().await {
             if !may_change(&event, &name) {
                 continue;
             }
             tokio::time::sleep(SETTINGS_SETTLE).await;
             while events.try_recv().is_ok() {}
-            said = reload(&store, &relay, said);
+            said = reload(&store, &say, said);
         }
     });
     Some(watch)
@@ -587,13 +662,13 @@ fn follow_tool_rules(
 
 /// Reads the settings again; a problem is said on stderr once, not again
 /// at every look while it lasts. Returns what was said.
-fn reload(store: &Store, relay: &Relay, said: Option<String>) -> Option<String> {
+fn reload(store: &Store, say: &impl Fn(&str), said: Option<String>) -> Option<String> {
     match store.reload() {
         Ok(()) => None,
         Err(e) => {
             let now = e.to_string();
             if said.as_ref() != Some(&now) {
-                relay.say(&now);
+                say(&now);
             }
             Some(now)
         }

@@ -38,6 +38,7 @@ mod keys;
 mod lines;
 mod modern;
 mod modern_app;
+pub(crate) mod mux;
 mod resend;
 mod server;
 mod strict;

@@ -68,6 +68,12 @@ impl Rootgate {
         let config_home = dir.path().join("home/.config");
         let file = SettingsFile::at(config_home.join("rootgate/settings.json"));
         let (store, _) = Store::open_with_secrets(file, test_secrets()).expect("store");
+        // A test's gate stops the servers its connections shared as soon as
+        // the last one leaves, rather than keeping them for ten minutes
+        // after the test (the tests of that keep set it back).
+        store
+            .change_preferences(|p| p.unused_server_minutes = Some(0))
+            .expect("preferences");
         Rootgate {
             dir,
             config_home,

@@ -36,6 +36,7 @@ mod route_safety;
 mod second_start;
 mod secrets_in_args;
 mod settings_followed;
+mod shared_lives;
 mod socket_owner;
 mod suggestions;
 mod tool_asks;

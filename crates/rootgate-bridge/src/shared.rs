@@ -1,0 +1,297 @@
+//! Shared server lives: in the resident gate, the connections to a server
+//! that would start it the same way and see the same folders share one
+//! process of it (issue #42, "shared server lives").
+//!
+//! A life is keyed by the server, its approved launch (command line,
+//! variables, secrets, working folder, held or not, network, era) and what
+//! the app gives the process that starts it (its few inherited variables,
+//! and its working folder when the server has none of its own, since the
+//! server starts there), and what the app asks the server (its protocol
+//! version, and whether it can be asked for sampling or elicitation: a
+//! server initialized once answers every app that shares it the same, and
+//! some offer tools only to a client that can be asked). The folder set is the server's: every connection
+//! that shares a life is given exactly the folders shared with the server,
+//! and a withdrawal or a pause reaches them together, as one session's.
+//! Servers whose folders differ per connection (Workspace, or folders given
+//! as arguments) and servers set to *One process per app session* are not
+//! shared: each connection starts its own, as before.
+//!
+//! A life no connection uses is stopped after the person's idle time
+//! (`Preferences::unused_server_stop`, ten minutes unless set), so a
+//! session opened soon after another finds its server running. One store,
+//! one settings watch and one folder monitor serve every connection of the
+//! gate.
+//!
+//! What is not here: how one server session serves several connections
+//! (`hub`, `route::mux`), and the gate's socket (`gate`).
+
+pub(crate) mod hub;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use hub::Hub;
+use rootgate_host::watch::Watch;
+use rootgate_model::servers::ServerSpec;
+use rootgate_model::settings::SettingsFile;
+use rootgate_model::store::Store;
+use rootgate_model::timeline::Timeline;
+use rootgate_session::process::StartedBy;
+use rootgate_session::{Session, SessionConfig, Status};
+
+use crate::relay::Relay;
+use crate::route::AppInfo;
+use crate::route::mux::Member;
+use crate::{EndsWith, relay};
+
+/// Every shared server life of one gate, and the store they read.
+pub struct Lives {
+    store: Arc<Store>,
+    /// The shared servers' story, every app's calls on them among it.
+    timeline: Arc<Timeline>,
+    config: SessionConfig,
+    lives: Mutex<HashMap<String, Arc<SharedLife>>>,
+    _monitor: EndsWith,
+    _watch: Option<Watch>,
+}
+
+/// One server process and the connections that share it.
+pub(crate) struct SharedLife {
+    key: String,
+    pub(crate) session: Session,
+    hub: Arc<Hub>,
+    /// Counts down to the stop once no connection uses the life.
+    idle_stop: Mutex<Option<EndsWith>>,
+}
+
+/// A connection's place in a shared life; leaving it (drop) undoes what the
+/// server does for the connection, and starts the idle count when it was
+/// the last.
+pub(crate) struct Membership {
+    pub(crate) life: Arc<SharedLife>,
+    member: Member,
+    lives: Weak<Lives>,
+}
+
+impl Lives {
+    /// The lives of the gate serving `settings`: its one store, settings
+    /// watch and folder monitor. A damaged file is said in `gate.log` and
+    /// what can be read of it is used, as a connection does.
+    pub fn open(settings: SettingsFile, config: SessionConfig) -> Result<Arc<Lives>, String> {
+        let (store, problem) =
+            Store::open_read_only(settings.clone()).map_err(|e| e.to_string())?;
+        if let Some(problem) = problem {
+            eprintln!(
+                "rootgate gate: the settings file {} is damaged ({problem}); using what could be \
+                 read",
+                settings.path().display()
+            );
+        }
+        let store = Arc::new(store);
+        let monitor = EndsWith(rootgate_model::monitor::spawn(Arc::clone(&store)));
+        let watch = crate::watch_settings(Arc::clone(&store), |words| {
+            eprintln!("rootgate gate: {words}");
+        });
+        Ok(Arc::new(Lives {
+            store,
+            timeline: Arc::new(Timeline::default()),
+            config,
+            lives: Mutex::new(HashMap::new()),
+            _monitor: monitor,
+            _watch: watch,
+        }))
+    }
+
+    /// The gate's one store of the settings.
+    pub(crate) fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The shared servers' timeline.
+    pub(crate) fn timeline(&self) -> &Arc<Timeline> {
+        &self.timeline
+    }
+
+    /// Whether connections to `spec` may share a process: its folders do
+    /// not depend on the connection, and the person did not ask for one
+    /// process per session.
+    pub(crate) fn shares(spec: &ServerSpec) -> bool {
+        !spec.own_process
+            && !spec.workspace_only
+            && !rootgate_model::placeholders::has_placeholders(spec)
+    }
+
+    /// How many server processes the gate runs for shared lives, for its
+    /// log and its tests.
+    pub fn running(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<SharedLife>>> {
+        self.lives.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Joins `relay` to the life for `spec` started as `started_by` says,
+    /// starting it if there is none (or only one that has failed or been
+    /// stopped).
+    pub(crate) fn join(
+        self: &Arc<Self>,
+        spec: &ServerSpec,
+        relay: &Arc<Relay>,
+        started_by: &StartedBy,
+        app: &AppInfo,
+    ) -> Result<Membership, String> {
+        let key = key_of(spec, started_by, app);
+        // Under the lock from finding the life to joining it, so that two
+        // connections arriving together start one process, and an idle stop
+        // never takes a life a connection is joining.
+        let mut lives = self.lock();
+        // A life that failed is not joined: the next connection starts
+        // the server again, as a connection of its own would.
+        let alive = lives
+            .get(&key)
+            .filter(|life| !matches!(life.session.status(), Status::Failed { .. }));
+        let (life, start) = match alive {
+            Some(life) => (Arc::clone(life), false),
+            None => {
+                let life = self.start(spec, key.clone(), started_by)?;
+                lives.insert(key, Arc::clone(&life));
+                (life, true)
+            }
+        };
+        life.idle_stop_lock().take();
+        let member = life.hub.join(Arc::clone(relay));
+        drop(lives);
+        relay.follow_delivery(life.session.subscribe_delivery());
+        if let Ok(shared) = self.store.subscribe(&spec.id) {
+            relay.fence_withdrawals(relay::Fence::new(
+                Arc::clone(&self.store),
+                shared,
+                life.session.subscribe_delivery(),
+                self.config.notify,
+            ));
+        }
+        // Started once its first connection has joined, so that the
+        // session sees an app that is coming.
+        if start {
+            life.session.start(spec.clone());
+        }
+        Ok(Membership {
+            life,
+            member,
+            lives: Arc::downgrade(self),
+        })
+    }
+
+    /// A new life's session, not yet started.
+    fn start(
+        &self,
+        spec: &ServerSpec,
+        key: String,
+        started_by: &StartedBy,
+    ) -> Result<Arc<SharedLife>, String> {
+        // Which folders are there now decides the first list the server is
+        // told, so it is read before the server starts.
+        let mounts = rootgate_host::mounts::MountTable::read();
+        for root in self.store.snapshot().roots {
+            let _ = self.store.set_available(
+                &root.id,
+                rootgate_model::monitor::is_available(&root, &mounts),
+            );
+        }
+        let roots = self.store.subscribe(&spec.id).map_err(|e| e.to_string())?;
+        let hub = Hub::new(Some(started_by.clone()));
+        let session = Session::spawn_relayed(
+            spec.id.clone(),
+            roots,
+            Arc::clone(&self.timeline),
+            self.config,
+            Arc::clone(&hub),
+        );
+        Ok(Arc::new(SharedLife {
+            key,
+            session,
+            hub,
+            idle_stop: Mutex::new(None),
+        }))
+    }
+
+    /// The last connection left `life`: it is stopped after the idle time,
+    /// unless a connection joins it first.
+    fn unused(self: &Arc<Self>, life: &Arc<SharedLife>) {
+        let idle = self.store.preferences().unused_server_stop();
+        let lives = Arc::downgrade(self);
+        let weak = Arc::downgrade(life);
+        let stop = tokio::spawn(async move {
+            tokio::time::sleep(idle).await;
+            let (Some(lives), Some(life)) = (lives.upgrade(), weak.upgrade()) else {
+                return;
+            };
+            {
+                let mut map = lives.lock();
+                if life.hub.members() > 0 {
+                    return;
+                }
+                if map.get(&life.key).is_some_and(|l| Arc::ptr_eq(l, &life)) {
+                    map.remove(&life.key);
+                }
+            }
+            life.session.shutdown().await;
+        });
+        *life.idle_stop_lock() = Some(EndsWith(stop));
+    }
+}
+
+impl SharedLife {
+    fn idle_stop_lock(&self) -> std::sync::MutexGuard<'_, Option<EndsWith>> {
+        self.idle_stop.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for Membership {
+    fn drop(&mut self) {
+        let life = Arc::clone(&self.life);
+        let member = self.member;
+        let lives = self.lives.upgrade();
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            life.hub.leave(member).await;
+            if life.hub.members() == 0
+                && let Some(lives) = lives
+            {
+                lives.unused(&life);
+            }
+        });
+    }
+}
+
+/// What decides which life a connection joins (see the module's words).
+fn key_of(spec: &ServerSpec, started_by: &StartedBy, app: &AppInfo) -> String {
+    // The server starts in its own working folder when it has one, else in
+    // the app's: only then does the app's count.
+    let working = if spec.cwd.is_some() {
+        None
+    } else {
+        started_by.working_folder.as_deref()
+    };
+    serde_json::json!([
+        spec.id,
+        spec.approved_command,
+        spec.args,
+        spec.env,
+        spec.secrets,
+        spec.cwd,
+        spec.enforce_roots,
+        spec.allow_network,
+        spec.withdrawal,
+        spec.era,
+        started_by.env,
+        working,
+        app.protocol_version,
+        app.capabilities.sampling,
+        app.capabilities.elicitation,
+    ])
+    .to_string()
+}

@@ -1,0 +1,311 @@
+//! Shared server lives (issue #42, its third and fourth parts): the app
+//! sessions the gate serves share one process of a server while they see
+//! the same folders, and each is still served as if the server were its
+//! own. Checked with real programs only: the official TypeScript SDK
+//! client as every app, the npm filesystem and everything servers, and the
+//! real `rootgate` as door and gate. What a server did for which app is
+//! read from the apps' own reports (their tools' answers and the events
+//! their SDK delivered), and how many processes of it run from `/proc`.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use rootgate_test_support::app::*;
+use serde_json::{Value, json};
+
+use super::gate::{Door, gates};
+
+/// The server processes (node) the gate serving `rg`'s settings runs: its
+/// descendants, whatever launcher stands between.
+fn servers_of(rg: &Rootgate) -> Vec<i32> {
+    let parents: Vec<(i32, i32)> = std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // The parent is the second field after the command's parentheses.
+            let after = stat.rsplit_once(')')?.1;
+            let ppid = after.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut family: BTreeSet<i32> = gates(rg).into_iter().collect();
+    loop {
+        let more: Vec<i32> = parents
+            .iter()
+            .filter(|(pid, ppid)| family.contains(ppid) && !family.contains(pid))
+            .map(|(pid, _)| *pid)
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        family.extend(more);
+    }
+    family
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .unwrap_or_default()
+                .starts_with(b"node\0")
+        })
+        .collect()
+}
+
+fn ok(answer: &Value) -> &Value {
+    assert!(answer.get("ok").is_some(), "{answer}");
+    &answer["ok"]
+}
+
+async fn close_all(apps: Vec<App>) {
+    for mut app in apps {
+        app.send(json!({"op": "close"})).await;
+        let _ = app.child.wait().await;
+    }
+}
+
+/// Stops the test's gate (and so the servers it runs) at once rather than
+/// leaving it to its idle time.
+fn stop_gate(rg: &Rootgate) {
+    for gate in gates(rg) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(gate),
+            nix::sys::signal::Signal::SIGTERM,
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_app_sessions_run_one_filesystem_server_and_each_sees_exactly_its_folders() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let (a, a_path) = rg.folder("a");
+    let (b, b_path) = rg.folder("b");
+    rg.share(&files.id, &a);
+    rg.share(&files.id, &b);
+    let _ = rg.folder("not shared");
+    std::fs::write(a_path.join("a.txt"), "in a").expect("write");
+    let both = BTreeSet::from([a_path.clone(), b_path.clone()]);
+    let mut apps = Vec::new();
+    for count in [5, 20] {
+        while apps.len() < count {
+            apps.push(App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await);
+        }
+        for app in &mut apps {
+            assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+            let seen: BTreeSet<PathBuf> = allowed(app).await;
+            assert_eq!(
+                seen, both,
+                "each of {count} sessions sees exactly its folders"
+            );
+        }
+        assert_eq!(
+            servers_of(&rg).len(),
+            1,
+            "{count} sessions, one server process"
+        );
+    }
+    // A withdrawal reaches every session that shares the process.
+    rg.store.revoke(&files.id, &a).expect("withdraw");
+    for app in &mut apps {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let answer = app
+                .request(json!({"op": "callTool", "name": "read_text_file",
+                                "arguments": {"path": a_path.join("a.txt")}}))
+                .await;
+            if answer["ok"]["isError"] == true {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "still read: {answer}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let seen: BTreeSet<PathBuf> = allowed(app).await;
+        assert_eq!(seen, BTreeSet::from([b_path.clone()]));
+    }
+    assert_eq!(servers_of(&rg).len(), 1);
+    close_all(apps).await;
+    stop_gate(&rg);
+}
+
+/// Three apps that can be asked for sampling and elicitation share the
+/// everything server: each request of the server's reaches the app whose
+/// call caused it, and no other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampling_and_elicitation_reach_the_app_whose_call_asked_among_several() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let mut apps = Vec::new();
+    for _ in 0..3 {
+        let app = App::start(
+            &rg,
+            Sdk::TypeScript,
+            &["--sampling", "--elicitation"],
+            &rg.connect_command("everything"),
+        )
+        .await;
+        assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+        apps.push(app);
+    }
+    assert_eq!(
+        servers_of(&rg).len(),
+        1,
+        "one server process for three apps"
+    );
+    let sampled = apps[1]
+        .call(
+            "trigger-sampling-request",
+            json!({"prompt": "say hi", "maxTokens": 10}),
+        )
+        .await;
+    assert!(
+        sampled.to_string().contains("sampled by the stand-in"),
+        "{sampled}"
+    );
+    let elicited = apps[2]
+        .request(json!({"op": "callTool", "name": "trigger-elicitation-request", "arguments": {},
+                        "elicit": {"name": "Ada", "check": true, "integer": 3, "email": "ada@example.org",
+                                   "number": 1.5, "enum": "ok", "untitledSingleSelectEnum": "option1"}}))
+        .await;
+    ok(&elicited);
+    // A ping answered after the server's requests: anything the server
+    // sent an app before it has reached that app by then.
+    for app in &mut apps {
+        ok(&app.request(json!({"op": "ping"})).await);
+    }
+    let asked: Vec<(usize, usize)> = apps
+        .iter_mut()
+        .map(|app| {
+            (
+                app.take_events("sampling").len(),
+                app.take_events("elicitation").len(),
+            )
+        })
+        .collect();
+    assert_eq!(asked, vec![(0, 0), (1, 0), (0, 1)]);
+    close_all(apps).await;
+    stop_gate(&rg);
+}
+
+/// Subscriptions are each app's own: an update reaches only the apps
+/// subscribed to the resource, though the server has one client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_update_reaches_only_the_apps_subscribed_to_it() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let mut apps = Vec::new();
+    for _ in 0..3 {
+        apps.push(App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("everything")).await);
+    }
+    let resources = apps[0].request(json!({"op": "listResources"})).await;
+    let uri = ok(&resources)["resources"][0]["uri"]
+        .as_str()
+        .expect("a resource")
+        .to_owned();
+    for app in &mut apps[..2] {
+        ok(&app.request(json!({"op": "subscribe", "uri": uri})).await);
+    }
+    apps[2].call("toggle-subscriber-updates", json!({})).await;
+    for app in &mut apps[..2] {
+        let updated = app.wait(|v| v["event"] == "resourceUpdated").await;
+        assert_eq!(updated["uri"], uri);
+    }
+    ok(&apps[2].request(json!({"op": "ping"})).await);
+    assert!(
+        apps[2].take_events("resourceUpdated").is_empty(),
+        "the app that did not subscribe is sent no update"
+    );
+    // The first to unsubscribe stops hearing; the other goes on.
+    ok(&apps[0]
+        .request(json!({"op": "unsubscribe", "uri": uri}))
+        .await);
+    apps[0].take_events("resourceUpdated");
+    apps[1].take_events("resourceUpdated");
+    let again = apps[1].wait(|v| v["event"] == "resourceUpdated").await;
+    assert_eq!(again["uri"], uri);
+    ok(&apps[0].request(json!({"op": "ping"})).await);
+    assert!(apps[0].take_events("resourceUpdated").is_empty());
+    assert_eq!(servers_of(&rg).len(), 1);
+    close_all(apps).await;
+    stop_gate(&rg);
+}
+
+/// A server set to one process per app session gets one for each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_set_to_one_process_per_session_gets_its_own_processes() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    let spec = rg.server("everything", "node", &[&js, "stdio"]);
+    let mut draft = spec.to_draft();
+    draft.own_process = true;
+    rg.store.update_server(&spec.id, draft).expect("update");
+    let rootgate = binary("rootgate");
+    let mut doors = [
+        Door::start(&rootgate, &rg, "everything"),
+        Door::start(&rootgate, &rg, "everything"),
+    ];
+    for door in &mut doors {
+        let answer = door.initialize().await;
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+    assert_eq!(servers_of(&rg).len(), 2);
+    for door in doors {
+        let (code, said) = door.close().await;
+        assert_eq!(code, Some(0), "{said}");
+    }
+    stop_gate(&rg);
+}
+
+/// A server no session uses is kept for the next one for the person's
+/// idle time (ten minutes unless set), and stopped when it is up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_no_session_uses_is_kept_for_the_next_and_then_stopped() {
+    let rg = Rootgate::new();
+    rg.store
+        .change_preferences(|p| p.unused_server_minutes = None)
+        .expect("preferences");
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let rootgate = binary("rootgate");
+    let mut first = Door::start(&rootgate, &rg, "everything");
+    assert!(first.initialize().await.get("result").is_some());
+    let server = servers_of(&rg);
+    assert_eq!(server.len(), 1);
+    let (code, said) = first.close().await;
+    assert_eq!(code, Some(0), "{said}");
+    // The next session, after the first left, finds the same process.
+    let mut next = Door::start(&rootgate, &rg, "everything");
+    assert!(next.initialize().await.get("result").is_some());
+    let echoed = next
+        .ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"message": "again"}}}))
+        .await;
+    assert!(echoed.to_string().contains("again"), "{echoed}");
+    assert_eq!(servers_of(&rg), server, "the same server process");
+    let (code, said) = next.close().await;
+    assert_eq!(code, Some(0), "{said}");
+    stop_gate(&rg);
+
+    // With no idle time (the tests' own settings), it stops once its last
+    // session leaves.
+    let rg = Rootgate::new();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let mut only = Door::start(&rootgate, &rg, "everything");
+    assert!(only.initialize().await.get("result").is_some());
+    assert_eq!(servers_of(&rg).len(), 1);
+    let (code, said) = only.close().await;
+    assert_eq!(code, Some(0), "{said}");
+    eventually("the unused server to stop", || async {
+        match servers_of(&rg).len() {
+            0 => Ok(()),
+            n => Err(format!("{n} servers")),
+        }
+    })
+    .await;
+    stop_gate(&rg);
+}
