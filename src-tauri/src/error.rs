@@ -146,7 +146,7 @@ impl From<SupervisorError> for CommandError {
             SupervisorError::UnknownQuestion | SupervisorError::UnknownToolQuestion => {
                 ErrorCode::NotFound
             }
-            SupervisorError::CommandMissing(_) => ErrorCode::Invalid,
+            SupervisorError::CommandMissing(_) | SupervisorError::Invalid(_) => ErrorCode::Invalid,
             SupervisorError::NoHome => ErrorCode::AppConfig,
             SupervisorError::Autostart(_) | SupervisorError::NoConfigFolder => ErrorCode::Settings,
         };

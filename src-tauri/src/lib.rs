@@ -408,6 +408,7 @@ pub fn app<R: Runtime>(builder: tauri::Builder<R>, launch: Launch) -> tauri::Bui
             commands::registry_search,
             commands::registry_offer,
             commands::set_registry,
+            commands::set_unused_server_minutes,
             commands::stop_retrying,
             commands::folder_choices,
             commands::set_server_folders,

@@ -134,6 +134,9 @@ pub enum SupervisorError {
     Blocking(String),
     #[error("the command cannot be found: {0}")]
     CommandMissing(String),
+    /// A choice the window sent that Rootgate does not take, in words.
+    #[error("{0}")]
+    Invalid(String),
     #[error("there is no home folder (HOME is not set), so AI apps' configs cannot be found")]
     NoHome,
     #[error(transparent)]

@@ -36,6 +36,13 @@ pub fn set_registry(sup: Sup<'_>, address: Arg<String>) -> Result<()> {
     Ok(sup.preferences().set_registry(Some(&address.0))?)
 }
 
+/// How many minutes a server no AI app session uses is kept running.
+#[tauri::command]
+#[instrument(skip(sup), err)]
+pub fn set_unused_server_minutes(sup: Sup<'_>, minutes: Arg<u32>) -> Result<()> {
+    Ok(sup.preferences().set_unused_server_minutes(minutes.0)?)
+}
+
 #[tauri::command]
 #[instrument(skip(sup), err)]
 pub fn set_notify_choices(sup: Sup<'_>, choices: Arg<NotifyChoices>) -> Result<()> {

@@ -265,6 +265,8 @@ export const api = {
   setNotifyChoices: (choices: NotifyChoices) => call<void>("set_notify_choices", { choices }),
   /** The MCP Registry to search and install from (HTTPS, or HTTP to this machine); empty: the default. */
   setRegistry: (address: string) => call<void>("set_registry", { address }),
+  /** How many minutes the resident gate keeps a server no AI app session uses (0: stopped at once). */
+  setUnusedServerMinutes: (minutes: number) => call<void>("set_unused_server_minutes", { minutes }),
   /** Starts Rootgate at login, hidden in the tray, or stops; the entry names the running program. */
   setStartAtLogin: (on: boolean) => call<LoginStart>("set_start_at_login", { on }),
   /** The offer of Start at login was put away. */

@@ -151,6 +151,10 @@ allowNetwork?: boolean,
  */
 workspaceOnly?: boolean, 
 /**
+ * One process per app session (see `own_process` on [`ServerSpec`]).
+ */
+ownProcess?: boolean, 
+/**
  * The protocol era to speak, or `Auto` to find out.
  */
 era: EraChoice, 
@@ -242,6 +246,13 @@ allowNetwork?: boolean,
  * no app, is given all of them too.
  */
 workspaceOnly?: boolean, 
+/**
+ * One process per app session: each AI app session connected through
+ * the resident gate gets a process of this server of its own, for a
+ * server that keeps state per client (a browser, a REPL). Off, the
+ * sessions that see the same folders share one process.
+ */
+ownProcess?: boolean, 
 /**
  * The exact command line the person approved to run, if any. A server
  * whose command line differs from it (new, or edited) does not start
@@ -618,6 +629,13 @@ allowNetwork?: boolean,
  * no app, is given all of them too.
  */
 workspaceOnly?: boolean, 
+/**
+ * One process per app session: each AI app session connected through
+ * the resident gate gets a process of this server of its own, for a
+ * server that keeps state per client (a browser, a REPL). Off, the
+ * sessions that see the same folders share one process.
+ */
+ownProcess?: boolean, 
 /**
  * The exact command line the person approved to run, if any. A server
  * whose command line differs from it (new, or edited) does not start
@@ -1072,4 +1090,9 @@ registry: string | null,
  * The registry asked when they chose none (`$ROOTGATE_REGISTRY`, else
  * the official one).
  */
-registryDefault: string, };
+registryDefault: string, 
+/**
+ * How many minutes the resident gate keeps a server no AI app session
+ * uses before it stops it (0: at once).
+ */
+unusedServerMinutes: number, };

@@ -125,6 +125,7 @@ export function withSecretValue(server: ServerSpec, name: string, value: string)
     enforceRoots: server.enforceRoots,
     ...(server.allowNetwork ? { allowNetwork: true } : {}),
     ...(server.workspaceOnly ? { workspaceOnly: true } : {}),
+    ...(server.ownProcess ? { ownProcess: true } : {}),
     era: server.era,
     secretEnv: Object.keys(server.secrets),
   };
@@ -164,6 +165,7 @@ export function withNetwork(server: ServerSpec, allowNetwork: boolean): ServerDr
     enforceRoots: server.enforceRoots,
     ...(allowNetwork ? { allowNetwork: true } : {}),
     ...(server.workspaceOnly ? { workspaceOnly: true } : {}),
+    ...(server.ownProcess ? { ownProcess: true } : {}),
     era: server.era,
     secretEnv: Object.keys(server.secrets),
   };
@@ -182,6 +184,8 @@ export interface ServerForm {
   allowNetwork?: boolean;
   /** Workspace: each AI app's connection sees only the project it works in. */
   workspaceOnly?: boolean;
+  /** One process per app session, for a server that keeps state per client. */
+  ownProcess?: boolean;
   era: EraChoice;
 }
 
@@ -257,6 +261,7 @@ export function formToDraft(form: ServerForm): Parsed<ServerDraft> {
       enforceRoots: form.enforceRoots,
       ...(form.enforceRoots && form.allowNetwork ? { allowNetwork: true } : {}),
       ...(form.workspaceOnly ? { workspaceOnly: true } : {}),
+      ...(form.ownProcess ? { ownProcess: true } : {}),
       era: form.era,
       secretEnv,
     },
@@ -279,6 +284,7 @@ export function draftToForm(draft: ServerDraft | ServerSpec, missing: readonly s
     enforceRoots: draft.enforceRoots,
     ...(draft.allowNetwork ? { allowNetwork: true } : {}),
     ...(draft.workspaceOnly ? { workspaceOnly: true } : {}),
+    ...(draft.ownProcess ? { ownProcess: true } : {}),
     era: draft.era,
   };
 }

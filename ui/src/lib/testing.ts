@@ -155,6 +155,7 @@ export function fakeBackend() {
     setSharingPaused: vi.fn(async (_paused: boolean) => undefined),
     setNotifyChoices: vi.fn(async () => undefined),
     setRegistry: vi.fn(async (_address: string) => undefined),
+    setUnusedServerMinutes: vi.fn(async (_minutes: number) => undefined),
     setStartAtLogin: vi.fn(async (on: boolean) => ({ on, edited: false, path: "/home/me/.config/autostart/rootgate.desktop" })),
     dismissStartAtLogin: vi.fn(async () => undefined),
   } satisfies Record<keyof Api, unknown>;
@@ -224,6 +225,7 @@ export function preferences(over: Partial<PreferencesView> = {}): PreferencesVie
     offerStartAtLogin: false,
     registry: null,
     registryDefault: "https://registry.modelcontextprotocol.io",
+    unusedServerMinutes: 10,
     ...over,
   };
 }

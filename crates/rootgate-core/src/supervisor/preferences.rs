@@ -39,7 +39,15 @@ pub struct PreferencesView {
     /// The registry asked when they chose none (`$ROOTGATE_REGISTRY`, else
     /// the official one).
     pub registry_default: String,
+    /// How many minutes the resident gate keeps a server no AI app session
+    /// uses before it stops it (0: at once).
+    pub unused_server_minutes: u32,
 }
+
+/// The longest a person may keep an unused server: a day. Longer is a
+/// server that never stops, which "One process per app session" or
+/// quitting says more honestly.
+pub const MOST_UNUSED_SERVER_MINUTES: u32 = 24 * 60;
 
 /// The window's Settings.
 pub struct Preferences {
@@ -72,6 +80,9 @@ impl Preferences {
             start_at_login,
             registry: kept.registry,
             registry_default: rootgate_sources::registry::address(None),
+            unused_server_minutes: kept
+                .unused_server_minutes
+                .unwrap_or(rootgate_model::preferences::UNUSED_SERVER_MINUTES),
         })
     }
 
@@ -100,6 +111,20 @@ impl Preferences {
         self.ground
             .store
             .change_preferences(|p| p.registry = address)?;
+        Ok(())
+    }
+
+    /// How many minutes a server no AI app session uses is kept running
+    /// for the next (0: stopped at once), at most a day.
+    pub fn set_unused_server_minutes(&self, minutes: u32) -> Result<(), SupervisorError> {
+        if minutes > MOST_UNUSED_SERVER_MINUTES {
+            return Err(SupervisorError::Invalid(format!(
+                "an unused server can be kept for at most {MOST_UNUSED_SERVER_MINUTES} minutes                  (a day), not {minutes}"
+            )));
+        }
+        self.ground
+            .store
+            .change_preferences(|p| p.unused_server_minutes = Some(minutes))?;
         Ok(())
     }
 

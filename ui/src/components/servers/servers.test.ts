@@ -2,6 +2,7 @@
 // their status, the form's checks and enforcement choice, folders as
 // arguments, folders not picked up, the folder checklist, retries and giving
 // up, and a new server scrolled into view.
+import { draftToForm } from "../../lib/draft";
 import { flushSync } from "svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { connection, delivered, entry, folder, folderChoice, server, settle } from "../../lib/testing";
@@ -446,6 +447,32 @@ describe("everyday use of servers", () => {
     flushSync();
     await vi.waitFor(() => expect(api.addServer).toHaveBeenCalled());
     expect(api.addServer.mock.calls[0][0]).toMatchObject({ enforceRoots: true, allowNetwork: true });
+  });
+
+  it("offers one process per app session, off unless ticked, and keeps it when the server is edited", async () => {
+    const { app, api } = await startApp();
+    app.nav.show("servers");
+    flushSync();
+    q("add-server")?.click();
+    flushSync();
+    const set = (id: string, v: string) => {
+      const el = q(id) as HTMLInputElement;
+      el.value = v;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    set("server-name", "Browser");
+    set("server-command", "browser-server");
+    const own = q("server-own-process") as HTMLInputElement;
+    expect(own.checked).toBe(false);
+    expect(text(q("server-own-process-help"))).toContain("share one process of this server");
+    own.click();
+    flushSync();
+    (q("server-form") as HTMLFormElement).requestSubmit();
+    flushSync();
+    await vi.waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    expect(api.addServer.mock.calls[0][0]).toMatchObject({ ownProcess: true });
+    // A saved server's setting shows in its form as it is.
+    expect(draftToForm(server("s1", { ownProcess: true })).ownProcess).toBe(true);
   });
 
   it("does not say the network is off in the form where the server cannot be held", async () => {

@@ -56,6 +56,18 @@ describe("the Settings view", () => {
     });
   });
 
+  it("keeps an unused shared server as long as chosen, showing the backend's choice even if not offered", async () => {
+    const { api } = await shown((b) => b.api.preferences.mockResolvedValue(preferences({ unusedServerMinutes: 45 })));
+    const select = q("unused-server-minutes") as HTMLSelectElement;
+    expect(select.value).toBe("45");
+    expect(text(select.selectedOptions[0])).toBe("45 minutes");
+    select.value = "0";
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+    await settle();
+    expect(api.setUnusedServerMinutes).toHaveBeenCalledWith(0);
+    expect(q("settings-view")?.textContent).toContain("share one process of a server");
+  });
+
   it("pauses all sharing: a banner says so in every view, with Resume, and the sidebar marks it", async () => {
     const { api, app } = await shown();
     expect(q("paused-banner")).toBeNull();

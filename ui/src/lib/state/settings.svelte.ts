@@ -78,6 +78,11 @@ export class SettingsState {
     return this.change(() => this.api.setRegistry(address.trim()));
   }
 
+  /** How long a server no AI app session uses keeps running for the next. */
+  setUnusedServerMinutes(minutes: number): Promise<void> {
+    return this.change(() => this.api.setUnusedServerMinutes(minutes));
+  }
+
   /** Starts Rootgate at login (in the tray), or stops; either answers the offer. */
   setStartAtLogin(on: boolean): Promise<void> {
     return this.change(() => this.api.setStartAtLogin(on));
