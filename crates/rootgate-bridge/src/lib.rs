@@ -191,16 +191,13 @@ pub async fn connect(
         .as_ref()
         .map(|s| s.id.clone())
         .unwrap_or_else(|_| ServerId::generate());
-    // A shared server's story, every app's calls on it among it, is the
-    // gate's one timeline; a connection of its own has its own.
+    // A connection that joins a shared server life tells its story in the
+    // life's timeline from then on (`shared`); until then, in its own.
     let lives = options
         .lives
         .clone()
         .filter(|_| spec.as_ref().is_ok_and(shared::Lives::shares));
-    let timeline = match &lives {
-        Some(lives) => Arc::clone(lives.timeline()),
-        None => Arc::new(Timeline::default()),
-    };
+    let timeline = Arc::new(Timeline::default());
     let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
     relay.write_notes_to(notes.clone());
     // The person's tool rules apply from the app's first line: set before
@@ -373,7 +370,9 @@ async fn serve_shared(
         Ok(membership) => membership,
         Err(why) => return Outcome::Failed(why),
     };
-    follow(&on, &spec, &membership.life.session, app_gone).await
+    let outcome = follow(&on, &spec, &membership.life.session, app_gone).await;
+    membership.leave().await;
+    outcome
 }
 
 /// Follows the connection's server until the connection ends: the
@@ -394,6 +393,8 @@ async fn follow(
     // Reports to the window, when there is one; kept alive until the end.
     let socket = crate::connections::socket_path(store.file().path());
     let (reported_tx, reported) = tokio::sync::watch::channel(None);
+    let ended = tokio_util::sync::CancellationToken::new();
+    let _ended = ended.clone().drop_guard();
     let _link = window_link::Link {
         socket: socket.clone(),
         connection: rootgate_model::ids::ConnectionId::generate(),
@@ -405,6 +406,7 @@ async fn follow(
         timeline: Arc::clone(session.timeline()),
         status: session.subscribe_status(),
         reported: reported_tx,
+        ended,
     }
     .spawn();
     let life = Life {

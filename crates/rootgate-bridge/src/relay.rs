@@ -129,7 +129,9 @@ struct State {
 pub struct Relay {
     state: Mutex<State>,
     server: ServerId,
-    timeline: Arc<Timeline>,
+    /// Where the connection's story is told: its own, or the shared server
+    /// life's it joins (see `shared`).
+    timeline: Mutex<Arc<Timeline>>,
     app_out: mpsc::Sender<Vec<u8>>,
     /// The frames of the life that is ready to take app lines.
     ready: watch::Sender<Option<mpsc::Sender<Frame>>>,
@@ -191,7 +193,7 @@ impl Relay {
                 unstartable_at: None,
             }),
             server,
-            timeline,
+            timeline: Mutex::new(timeline),
             app_out,
             ready: watch::Sender::new(None),
             unstartable: watch::Sender::new(None),
@@ -204,6 +206,17 @@ impl Relay {
             notes_to: std::sync::OnceLock::new(),
             started_by: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The timeline the connection's story is told in now.
+    pub(crate) fn timeline(&self) -> Arc<Timeline> {
+        Arc::clone(&self.timeline.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Tells the connection's story in `timeline` from now on: the shared
+    /// server life's that the connection joined.
+    pub(crate) fn tell_in(&self, timeline: Arc<Timeline>) {
+        *self.timeline.lock().unwrap_or_else(|p| p.into_inner()) = timeline;
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -328,7 +341,7 @@ impl Relay {
                 state.router.release_hold();
             }
         }
-        self.timeline.record(
+        self.timeline().record(
             &self.server,
             Event::FirstRequest {
                 held_ms: u64::try_from(held.waited.as_millis()).unwrap_or(u64::MAX),
@@ -584,7 +597,7 @@ impl Relay {
                 }),
                 Out::Call(call) => self.record_call(call),
                 Out::Refused(method) => {
-                    self.timeline
+                    self.timeline()
                         .record(&self.server, Event::RequestRefused { method });
                 }
                 Out::Round {
@@ -594,7 +607,7 @@ impl Relay {
                     generation,
                     roots,
                 } => {
-                    self.timeline.record(
+                    self.timeline().record(
                         &self.server,
                         Event::RootsAskedInRound {
                             method,
@@ -611,7 +624,7 @@ impl Relay {
                     key,
                     asked,
                 } => {
-                    self.timeline.record(
+                    self.timeline().record(
                         &self.server,
                         Event::InputNotOffered {
                             method,
@@ -755,7 +768,7 @@ impl Relay {
 
     fn record_call(&self, call: Call) {
         self.audit_call(&call);
-        self.timeline.record(
+        self.timeline().record(
             &self.server,
             Event::Call {
                 method: call.method,

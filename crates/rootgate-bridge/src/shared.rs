@@ -47,8 +47,6 @@ use crate::{EndsWith, relay};
 /// Every shared server life of one gate, and the store they read.
 pub struct Lives {
     store: Arc<Store>,
-    /// The shared servers' story, every app's calls on them among it.
-    timeline: Arc<Timeline>,
     config: SessionConfig,
     lives: Mutex<HashMap<String, Arc<SharedLife>>>,
     _monitor: EndsWith,
@@ -71,6 +69,7 @@ pub(crate) struct Membership {
     pub(crate) life: Arc<SharedLife>,
     member: Member,
     lives: Weak<Lives>,
+    left: bool,
 }
 
 impl Lives {
@@ -94,7 +93,6 @@ impl Lives {
         });
         Ok(Arc::new(Lives {
             store,
-            timeline: Arc::new(Timeline::default()),
             config,
             lives: Mutex::new(HashMap::new()),
             _monitor: monitor,
@@ -105,11 +103,6 @@ impl Lives {
     /// The gate's one store of the settings.
     pub(crate) fn store(&self) -> &Arc<Store> {
         &self.store
-    }
-
-    /// The shared servers' timeline.
-    pub(crate) fn timeline(&self) -> &Arc<Timeline> {
-        &self.timeline
     }
 
     /// Whether connections to `spec` may share a process: its folders do
@@ -160,6 +153,7 @@ impl Lives {
             }
         };
         life.idle_stop_lock().take();
+        relay.tell_in(Arc::clone(life.session.timeline()));
         let member = life.hub.join(Arc::clone(relay));
         drop(lives);
         relay.follow_delivery(life.session.subscribe_delivery());
@@ -180,6 +174,7 @@ impl Lives {
             life,
             member,
             lives: Arc::downgrade(self),
+            left: false,
         })
     }
 
@@ -204,7 +199,9 @@ impl Lives {
         let session = Session::spawn_relayed(
             spec.id.clone(),
             roots,
-            Arc::clone(&self.timeline),
+            // The life's story, every app's calls on it among it; a life
+            // started later (after an idle stop) tells its own.
+            Arc::new(Timeline::default()),
             self.config,
             Arc::clone(&hub),
         );
@@ -217,9 +214,25 @@ impl Lives {
     }
 
     /// The last connection left `life`: it is stopped after the idle time,
-    /// unless a connection joins it first.
+    /// unless a connection joins it first. With no idle time it is taken
+    /// out at once, so that the next connection, however soon, starts a
+    /// process of its own.
     fn unused(self: &Arc<Self>, life: &Arc<SharedLife>) {
         let idle = self.store.preferences().unused_server_stop();
+        if idle.is_zero() {
+            {
+                let mut map = self.lock();
+                if life.hub.members() > 0 {
+                    return;
+                }
+                if map.get(&life.key).is_some_and(|l| Arc::ptr_eq(l, life)) {
+                    map.remove(&life.key);
+                }
+            }
+            let life = Arc::clone(life);
+            tokio::spawn(async move { life.session.shutdown().await });
+            return;
+        }
         let lives = Arc::downgrade(self);
         let weak = Arc::downgrade(life);
         let stop = tokio::spawn(async move {
@@ -248,8 +261,28 @@ impl SharedLife {
     }
 }
 
+impl Membership {
+    /// Leaves the life: what the server does for this connection is undone
+    /// before this returns, so that the app hears its connection end only
+    /// once the life no longer counts it.
+    pub(crate) async fn leave(mut self) {
+        self.left = true;
+        self.life.hub.leave(self.member).await;
+        if self.life.hub.members() == 0
+            && let Some(lives) = self.lives.upgrade()
+        {
+            lives.unused(&self.life);
+        }
+    }
+}
+
 impl Drop for Membership {
     fn drop(&mut self) {
+        // A connection whose serving was cut short (its task aborted) still
+        // leaves, from a task of its own.
+        if self.left {
+            return;
+        }
         let life = Arc::clone(&self.life);
         let member = self.member;
         let lives = self.lives.upgrade();

@@ -51,6 +51,9 @@ pub struct Link {
     /// The last status written to the window, so that a bridge about to
     /// end (its server failed) can let the window hear why first.
     pub reported: watch::Sender<Option<Status>>,
+    /// Cancelled when the connection ends: the window's socket is closed,
+    /// which is how the window hears it.
+    pub ended: tokio_util::sync::CancellationToken,
 }
 
 impl Link {
@@ -113,6 +116,10 @@ impl Link {
                 listen.abort();
                 self.relay.window_present(false);
             }
+            // The connection ended: its end was the last report.
+            if self.ended.is_cancelled() {
+                return;
+            }
             match retry {
                 Some(every) => tokio::time::sleep(every).await,
                 None => {
@@ -166,6 +173,9 @@ impl Link {
         loop {
             let batch = tokio::select! {
                 () = closed.cancelled() => return Ok(()),
+                // A connection to a shared server ends while the server's
+                // status and story go on: its end is said by this alone.
+                () = self.ended.cancelled() => return Ok(()),
                 entry = entries.recv() => match entry {
                     Ok(entry) if entry.seq > last_seq && entry.server == self.server => {
                         last_seq = entry.seq;

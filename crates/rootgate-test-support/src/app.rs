@@ -96,6 +96,12 @@ impl Rootgate {
             test_secrets(),
         )
         .expect("supervisor");
+        // As `new`: the servers a test's gate shares stop with their last
+        // connection.
+        supervisor
+            .store()
+            .change_preferences(|p| p.unused_server_minutes = Some(0))
+            .expect("preferences");
         let rootgate = Rootgate {
             dir,
             config_home,

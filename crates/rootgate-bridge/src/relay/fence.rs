@@ -336,7 +336,7 @@ impl Relay {
                  error: the server had not let go of a withdrawn folder."
             ),
         };
-        self.timeline.record(
+        self.timeline().record(
             &self.server,
             rootgate_model::timeline::Event::FirstRequest { held_ms, said },
         );

@@ -145,7 +145,7 @@ impl Relay {
                 waited.as_millis()
             )
         };
-        self.timeline.record(
+        self.timeline().record(
             &self.server,
             Event::FirstRequest {
                 held_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),

@@ -422,7 +422,7 @@ impl Relay {
                 )
             }
         };
-        self.timeline.record(
+        self.timeline().record(
             &self.server,
             rootgate_model::timeline::Event::FirstRequest {
                 held_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),

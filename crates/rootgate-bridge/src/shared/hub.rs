@@ -149,6 +149,9 @@ impl Hub {
         let targets = {
             let mut state = self.lock();
             state.members.remove(&member);
+            // A life started again with no app left waits for the next to
+            // arrive, as a session waits for its one app.
+            self.arrived.send_replace(any_arrived(&state));
             let outs = match &mut state.life {
                 Some(life) => life.mux.leave(member),
                 None => Vec::new(),
@@ -311,6 +314,14 @@ impl Hub {
     }
 }
 
+/// Whether any connection's app has sent its `initialize`.
+fn any_arrived(state: &HubState) -> bool {
+    state
+        .members
+        .values()
+        .any(|j| j.relay.subscribe().borrow().app.is_some())
+}
+
 /// Where each line of the mux's goes, resolved under the lock.
 fn resolve(state: &HubState, outs: Vec<MuxOut>) -> Vec<Target> {
     let wire = state.life.as_ref().map(|l| l.wire.frames.clone());
@@ -434,7 +445,7 @@ impl AppSide for Hub {
     }
 
     fn app_arrived(&self) -> bool {
-        *self.arrived.borrow()
+        any_arrived(&self.lock())
     }
 
     fn app_arrival(&self) -> AppFuture<'static, bool> {
