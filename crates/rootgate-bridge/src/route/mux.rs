@@ -146,12 +146,13 @@ impl Mux {
         if !self.members.remove(&member) {
             return outs;
         }
+        // Its calls are cancelled and their answers go nowhere. Its
+        // `initialize`, if it opened the life, still opens it for the others
+        // (its answer is kept; only the leaver is not answered).
         let mut cancelled: Vec<u64> = Vec::new();
         for (ours, pending) in &mut self.pending {
-            if pending.member == member {
-                if matches!(pending.asked, Asked::Plain) {
-                    cancelled.push(*ours);
-                }
+            if pending.member == member && matches!(pending.asked, Asked::Plain) {
+                cancelled.push(*ours);
                 pending.asked = Asked::Own;
             }
         }
@@ -243,8 +244,18 @@ impl Mux {
         match (&message.id, message.method.as_deref()) {
             (Some(id), Some(method)) => self.member_request(member, id.get(), method, &message),
             // The member's answer to a request of the server's: its id is
-            // the server's own, passed through.
+            // the server's own, passed through, and only from the member
+            // the request went to (its router answers nothing else, but an
+            // answer to another app's request must not reach the server
+            // even if one did).
             (Some(id), None) => {
+                if self.asked_of.get(id.get()) != Some(&member) {
+                    return vec![MuxOut::Note(format!(
+                        "an answer to request {} of the server's, which was not this app's, \
+                         was dropped",
+                        id.get()
+                    ))];
+                }
                 self.asked_of.remove(id.get());
                 vec![MuxOut::Server(with_newline(line))]
             }

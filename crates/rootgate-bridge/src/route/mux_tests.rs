@@ -345,3 +345,46 @@ fn a_member_that_leaves_has_its_calls_cancelled_and_its_subscriptions_dropped() 
     let changed = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
     assert_eq!(to_members(&mux.server_line(changed)).len(), 1);
 }
+
+#[test]
+fn an_answer_to_a_request_the_server_sent_another_member_is_dropped() {
+    let mut mux = opened();
+    mux.member_line(1, &req(1, "tools/call", json!({})));
+    let sampling = br#"{"jsonrpc":"2.0","id":"s","method":"sampling/createMessage","params":{}}"#;
+    assert_eq!(to_members(&mux.server_line(sampling))[0].0, 1);
+    let answer = br#"{"jsonrpc":"2.0","id":"s","result":{"forged":true}}"#;
+    let forged = mux.member_line(2, answer);
+    assert!(to_server(&forged).is_empty(), "{forged:?}");
+    assert_eq!(to_server(&mux.member_line(1, answer)).len(), 1);
+    // Once answered, not again.
+    assert!(to_server(&mux.member_line(1, answer)).is_empty());
+}
+
+#[test]
+fn the_opener_leaving_before_the_answer_still_opens_the_life_for_the_others() {
+    let mut mux = Mux::new();
+    mux.join(1);
+    mux.join(2);
+    let sent = to_server(&mux.member_line(1, &req(7, "initialize", json!({}))));
+    assert!(
+        mux.member_line(2, &req(4, "initialize", json!({})))
+            .is_empty()
+    );
+    let left = mux.leave(1);
+    assert!(
+        to_server(&left).is_empty(),
+        "nothing of the opening is cancelled: {left:?}"
+    );
+    let result = json!({"serverInfo": {"name": "s"}});
+    let answered = to_members(&mux.server_line(&answer_of(&sent[0]["id"], result.clone())));
+    assert_eq!(
+        answered,
+        vec![(2, json!({"jsonrpc": "2.0", "id": 4, "result": result}))]
+    );
+    mux.join(3);
+    let late = to_members(&mux.member_line(3, &req(1, "initialize", json!({}))));
+    assert_eq!(
+        late,
+        vec![(3, json!({"jsonrpc": "2.0", "id": 1, "result": result}))]
+    );
+}
