@@ -47,6 +47,7 @@ const COMMANDS: &[&str] = &[
     "registry_search",
     "registry_offer",
     "set_registry",
+    "set_unused_server_minutes",
     "stop_retrying",
     "folder_choices",
     "set_server_folders",

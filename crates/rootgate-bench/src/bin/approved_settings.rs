@@ -1,8 +1,9 @@
-//! `approved-settings SETTINGS NAME COMMAND [ARG...]`: writes a settings
-//! file with one server, its command approved, as a person would in the
-//! window, for a benchmark that drives `rootgate connect NAME` against it
-//! (scripts/bench-gate.py). It uses the store, the settings' one writer;
-//! nothing else of Rootgate's runs.
+//! `approved-settings SETTINGS NAME [--share FOLDER] COMMAND [ARG...]`:
+//! adds to a settings file one server, its command approved and, with
+//! `--share`, the folder shared with it, as a person would in the window,
+//! for a benchmark that drives `rootgate connect NAME` against it
+//! (scripts/bench-gate.py, scripts/bench-shared.py). It uses the store, the
+//! settings' one writer; nothing else of Rootgate's runs.
 
 use std::process::ExitCode;
 
@@ -12,19 +13,43 @@ use rootgate_core::store::Store;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let (share, args) = match args.as_slice() {
+        [settings, name, flag, folder, rest @ ..] if flag == "--share" => (
+            Some(folder.clone()),
+            [vec![settings.clone(), name.clone()], rest.to_vec()].concat(),
+        ),
+        _ => (None, args),
+    };
     let [settings, name, command, rest @ ..] = args.as_slice() else {
-        eprintln!("usage: approved-settings SETTINGS NAME COMMAND [ARG...]");
+        eprintln!("usage: approved-settings SETTINGS NAME [--share FOLDER] COMMAND [ARG...]");
         return ExitCode::from(2);
     };
-    let made = Store::open(SettingsFile::at(settings)).and_then(|(store, _)| {
-        let spec = store.add_server(ServerDraft {
-            name: name.clone(),
-            command: command.clone(),
-            args: rest.to_vec(),
-            ..Default::default()
-        })?;
-        store.approve_command(&spec.id, &spec.command_line())
-    });
+    let made = || -> Result<_, String> {
+        let text = |e: &dyn std::fmt::Display| e.to_string();
+        let (store, _) = Store::open(SettingsFile::at(settings)).map_err(|e| text(&e))?;
+        let spec = store
+            .add_server(ServerDraft {
+                name: name.clone(),
+                command: command.clone(),
+                args: rest.to_vec(),
+                ..Default::default()
+            })
+            .map_err(|e| text(&e))?;
+        if let Some(folder) = &share {
+            let checked = rootgate_core::folders::check(std::path::Path::new(folder))
+                .map_err(|e| text(&e))?;
+            let root = store
+                .add_root(&checked, None)
+                .map_err(|e| text(&e))?
+                .root
+                .id;
+            store.grant(&spec.id, &root).map_err(|e| text(&e))?;
+        }
+        store
+            .approve_command(&spec.id, &spec.command_line())
+            .map_err(|e| text(&e))
+    };
+    let made = made();
     match made {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {

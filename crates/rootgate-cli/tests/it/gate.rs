@@ -59,13 +59,34 @@ impl Door {
     }
 
     pub(crate) async fn ask(&mut self, request: Value) -> Value {
-        let id = request["id"].clone();
-        let mut line = serde_json::to_vec(&request).expect("a request as JSON");
+        self.ask_all(request)
+            .await
+            .pop()
+            .expect("at least the answer")
+    }
+
+    /// Writes one message to the door, reading nothing.
+    pub(crate) async fn send(&mut self, message: Value) {
+        let mut line = serde_json::to_vec(&message).expect("a message as JSON");
         line.push(b'\n');
         self.stdin
             .write_all(&line)
             .await
             .expect("write to the door");
+    }
+
+    /// Sends `request` and reads up to its answer: every message the door
+    /// wrote before it, then the answer.
+    pub(crate) async fn ask_all(&mut self, request: Value) -> Vec<Value> {
+        let id = request["id"].clone();
+        self.send(request).await;
+        self.read_until(&id).await
+    }
+
+    /// Reads up to the answer to request `id`: every message before it,
+    /// then the answer.
+    pub(crate) async fn read_until(&mut self, id: &Value) -> Vec<Value> {
+        let mut read = Vec::new();
         loop {
             let line = tokio::time::timeout(WAIT, self.lines.next_line())
                 .await
@@ -73,8 +94,10 @@ impl Door {
                 .expect("read the door")
                 .expect("the door's output ended");
             let message: Value = serde_json::from_str(&line).expect("JSON from the door");
-            if message["id"] == id {
-                return message;
+            let done = message["id"] == *id && message.get("method").is_none();
+            read.push(message);
+            if done {
+                return read;
             }
         }
     }

@@ -309,3 +309,117 @@ async fn a_server_no_session_uses_is_kept_for_the_next_and_then_stopped() {
     .await;
     stop_gate(&rg);
 }
+
+/// A withdrawal that needs a restart (the server set to be restarted) ends
+/// the shared process and starts another with the folders left; every app
+/// stays connected through it and is served by the new one, each as if the
+/// server had been its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_server_restarted_for_a_withdrawal_serves_every_app_again() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg.server("files", "node", &[&js]);
+    let mut draft = files.to_draft();
+    draft.withdrawal = rootgate_model::servers::Withdrawal::Restart;
+    rg.store.update_server(&files.id, draft).expect("update");
+    let (a, a_path) = rg.folder("a");
+    let (b, b_path) = rg.folder("b");
+    rg.share(&files.id, &a);
+    rg.share(&files.id, &b);
+    std::fs::write(b_path.join("b.txt"), "in b").expect("write");
+    let mut apps = Vec::new();
+    for _ in 0..3 {
+        apps.push(App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await);
+    }
+    for app in &mut apps {
+        let seen: BTreeSet<PathBuf> = allowed(app).await;
+        assert_eq!(seen, BTreeSet::from([a_path.clone(), b_path.clone()]));
+    }
+    let before = servers_of(&rg);
+    assert_eq!(before.len(), 1);
+    rg.store.revoke(&files.id, &a).expect("withdraw");
+    eventually("the server to be started again", || async {
+        let now = servers_of(&rg);
+        if now.len() == 1 && now != before {
+            Ok(())
+        } else {
+            Err(format!("{now:?} (before {before:?})"))
+        }
+    })
+    .await;
+    for app in &mut apps {
+        let seen: BTreeSet<PathBuf> = allowed(app).await;
+        assert_eq!(seen, BTreeSet::from([b_path.clone()]));
+        let read = app
+            .call("read_text_file", json!({"path": b_path.join("b.txt")}))
+            .await;
+        assert!(tool_text(&read).contains("in b"), "{read}");
+        assert!(
+            app.take_events("closed").is_empty(),
+            "the app stayed connected"
+        );
+    }
+    close_all(apps).await;
+    stop_gate(&rg);
+}
+
+/// A hostile app on a shared server uses another app's request id and
+/// progress token and cancels that id: it cancels nothing of the other's,
+/// hears none of its progress, and each gets exactly its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_cannot_cancel_or_hear_another_apps_call_on_a_shared_server() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let rootgate = binary("rootgate");
+    let (mut honest, mut hostile) = (
+        Door::start(&rootgate, &rg, "everything"),
+        Door::start(&rootgate, &rg, "everything"),
+    );
+    for door in [&mut honest, &mut hostile] {
+        assert!(door.initialize().await.get("result").is_some());
+    }
+    assert_eq!(servers_of(&rg).len(), 1, "one process for both");
+    let call = |steps: u64| {
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "trigger-long-running-operation",
+            "arguments": {"duration": steps / 2, "steps": steps},
+            "_meta": {"progressToken": "t"}}})
+    };
+    honest.send(call(4)).await;
+    // The same id and token, and a cancellation of that id.
+    hostile
+        .send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 7, "reason": "hostile"}}),
+        )
+        .await;
+    let theirs = hostile.ask_all(call(2)).await;
+    let ours = honest.read_until(&json!(7)).await;
+    let progress = |read: &[Value]| {
+        read.iter()
+            .filter(|m| m["method"] == "notifications/progress")
+            .inspect(|m| assert_eq!(m["params"]["progressToken"], "t", "{m}"))
+            .count()
+    };
+    assert_eq!(
+        progress(&theirs),
+        2,
+        "the hostile app hears its own progress only: {theirs:?}"
+    );
+    assert_eq!(
+        progress(&ours),
+        4,
+        "the honest app hears all of its own: {ours:?}"
+    );
+    let answer = ours.last().expect("the answer");
+    assert!(
+        answer["result"].to_string().contains("completed"),
+        "the honest call was not cancelled: {answer}"
+    );
+    for door in [honest, hostile] {
+        let (code, said) = door.close().await;
+        assert_eq!(code, Some(0), "{said}");
+    }
+    stop_gate(&rg);
+}
