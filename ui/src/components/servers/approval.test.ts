@@ -110,6 +110,35 @@ describe("the approval dialog", () => {
     expect(api.updateServer).toHaveBeenCalledWith("s", expect.objectContaining({ allowNetwork: true, enforceRoots: true }));
   });
 
+  it("offers one process per app session at approval, off unless ticked, and saves it before approving", async () => {
+    const { app, api } = await startApp((b) => {
+      b.api.updateServer.mockImplementation(async () => server("s", { ownProcess: true, approved: false }));
+      b.api.approveCommand.mockResolvedValue(server("s", { ownProcess: true, approved: true }));
+    });
+    app.servers.approval = server("s", { approvedCommand: null, approved: false });
+    flushSync();
+    const check = q("approval-own-process-check") as HTMLInputElement;
+    expect(check.checked).toBe(false);
+    const help = document.getElementById(check.getAttribute("aria-describedby") ?? "");
+    expect(help?.textContent).toContain("share one process of it");
+    // Approved as it is, nothing else is saved first.
+    check.click();
+    check.click();
+    flushSync();
+    q("approval-approve")!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(api.updateServer).not.toHaveBeenCalled();
+    expect(api.approveCommand).toHaveBeenCalled();
+
+    app.servers.approval = server("s", { approvedCommand: null, approved: false });
+    flushSync();
+    (q("approval-own-process-check") as HTMLInputElement).click();
+    flushSync();
+    q("approval-approve")!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(api.updateServer).toHaveBeenCalledWith("s", expect.objectContaining({ ownProcess: true }));
+  });
+
   it("does not ask the network where bubblewrap cannot hold the server, and says what is not stopped", async () => {
     const { app } = await startApp((b) =>
       b.api.appInfo.mockResolvedValue({
