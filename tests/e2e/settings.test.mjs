@@ -1,6 +1,7 @@
-// The Settings view in the real app: Pause all sharing saved in the
-// settings file (where bridges read it) and shown as a banner in every
-// view until resumed; Start at login writing the XDG autostart entry under
+// The Settings view in the real app: how long an unused shared server is
+// kept, saved in the settings file where the gate reads it; Pause all
+// sharing saved in the settings file (where bridges read it) and shown as
+// a banner in every view until resumed; Start at login writing the XDG autostart entry under
 // the app's XDG_CONFIG_HOME, naming the app's own program with --hidden,
 // and removing it again. Screenshots go to .ci/out/screenshots/
 // (settings-*.png).
@@ -13,6 +14,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+
+import { By } from 'selenium-webdriver';
 
 import { App, env, readSettings, waitUntil } from './lib/app.mjs';
 import { showView } from './lib/flows.mjs';
@@ -32,6 +35,15 @@ describe('the Settings view', () => {
       await app.visible('settings-view', { message: 'the Settings view' });
       await painted(app);
       await app.screenshot('settings-view');
+
+      // How long a server no AI app session uses keeps running: ten minutes
+      // unless chosen, and the choice saved where the gate reads it.
+      const keep = await app.visible('unused-server-minutes');
+      assert.equal(await keep.getAttribute('value'), '10');
+      await keep.findElement(By.css('option[value="0"]')).click();
+      await waitUntil(() => readSettings()?.preferences?.unusedServerMinutes === 0, {
+        message: 'the choice in settings.json',
+      });
 
       // Pause: saved where bridges read it, and said above every view.
       await app.click('pause-sharing');

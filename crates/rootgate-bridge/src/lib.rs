@@ -8,7 +8,9 @@
 //! window), `app_side` (the relay as a session's app side), `connections`
 //! (the window's list of bridges, over a local socket), `window_socket`
 //! (where that socket is, and that both its ends are the person's),
-//! `instance` (the one window per settings file).
+//! `instance` (the one window per settings file), `gate` (the resident
+//! gate that serves every door), `shared` (the server processes the gate's
+//! connections share).
 //!
 //! The bridge: `rootgate connect NAME`, which an AI app runs in place of a
 //! server, so that the server it reaches is Rootgate's and sees exactly the

@@ -98,7 +98,11 @@ const LEVELS: [&str; 8] = [
     "emergency",
 ];
 
-fn level_of(name: &str) -> Option<usize> {
+/// The `level` of a `logging/setLevel` or a `notifications/message`, as
+/// its place in [`LEVELS`].
+fn level_in(params: Option<Raw<'_>>) -> Option<usize> {
+    let [level] = envelope::fields(params?, ["level"])?;
+    let name: String = serde_json::from_str(level?.get()).ok()?;
     LEVELS.iter().position(|l| *l == name)
 }
 
@@ -341,14 +345,7 @@ impl Mux {
                 }
             }
             "logging/setLevel" => {
-                let [level] = message
-                    .params
-                    .and_then(|p| envelope::fields(p, ["level"]))
-                    .unwrap_or([None]);
-                let level = level
-                    .and_then(|l| serde_json::from_str::<String>(l.get()).ok())
-                    .and_then(|l| level_of(&l));
-                if let Some(level) = level {
+                if let Some(level) = level_in(message.params) {
                     self.levels.insert(member, level);
                     let most = self.levels.values().min().copied().unwrap_or(level);
                     if Some(most) == self.sent_level {
@@ -564,14 +561,8 @@ impl Mux {
                 }
             }
             "notifications/message" => {
-                let [level] = message
-                    .params
-                    .and_then(|p| envelope::fields(p, ["level"]))
-                    .unwrap_or([None]);
-                let level = level
-                    .and_then(|l| serde_json::from_str::<String>(l.get()).ok())
-                    .and_then(|l| level_of(&l))
-                    .unwrap_or(LEVELS.len() - 1);
+                // A message of no known level is sent to every member.
+                let level = level_in(message.params).unwrap_or(LEVELS.len() - 1);
                 let unset = if self.sent_level.is_some() {
                     UNSET_LEVEL
                 } else {
