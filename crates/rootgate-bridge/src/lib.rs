@@ -202,6 +202,24 @@ pub async fn connect(
     let timeline = Arc::new(Timeline::default());
     let relay = Relay::new(server.clone(), Arc::clone(&timeline), out_tx);
     relay.write_notes_to(notes.clone());
+    // In the gate, what its one settings watch finds wrong is said to each
+    // app, as a connection of its own says it (once, and again only when it
+    // is something else).
+    let _problems = options.lives.as_ref().map(|lives| {
+        let mut problems = lives.problems();
+        let relay = Arc::downgrade(&relay);
+        EndsWith(tokio::spawn(async move {
+            loop {
+                let now = problems.borrow_and_update().clone();
+                if let (Some(words), Some(relay)) = (now, relay.upgrade()) {
+                    relay.say(&words);
+                }
+                if problems.changed().await.is_err() {
+                    return;
+                }
+            }
+        }))
+    });
     // The person's tool rules apply from the app's first line: set before
     // its lines are read, so the app is not told of a change.
     if let Ok(spec) = &spec {
@@ -338,7 +356,11 @@ async fn serve(
     let _monitor = watch.then(|| EndsWith(rootgate_model::monitor::spawn(Arc::clone(&on.store))));
     let _watch = if watch {
         let relay = Arc::clone(on.relay);
-        watch_settings(Arc::clone(&on.store), move |words| relay.say(words))
+        watch_settings(Arc::clone(&on.store), move |words| {
+            if let Some(words) = words {
+                relay.say(words);
+            }
+        })
     } else {
         None
     };
@@ -619,9 +641,11 @@ fn cannot_start(store: &Store, id: &ServerId, name: &str, reason: &str) -> Strin
 /// the window reaches this connection. The watch lives as long as the
 /// value returned. Where the process cannot watch, it is woken every
 /// `watch::POLL_EVERY` to read again, so a withdrawal still arrives.
+/// `say` is told each new problem reading it, and `None` once it reads
+/// well again.
 pub(crate) fn watch_settings(
     store: Arc<Store>,
-    say: impl Fn(&str) + Send + 'static,
+    say: impl Fn(Option<&str>) + Send + 'static,
 ) -> Option<Watch> {
     let path: PathBuf = store.file().path().to_path_buf();
     let dir = path.parent()?.to_path_buf();
@@ -666,13 +690,19 @@ fn follow_tool_rules(
 
 /// Reads the settings again; a problem is said on stderr once, not again
 /// at every look while it lasts. Returns what was said.
-fn reload(store: &Store, say: &impl Fn(&str), said: Option<String>) -> Option<String> {
+fn reload(store: &Store, say: &impl Fn(Option<&str>), said: Option<String>) -> Option<String> {
     match store.reload() {
-        Ok(()) => None,
+        Ok(()) => {
+            // The problem said before is over.
+            if said.is_some() {
+                say(None);
+            }
+            None
+        }
         Err(e) => {
             let now = e.to_string();
             if said.as_ref() != Some(&now) {
-                say(&now);
+                say(Some(&now));
             }
             Some(now)
         }

@@ -49,6 +49,9 @@ pub struct Lives {
     store: Arc<Store>,
     config: SessionConfig,
     lives: Mutex<HashMap<String, Arc<SharedLife>>>,
+    /// What the settings watch last found wrong with the file, for every
+    /// connection to say to its app, as a connection of its own says it.
+    problem: tokio::sync::watch::Sender<Option<String>>,
     _monitor: EndsWith,
     _watch: Option<Watch>,
 }
@@ -79,25 +82,39 @@ impl Lives {
     pub fn open(settings: SettingsFile, config: SessionConfig) -> Result<Arc<Lives>, String> {
         let (store, problem) =
             Store::open_read_only(settings.clone()).map_err(|e| e.to_string())?;
-        if let Some(problem) = problem {
-            eprintln!(
-                "rootgate gate: the settings file {} is damaged ({problem}); using what could be \
-                 read",
+        let problem = problem.map(|problem| {
+            format!(
+                "the settings file {} is damaged ({problem}); using what could be read",
                 settings.path().display()
-            );
+            )
+        });
+        if let Some(words) = &problem {
+            eprintln!("rootgate gate: {words}");
         }
         let store = Arc::new(store);
         let monitor = EndsWith(rootgate_model::monitor::spawn(Arc::clone(&store)));
-        let watch = crate::watch_settings(Arc::clone(&store), |words| {
-            eprintln!("rootgate gate: {words}");
+        let problem = tokio::sync::watch::Sender::new(problem);
+        let said = problem.clone();
+        let watch = crate::watch_settings(Arc::clone(&store), move |words| {
+            if let Some(words) = words {
+                eprintln!("rootgate gate: {words}");
+            }
+            said.send_replace(words.map(str::to_owned));
         });
         Ok(Arc::new(Lives {
             store,
             config,
             lives: Mutex::new(HashMap::new()),
+            problem,
             _monitor: monitor,
             _watch: watch,
         }))
+    }
+
+    /// What is wrong with the settings file, as the gate's watch last
+    /// found it, and each time it finds something new.
+    pub(crate) fn problems(&self) -> tokio::sync::watch::Receiver<Option<String>> {
+        self.problem.subscribe()
     }
 
     /// The gate's one store of the settings.
@@ -168,6 +185,10 @@ impl Lives {
         // Started once its first connection has joined, so that the
         // session sees an app that is coming.
         if start {
+            eprintln!(
+                "rootgate gate: starting {} for the sessions that share it",
+                spec.name
+            );
             life.session.start(spec.clone());
         }
         Ok(Membership {
@@ -233,6 +254,7 @@ impl Lives {
             tokio::spawn(async move { life.session.shutdown().await });
             return;
         }
+        let minutes = idle.as_secs() / 60;
         let lives = Arc::downgrade(self);
         let weak = Arc::downgrade(life);
         let stop = tokio::spawn(async move {
@@ -249,6 +271,9 @@ impl Lives {
                     map.remove(&life.key);
                 }
             }
+            eprintln!(
+                "rootgate gate: a shared server no session used for {minutes} min was stopped"
+            );
             life.session.shutdown().await;
         });
         *life.idle_stop_lock() = Some(EndsWith(stop));

@@ -423,3 +423,45 @@ async fn an_app_cannot_cancel_or_hear_another_apps_call_on_a_shared_server() {
     }
     stop_gate(&rg);
 }
+
+/// A settings file damaged after the gate started is said, in words, on the
+/// standard error of each app the gate serves, and what could be read of
+/// it is used: the server is still served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_settings_file_is_said_to_every_app_the_gate_serves() {
+    let rg = Rootgate::new();
+    let js = everything_js().display().to_string();
+    rg.server("everything", "node", &[&js, "stdio"]);
+    let rootgate = binary("rootgate");
+    let mut first = Door::start(&rootgate, &rg, "everything");
+    assert!(first.initialize().await.get("result").is_some());
+    let path = rg.store.file().path().to_path_buf();
+    let text = std::fs::read_to_string(&path).expect("read the settings");
+    assert!(text.contains("\"grants\""), "{text}");
+    std::fs::write(&path, text.replacen("\"grants\"", "\"grants\" ?? ", 1)).expect("damage");
+    // The gate's watch finds it; a session opened after that is told at once.
+    eventually("the gate to find the damage", || async {
+        let mut door = Door::start(&rootgate, &rg, "everything");
+        let answer = door.initialize().await;
+        let echoed = door
+            .ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                        "params": {"name": "echo", "arguments": {"message": "still served"}}}))
+            .await;
+        let (code, said) = door.close().await;
+        if answer.get("result").is_some()
+            && echoed.to_string().contains("still served")
+            && code == Some(0)
+            && said.contains("cannot be read whole: it is not valid JSON")
+        {
+            Ok(())
+        } else {
+            Err(format!("exit {code:?}, said {said:?}, answered {answer}"))
+        }
+    })
+    .await;
+    // The session open before the damage is told too.
+    let (code, said) = first.close().await;
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("cannot be read whole"), "{said}");
+    stop_gate(&rg);
+}
