@@ -171,8 +171,9 @@ impl Lives {
         };
         life.idle_stop_lock().take();
         relay.tell_in(Arc::clone(life.session.timeline()));
-        let member = life.hub.join(Arc::clone(relay));
-        drop(lives);
+        // The fence is up before the relay's first line can reach the
+        // server: no request that could touch files passes a withdrawal the
+        // life has not delivered yet (relay/fence.rs).
         relay.follow_delivery(life.session.subscribe_delivery());
         if let Ok(shared) = self.store.subscribe(&spec.id) {
             relay.fence_withdrawals(relay::Fence::new(
@@ -182,6 +183,8 @@ impl Lives {
                 self.config.notify,
             ));
         }
+        let member = life.hub.join(Arc::clone(relay));
+        drop(lives);
         // Started once its first connection has joined, so that the
         // session sees an app that is coming.
         if start {
