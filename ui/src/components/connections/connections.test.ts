@@ -1,6 +1,7 @@
 // The Connections view against the fake backend: how to connect an app,
 // the list and its changes, a connection's detail, and the folders an AI
 // app works in asked as suggestions.
+import type { ConnectionView } from "../../lib/bindings";
 import { flushSync } from "svelte";
 import { afterEach, describe, expect, it } from "vitest";
 import { connection, entry, fakeBackend, folder, prompt, server, settle } from "../../lib/testing";
@@ -141,6 +142,27 @@ describe("the Connections view", () => {
     expect(text(detail?.querySelector('[data-testid="connection-app"]'))).toBe("Claude Code");
     expect(text(detail?.querySelector('[data-testid="connection-app-version"]'))).toBe("2.0.14");
     expect(text(detail?.querySelector("h1"))).not.toContain("claude-code");
+  });
+
+  it("says which sessions share the server's process, and not for one that ended", async () => {
+    const pid = (n: number) => ({ ...running, pid: n }) as ConnectionView["status"];
+    const { app } = await shown((b) =>
+      b.api.listConnections.mockResolvedValue([
+        connection("a", { status: pid(77) }),
+        connection("b", { status: pid(77) }),
+        connection("c", { status: pid(77), live: false, endedAtMs: 1_700_000_000_500 }),
+        connection("d", { status: pid(88) }),
+      ]),
+    );
+    app.nav.openConnection("a");
+    flushSync();
+    expect(text(q("connection-server-process"))).toBe("77, shared with 1 other session");
+    app.nav.openConnection("d");
+    flushSync();
+    expect(text(q("connection-server-process"))).toBe("88");
+    app.nav.openConnection("c");
+    flushSync();
+    expect(q("connection-server-process")).toBeNull();
   });
 
   it("shows a connection as soon as it starts, and as it changes", async () => {
