@@ -680,6 +680,30 @@ fn commands(h: &Harness) -> Vec<Command> {
             },
         },
         Command {
+            name: "set_unused_server_minutes",
+            args: vec![("minutes", Kind::U64)],
+            bases: vec![json!({"minutes": 10})],
+            // Only a count of minutes up to a day is kept (the hostile
+            // values include far more, and what is not a u32 is refused as
+            // an argument); the battery puts the default back.
+            on_success: |h, args, out| {
+                let kept = h
+                    .sup
+                    .preferences()
+                    .view(std::path::Path::new("/usr/bin/rootgate-desktop"))
+                    .map_err(|e| e.to_string())?
+                    .unused_server_minutes;
+                h.sup
+                    .preferences()
+                    .set_unused_server_minutes(10)
+                    .map_err(|e| e.to_string())?;
+                if kept > 24 * 60 {
+                    return Err(format!("kept {kept} minutes from {}", short(&args["minutes"], 100)));
+                }
+                returns_nothing(h, args, out)
+            },
+        },
+        Command {
             name: "registry_search",
             args: vec![("words", Kind::Str)],
             bases: vec![json!({"words": "files"})],
