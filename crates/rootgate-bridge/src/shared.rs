@@ -59,6 +59,7 @@ pub struct Lives {
 /// One server process and the connections that share it.
 pub(crate) struct SharedLife {
     key: String,
+    server: rootgate_model::ids::ServerId,
     pub(crate) session: Session,
     hub: Arc<Hub>,
     /// Counts down to the stop once no connection uses the life.
@@ -231,6 +232,7 @@ impl Lives {
         );
         Ok(Arc::new(SharedLife {
             key,
+            server: spec.id.clone(),
             session,
             hub,
             idle_stop: Mutex::new(None),
@@ -238,21 +240,26 @@ impl Lives {
     }
 
     /// The last connection left `life`: it is stopped after the idle time,
-    /// unless a connection joins it first. With no idle time it is taken
-    /// out at once, so that the next connection, however soon, starts a
-    /// process of its own.
+    /// unless a connection joins it first. With no idle time, or when its
+    /// server is no longer in the settings (removed, or the file is gone),
+    /// it is taken out at once, so that the next connection, however soon,
+    /// starts a process of its own.
     fn unused(self: &Arc<Self>, life: &Arc<SharedLife>) {
+        let removed = self.store.server(&life.server).is_err();
         let idle = self.store.preferences().unused_server_stop();
-        if idle.is_zero() {
+        if idle.is_zero() || removed {
             {
                 let mut map = self.lock();
-                if life.hub.members() > 0 {
+                // Two connections leaving at once may both find none left:
+                // the first takes the life out and stops it.
+                if life.hub.members() > 0
+                    || !map.get(&life.key).is_some_and(|l| Arc::ptr_eq(l, life))
+                {
                     return;
                 }
-                if map.get(&life.key).is_some_and(|l| Arc::ptr_eq(l, life)) {
-                    map.remove(&life.key);
-                }
+                map.remove(&life.key);
             }
+            eprintln!("rootgate gate: a shared server's last session left; it was stopped");
             let life = Arc::clone(life);
             tokio::spawn(async move { life.session.shutdown().await });
             return;

@@ -75,6 +75,11 @@ async fn serve(settings: PathBuf) {
         Ok(supervisor) => supervisor,
         Err(e) => return say(json!({"failed": e.to_string()})),
     };
+    // As the harness's own stores: the servers a test's gate shares stop
+    // with their last connection, not ten minutes after the test.
+    if let Err(e) = supervisor.preferences().set_unused_server_minutes(0) {
+        return say(json!({"failed": e.to_string()}));
+    }
     // A second start hands over here, as to the app (which raises its
     // window; there is none).
     supervisor.take_other_starts(Box::new(|_| {}));

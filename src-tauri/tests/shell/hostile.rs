@@ -698,7 +698,10 @@ fn commands(h: &Harness) -> Vec<Command> {
                     .set_unused_server_minutes(10)
                     .map_err(|e| e.to_string())?;
                 if kept > 24 * 60 {
-                    return Err(format!("kept {kept} minutes from {}", short(&args["minutes"], 100)));
+                    return Err(format!(
+                        "kept {kept} minutes from {}",
+                        short(&args["minutes"], 100)
+                    ));
                 }
                 returns_nothing(h, args, out)
             },
