@@ -216,7 +216,24 @@ pub(crate) fn narrow(
     if on {
         relay.lock().workspace = Some(rx);
     }
-    let (working, mode) = (Working::new(working), Mode { on, arguments });
+    let (mut working, mode) = (Working::new(working), Mode { on, arguments });
+    // The first list is made here, not left to the follower's first turn:
+    // the session may start its server before that turn comes (under load
+    // it did), and a server given its folders as arguments would find none
+    // and be said to have no folder shared with it.
+    if on {
+        let list = all.borrow().clone();
+        working.counts =
+            working.uri.is_some() && list.roots().iter().any(|r| within(r, &working.paths));
+        let keep = |r: &SharedRoot| keeps(r, mode, &AppFolders::NotYet, &[], &working);
+        given.send_if_modified(|current| match list.narrowed(current, keep) {
+            Some(next) => {
+                *current = next;
+                true
+            }
+            None => false,
+        });
+    }
     tokio::spawn(follow(all, Arc::downgrade(relay), working, mode, given, tx));
     session
 }
@@ -578,6 +595,45 @@ mod tests {
         let uri = working_folder(Some(&project), home).expect("a project");
         assert!(uri.ends_with("/home/u/code/a"), "{uri}");
         assert_eq!(working_folder(None, home), None);
+    }
+
+    /// A server given its folders as arguments is started with the first
+    /// guess, which must be there before anything else runs: read here
+    /// before the follower has had a turn (one thread, no wait yet), as a
+    /// session that starts its server at once reads it.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_server_given_its_folders_as_arguments_has_its_first_guess_at_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = rootgate_model::settings::SettingsFile::at(dir.path().join("settings.json"));
+        let secrets = rootgate_model::secrets::Secrets::new(Arc::new(
+            rootgate_model::secrets::MemoryKeyring::default(),
+        ));
+        let (store, _) =
+            rootgate_model::store::Store::open_with_secrets(file, secrets).expect("store");
+        let spec = store
+            .add_server(rootgate_model::servers::ServerDraft {
+                name: "files".into(),
+                command: "npx".into(),
+                args: vec!["${folders}".into()],
+                ..Default::default()
+            })
+            .expect("server");
+        let project = dir.path().join("code/a");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        let checked = rootgate_model::folders::check(&project).expect("folder");
+        let root = store.add_root(&checked, None).expect("root").root.id;
+        store.grant(&spec.id, &root).expect("grant");
+        let all = store.subscribe(&spec.id).expect("list");
+        let (out_tx, _out) = tokio::sync::mpsc::channel(1);
+        let relay = Relay::new(
+            spec.id.clone(),
+            Arc::new(rootgate_model::timeline::Timeline::default()),
+            out_tx,
+        );
+        let working = working_folder(Some(&project), Some(&dir.path().join("home")));
+        assert!(working.is_some(), "the project counts");
+        let given = narrow(all, &relay, working, true, true);
+        assert_eq!(given.borrow().roots().len(), 1, "the first guess, at once");
     }
 
     #[test]
