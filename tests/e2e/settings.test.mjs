@@ -15,9 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { By } from 'selenium-webdriver';
-
-import { App, env, readSettings, waitUntil } from './lib/app.mjs';
+import { App, By, env, readSettings, waitUntil } from './lib/app.mjs';
 import { showView } from './lib/flows.mjs';
 
 /** Waits for two painted frames, so that a screenshot shows what the page holds now. */

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { after, before, describe } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
-import { App, By, cleanup, commandLine, env, TIMEOUT, tempDir, waitUntil } from './lib/app.mjs';
+import { App, By, cleanup, commandLine, env, readSettings, TIMEOUT, tempDir, waitUntil } from './lib/app.mjs';
 import { addServer, approveAndStart, openDetail, queuePick, showView } from './lib/flows.mjs';
 import { StandIn } from './lib/standin.mjs';
 import { step } from './lib/steps.mjs';
@@ -203,6 +203,16 @@ describe('consent for actions: a tool asked about waits in the window, and the a
   step("a tool whose description changed since an app last listed it is marked, and shows before and now until looked at", async () => {
     await standIn.close();
     standIn = null;
+    // App sessions share a server's process, kept running for the next
+    // session for ten minutes unless the person chooses otherwise: the
+    // upgrade in place below reaches the next session once the server
+    // stops with its last one, as chosen here.
+    await showView(app, 'settings');
+    const keep = await app.visible('unused-server-minutes');
+    await keep.findElement(By.css('option[value="0"]')).click();
+    await waitUntil(() => readSettings()?.preferences?.unusedServerMinutes === 0, {
+      message: 'unused servers stopped at once, in settings.json',
+    });
     await addServer(app, { name: DESCRIBED.name, command: DESCRIBED.command, args: DESCRIBED.args(descriptionFile) });
     await approveAndStart(app, DESCRIBED.name, commandLine(DESCRIBED.command, DESCRIBED.args(descriptionFile)));
     // What an app is listed is what Rootgate keeps of each tool.

@@ -88,8 +88,17 @@ async fn twenty_app_sessions_run_one_filesystem_server_and_each_sees_exactly_its
     let both = BTreeSet::from([a_path.clone(), b_path.clone()]);
     let mut apps = Vec::new();
     for count in [5, 20] {
-        while apps.len() < count {
-            apps.push(App::start(&rg, Sdk::TypeScript, &[], &rg.connect_command("files")).await);
+        // Started together, as sessions opened at once are.
+        let starting: Vec<_> = (apps.len()..count)
+            .map(|_| {
+                let (home, command) = (rg.config_home.clone(), rg.connect_command("files"));
+                tokio::spawn(async move {
+                    App::start_with_config_home(&home, Sdk::TypeScript, &[], &command).await
+                })
+            })
+            .collect();
+        for app in starting {
+            apps.push(app.await.expect("an app"));
         }
         for app in &mut apps {
             assert_eq!(app.connected["event"], "connected", "{}", app.connected);
