@@ -137,6 +137,14 @@ describe("the approval dialog", () => {
     q("approval-approve")!.click();
     await new Promise((r) => setTimeout(r, 0));
     expect(api.updateServer).toHaveBeenCalledWith("s", expect.objectContaining({ ownProcess: true }));
+
+    // Not asked of a server that gets a process per session anyway.
+    app.servers.approval = server("s", { approvedCommand: null, approved: false, foldersAsArguments: true });
+    flushSync();
+    expect(q("approval-own-process")).toBeNull();
+    app.servers.approval = server("s", { approvedCommand: null, approved: false, workspaceOnly: true });
+    flushSync();
+    expect(q("approval-own-process")).toBeNull();
   });
 
   it("does not ask the network where bubblewrap cannot hold the server, and says what is not stopped", async () => {
