@@ -455,15 +455,7 @@ fn relayed_session(
     config: SessionConfig,
     place: &Place,
 ) -> Result<Session, String> {
-    // Which folders are there now decides the first list the server is
-    // told, so it is read before the server starts.
-    let mounts = rootgate_host::mounts::MountTable::read();
-    for root in store.snapshot().roots {
-        let _ = store.set_available(
-            &root.id,
-            rootgate_model::monitor::is_available(&root, &mounts),
-        );
-    }
+    mark_available(store);
     let roots = store.subscribe(&spec.id).map_err(|e| e.to_string())?;
     // Where the app started the connection: for a server set to
     // Workspace, the project when the app gives no roots.
@@ -476,11 +468,35 @@ fn relayed_session(
     let roots = relay::workspace::narrow(roots, relay, working, spec.workspace_only, arguments);
     let session =
         Session::spawn_relayed(spec.id.clone(), roots, timeline, config, Arc::clone(relay));
+    fence(relay, store, &spec.id, &session, &config);
+    Ok(session)
+}
+
+/// Which folders are there now decides the first list a server is told,
+/// so it is read before a server starts: one read of the mount table.
+pub(crate) fn mark_available(store: &Store) {
+    let mounts = rootgate_host::mounts::MountTable::read();
+    for root in store.snapshot().roots {
+        let _ = store.set_available(
+            &root.id,
+            rootgate_model::monitor::is_available(&root, &mounts),
+        );
+    }
+}
+
+/// Ties `relay` to the session serving it: what the server was given, and
+/// the fence, so that no app request that could touch files goes on with
+/// folders older than the last save, nor to a server that may still hold
+/// one the person withdrew (relay/fence.rs).
+pub(crate) fn fence(
+    relay: &Relay,
+    store: &Arc<Store>,
+    server: &ServerId,
+    session: &Session,
+    config: &SessionConfig,
+) {
     relay.follow_delivery(session.subscribe_delivery());
-    // No app request that could touch files goes on with folders older
-    // than the last save, nor to a server that may still hold one the
-    // person withdrew (relay/fence.rs).
-    if let Ok(shared) = store.subscribe(&spec.id) {
+    if let Ok(shared) = store.subscribe(server) {
         relay.fence_withdrawals(relay::Fence::new(
             Arc::clone(store),
             shared,
@@ -488,7 +504,6 @@ fn relayed_session(
             config.notify,
         ));
     }
-    Ok(session)
 }
 
 /// What a bridge's running server is watched with until it ends.

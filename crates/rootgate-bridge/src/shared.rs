@@ -39,10 +39,10 @@ use rootgate_model::timeline::Timeline;
 use rootgate_session::process::StartedBy;
 use rootgate_session::{Session, SessionConfig, Status};
 
+use crate::EndsWith;
 use crate::relay::Relay;
 use crate::route::AppInfo;
 use crate::route::mux::Member;
-use crate::{EndsWith, relay};
 
 /// Every shared server life of one gate, and the store they read.
 pub struct Lives {
@@ -175,15 +175,7 @@ impl Lives {
         // The fence is up before the relay's first line can reach the
         // server: no request that could touch files passes a withdrawal the
         // life has not delivered yet (relay/fence.rs).
-        relay.follow_delivery(life.session.subscribe_delivery());
-        if let Ok(shared) = self.store.subscribe(&spec.id) {
-            relay.fence_withdrawals(relay::Fence::new(
-                Arc::clone(&self.store),
-                shared,
-                life.session.subscribe_delivery(),
-                self.config.notify,
-            ));
-        }
+        crate::fence(relay, &self.store, &spec.id, &life.session, &self.config);
         let member = life.hub.join(Arc::clone(relay));
         drop(lives);
         // Started once its first connection has joined, so that the
@@ -210,15 +202,7 @@ impl Lives {
         key: String,
         started_by: &StartedBy,
     ) -> Result<Arc<SharedLife>, String> {
-        // Which folders are there now decides the first list the server is
-        // told, so it is read before the server starts.
-        let mounts = rootgate_host::mounts::MountTable::read();
-        for root in self.store.snapshot().roots {
-            let _ = self.store.set_available(
-                &root.id,
-                rootgate_model::monitor::is_available(&root, &mounts),
-            );
-        }
+        crate::mark_available(&self.store);
         let roots = self.store.subscribe(&spec.id).map_err(|e| e.to_string())?;
         let hub = Hub::new(Some(started_by.clone()));
         let session = Session::spawn_relayed(
