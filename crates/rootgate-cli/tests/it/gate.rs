@@ -188,8 +188,10 @@ async fn five_app_sessions_reach_one_gate_and_each_sees_exactly_its_folders() {
     // One gate serves all five; each app's own process is a door.
     assert_eq!(gates(&rg).len(), 1, "one gate for every session");
     // The doors: `rootgate connect files`, become `rootgate-door SETTINGS
-    // files`, not the apps' node processes, whose command lines name it too.
-    let doors = processes_with("\0files\0")
+    // files`, not the apps' node processes, whose command lines name it too;
+    // only this test's (its settings file), not those of tests beside it.
+    let marker = format!("{}\0files\0", rg.store.file().path().display());
+    let doors = processes_with(&marker)
         .into_iter()
         .filter(|pid| {
             std::fs::read_link(format!("/proc/{pid}/exe"))
