@@ -3,9 +3,12 @@ held server's sandbox that issue #39 found open under Landlock alone.
 
 It speaks MCP over stdio with the standard library only (newline-delimited
 JSON-RPC, the 2025-11-25 `initialize`), so it needs nothing a sandbox might
-hide. Its one tool, `escapes`, tries each escape now and returns a JSON
-object: for each escape's name, `{"reached": bool, "said": "..."}`, where
-`said` is what it got, in its own words (what it read, or the error).
+hide. Its tool `escapes` tries each escape now and returns a JSON object:
+for each escape's name, `{"reached": bool, "said": "..."}`, where `said` is
+what it got, in its own words (what it read, or the error). Its tool
+`read` tries one file an app names (`{"path": ...}`), whatever folders the
+server was given, and answers the same way: a held server shared by the
+sessions of one project must not read another project's files.
 
 What it aims at comes from its environment, as a hostile program would find
 it on a desktop (the test sets these to things it made):
@@ -163,8 +166,20 @@ TOOLS = [
         "name": "escapes",
         "description": "Try every way out of the sandbox and say what each did.",
         "inputSchema": {"type": "object", "properties": {}},
-    }
+    },
+    {
+        "name": "read",
+        "description": "Try to read any file, whatever folders it was given, and say what happened.",
+        "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
 ]
+
+
+def read(path):
+    try:
+        return {"reached": True, "said": _read(path)}
+    except Exception as e:  # The failure is the answer, in words.
+        return {"reached": False, "said": "%s: %s" % (type(e).__name__, e)}
 
 
 def answer(message):
@@ -180,6 +195,9 @@ def answer(message):
     if method == "tools/call" and message["params"].get("name") == "escapes":
         text = json.dumps(escapes())
         return {"content": [{"type": "text", "text": text}]}
+    if method == "tools/call" and message["params"].get("name") == "read":
+        path = message["params"].get("arguments", {}).get("path", "")
+        return {"content": [{"type": "text", "text": json.dumps(read(path))}]}
     if method == "ping":
         return {}
     return None

@@ -46,7 +46,7 @@ use std::time::Duration;
 
 use rootgate_host::watch::{Change, ChangeKind, Watch, Watches};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use relay::Relay;
 use rootgate_model::ids::ServerId;
@@ -56,6 +56,7 @@ use rootgate_model::store::Store;
 use rootgate_model::timeline::Timeline;
 use rootgate_session::process::StartedBy;
 use rootgate_session::{Session, SessionConfig, Status};
+pub(crate) use window_link::Serving;
 
 /// How long changes to the settings file are gathered before it is read
 /// again: an atomic save is a few events (the temporary file, the rename).
@@ -266,7 +267,7 @@ pub async fn connect(
                 place: &place,
             };
             match (lives, options.lives) {
-                (Some(lives), _) => serve_shared(on, spec, &lives, &mut app_gone).await,
+                (Some(lives), _) => shared::serve::serve(on, spec, &lives, &mut app_gone).await,
                 (None, gate) => serve(on, spec, timeline, gate.is_none(), &mut app_gone).await,
             }
         }
@@ -291,7 +292,7 @@ pub async fn connect(
 /// Says why the server cannot be reached: to stderr at once (AI apps show
 /// it in their logs), and to the app as the error of its `initialize`, which
 /// may still be on its way (for at most `wait`).
-async fn refuse(
+pub(crate) async fn refuse(
     relay: &Arc<Relay>,
     why: &str,
     wait: Duration,
@@ -318,18 +319,18 @@ const LAST_REPORT_WITHIN: Duration = Duration::from_secs(2);
 
 /// Where the app started the connection, and the process it started
 /// (see `Options`).
-struct Place {
-    working_folder: Option<PathBuf>,
-    home: Option<PathBuf>,
+pub(crate) struct Place {
+    pub(crate) working_folder: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     pid: u32,
 }
 
 /// What a connection's server is served with.
-struct On<'a> {
-    store: Arc<Store>,
-    relay: &'a Arc<Relay>,
-    config: SessionConfig,
-    place: &'a Place,
+pub(crate) struct On<'a> {
+    pub(crate) store: Arc<Store>,
+    pub(crate) relay: &'a Arc<Relay>,
+    pub(crate) config: SessionConfig,
+    pub(crate) place: &'a Place,
 }
 
 /// Serves the connection with a server process of its own; `watch`: this
@@ -364,47 +365,26 @@ async fn serve(
     } else {
         None
     };
-    let outcome = follow(&on, &spec, &session, app_gone).await;
+    let (_serving, serving) = watch::channel(serving_of(&session));
+    let outcome = follow(&on, &spec, serving, app_gone).await;
     session.shutdown().await;
     outcome
 }
 
-/// Serves the connection with the gate's shared process of its server
-/// (see `shared`), which goes on when it leaves.
-async fn serve_shared(
-    on: On<'_>,
-    spec: ServerSpec,
-    lives: &Arc<shared::Lives>,
-    app_gone: &mut tokio::sync::oneshot::Receiver<()>,
-) -> Outcome {
-    let started_by = on.relay.app_started_by().unwrap_or_default();
-    // The server is initialized once for every app that shares it, so they
-    // must ask it the same: the app's protocol version and what it can be
-    // asked decide the life too. An app sends its `initialize` first, most
-    // often before the gate has its streams, so this waits for nothing.
-    let mut seen = on.relay.subscribe();
-    let app = tokio::select! {
-        seen = seen.wait_for(|s| s.app.is_some()) => seen.ok().and_then(|s| s.app.clone()),
-        _ = &mut *app_gone => return Outcome::Disconnected,
-    };
-    let Some(app) = app else {
-        return Outcome::Disconnected;
-    };
-    let membership = match lives.join(&spec, on.relay, &started_by, &app) {
-        Ok(membership) => membership,
-        Err(why) => return Outcome::Failed(why),
-    };
-    let outcome = follow(&on, &spec, &membership.life.session, app_gone).await;
-    membership.leave().await;
-    outcome
+/// A session's story and status, as a connection follows them.
+fn serving_of(session: &Session) -> Serving {
+    Serving {
+        timeline: Arc::clone(session.timeline()),
+        status: session.subscribe_status(),
+    }
 }
 
 /// Follows the connection's server until the connection ends: the
 /// person's tool rules, the window's link, the server's status.
-async fn follow(
+pub(crate) async fn follow(
     on: &On<'_>,
     spec: &ServerSpec,
-    session: &Session,
+    serving: watch::Receiver<Serving>,
     app_gone: &mut tokio::sync::oneshot::Receiver<()>,
 ) -> Outcome {
     let (id, name) = (spec.id.clone(), spec.name.clone());
@@ -427,8 +407,7 @@ async fn follow(
         started_at_ms: rootgate_model::ids::now_ms(),
         pid: on.place.pid,
         relay: Arc::clone(relay),
-        timeline: Arc::clone(session.timeline()),
-        status: session.subscribe_status(),
+        serving: serving.clone(),
         reported: reported_tx,
         ended,
     }
@@ -442,7 +421,7 @@ async fn follow(
         reported,
         config: on.config,
     };
-    life.until_end(session, app_gone).await
+    life.until_end(serving, app_gone).await
 }
 
 /// The server's session, made with the folders it may see now and
@@ -496,6 +475,12 @@ pub(crate) fn fence(
     config: &SessionConfig,
 ) {
     relay.follow_delivery(session.subscribe_delivery());
+    // A connection that moves to another shared life keeps its fence, and
+    // the fence follows the new life.
+    if let Some(fence) = relay.fence() {
+        fence.follow(session.subscribe_delivery());
+        return;
+    }
     if let Ok(shared) = store.subscribe(server) {
         relay.fence_withdrawals(relay::Fence::new(
             Arc::clone(store),
@@ -523,10 +508,10 @@ impl Life<'_> {
     /// to stop, or the server fails or is removed.
     async fn until_end(
         mut self,
-        session: &Session,
+        mut serving: watch::Receiver<Serving>,
         app_gone: &mut tokio::sync::oneshot::Receiver<()>,
     ) -> Outcome {
-        let mut status = session.subscribe_status();
+        let mut status = serving.borrow_and_update().status.clone();
         // An app that closes a server's input and does not see it end soon
         // sends SIGTERM (the TypeScript SDK after 2 s, SIGKILL 2 s later): the
         // calls not recorded yet are written at once, then the bridge ends as
@@ -534,10 +519,20 @@ impl Life<'_> {
         let mut terminated = stop_signals();
         loop {
             tokio::select! {
+                // A move is seen before the last life's status: that life
+                // may be stopping, and is no longer this connection's.
+                biased;
                 _ = &mut *app_gone => return Outcome::Disconnected,
                 Some(()) = terminated.recv() => {
                     self.relay.flush_calls();
                     return Outcome::Disconnected;
+                }
+                // Moved to another life (`shared`): its status from now on.
+                // Its status now is not a change: a life just made reads
+                // as stopped until its session starts it.
+                Ok(()) = serving.changed() => {
+                    status = serving.borrow_and_update().status.clone();
+                    status.borrow_and_update();
                 }
                 changed = status.changed() => {
                     if changed.is_err() {

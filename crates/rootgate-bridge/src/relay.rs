@@ -123,6 +123,9 @@ struct State {
     /// The generation of the store's list for the server when it was last
     /// said that no life can start (see `catch_up`).
     unstartable_at: Option<u64>,
+    /// The connection is leaving this life for another (see
+    /// [`Relay::drain`]): no new request is handed to it.
+    draining: bool,
 }
 
 /// The relay of one app connection.
@@ -152,6 +155,8 @@ pub struct Relay {
     /// What keeps requests from a server that may still hold a withdrawn
     /// folder (see `fence`); none in tests that make no store.
     fence: std::sync::OnceLock<Arc<Fence>>,
+    /// Woken at each line the server writes, for [`Relay::drain`].
+    answered: tokio::sync::Notify,
     /// Where the connection's notes go; this process's standard error when
     /// unset (see `notes`).
     notes_to: std::sync::OnceLock<crate::notes::Notes>,
@@ -191,6 +196,7 @@ impl Relay {
                 app_roots_asked: false,
                 workspace: None,
                 unstartable_at: None,
+                draining: false,
             }),
             server,
             timeline: Mutex::new(timeline),
@@ -203,6 +209,7 @@ impl Relay {
             listed: watch::Sender::new(None),
             audit: std::sync::OnceLock::new(),
             fence: std::sync::OnceLock::new(),
+            answered: tokio::sync::Notify::new(),
             notes_to: std::sync::OnceLock::new(),
             started_by: std::sync::OnceLock::new(),
         })
@@ -322,6 +329,18 @@ impl Relay {
     /// which. The app's reader waits with it, so nothing the app wrote
     /// after it overtakes it. Later requests of the same life go at once.
     async fn hold_first(&self, what: &str) {
+        if self.lock().readiness.is_none() {
+            return;
+        }
+        // A server whose connections see only their app's project is given
+        // that project first; then a folder the app works in that is not
+        // shared may be asked about: its answer may change what it is given.
+        self.settle_workspace(what).await;
+        self.ask_first(what).await;
+        // The life and its readiness as they are now: a Workspace
+        // connection to a shared server may have moved to its project's
+        // life meanwhile (`shared`), and that life's first folders are the
+        // ones to wait for.
         let (life, readiness) = {
             let state = self.lock();
             (state.life, state.readiness.clone())
@@ -329,11 +348,6 @@ impl Relay {
         let Some(mut readiness) = readiness else {
             return;
         };
-        // A server whose connections see only their app's project is given
-        // that project first; then a folder the app works in that is not
-        // shared may be asked about: its answer may change what it is given.
-        self.settle_workspace(what).await;
-        self.ask_first(what).await;
         let held = ready::hold(&mut readiness, HOLD_BOUND).await;
         {
             let mut state = self.lock();
@@ -370,6 +384,7 @@ impl Relay {
             state.roots = Some(roots);
             state.life += 1;
             state.attached = Some(wire.frames.clone());
+            state.draining = false;
             state.init_waiter = Some(init_tx);
             // A life is coming: what the app asks waits for it again.
             self.unstartable.send_replace(None);
@@ -397,24 +412,58 @@ impl Relay {
     /// The life `life` answered `initialize`: what a restarted server must
     /// be told again goes first, then the app's lines flow to it.
     pub async fn ready(&self, life: u64, replay: bool) {
-        let (frames, lines) = {
+        let (frames, replayed, resent, readiness) = {
             let mut state = self.lock();
             if state.life != life {
                 return;
             }
-            let lines = if replay {
+            let replayed = if replay {
                 state.router.replay()
             } else {
                 Vec::new()
             };
             // Then what the last life was written and not answered, and
             // only reads (see `route::resend`).
-            let mut lines = lines;
-            lines.extend(state.router.take_resend());
-            (state.attached.clone(), lines)
+            let resent = state.router.take_resend();
+            (
+                state.attached.clone(),
+                replayed,
+                resent,
+                state.readiness.clone(),
+            )
         };
         let Some(frames) = frames else { return };
-        for line in lines {
+        for line in replayed {
+            if frames.send(Frame::Lines(line)).await.is_err() {
+                return;
+            }
+        }
+        // What is sent again waits, as a first request does, for the new
+        // life to have its folders (its `initialized` just went, and it
+        // asks for them after it): a read sent before would see none. The
+        // wait is a task's own, since the session that calls this answers
+        // the server's `roots/list` only once it returns; the app's other
+        // requests wait for the life's readiness behind it.
+        let (Some(mut readiness), Some(me)) = (readiness, self.me.upgrade()) else {
+            self.send_ready(frames, resent).await;
+            return;
+        };
+        if resent.is_empty() {
+            self.send_ready(frames, resent).await;
+            return;
+        }
+        tokio::spawn(async move {
+            ready::hold(&mut readiness, HOLD_BOUND).await;
+            if me.lock().life == life {
+                me.send_ready(frames, resent).await;
+            }
+        });
+    }
+
+    /// Sends `resent` to the life at `frames`, then lets the app's lines
+    /// flow to it.
+    async fn send_ready(&self, frames: mpsc::Sender<Frame>, resent: Vec<Vec<u8>>) {
+        for line in resent {
             if frames.send(Frame::Lines(line)).await.is_err() {
                 return;
             }
@@ -519,6 +568,7 @@ impl Relay {
                 Ok(None) | Err(_) => break,
             };
             self.perform(outs, Some((life, frames))).await;
+            self.answered.notify_waiters();
         }
         self.detach(life, "the server stopped before answering")
             .await;

@@ -9,12 +9,29 @@
 //! server starts there), and what the app asks the server (its protocol
 //! version, and whether it can be asked for sampling or elicitation: a
 //! server initialized once answers every app that shares it the same, and
-//! some offer tools only to a client that can be asked). The folder set is the server's: every connection
-//! that shares a life is given exactly the folders shared with the server,
-//! and a withdrawal or a pause reaches them together, as one session's.
-//! Servers whose folders differ per connection (Workspace, or folders given
-//! as arguments) and servers set to *One process per app session* are not
-//! shared: each connection starts its own, as before.
+//! some offer tools only to a client that can be asked). The folder set is
+//! the server's: every connection that shares a life is given exactly the
+//! folders shared with the server, and a withdrawal or a pause reaches them
+//! together, as one session's.
+//!
+//! A Workspace server's lives are per project as well: a life serves the
+//! connections whose apps work in the same folders (their roots, or the
+//! folder they started in), and is given the part of what is shared that
+//! lies there, kept up to date as either changes. An app says what it works
+//! in only after its server answered its `initialize`, so a connection
+//! first joins the server's lobby (a life given nothing) and moves to its
+//! project's life once its app has said; its first request waits for that.
+//! A connection alone in the lobby, whose project has no life yet, does not
+//! move: the lobby becomes that project's life and is told its folders. A
+//! connection that moves lets the life it leaves answer the calls it has
+//! there first (`Relay::drain`), and its app is never disconnected; an app
+//! whose folders change later moves the same way. An empty lobby is
+//! stopped at once.
+//!
+//! Servers given their folders as arguments (a process started with one
+//! connection's folders cannot serve another's) and servers set to *One
+//! process per app session* are not shared: each connection starts its
+//! own, as before.
 //!
 //! A life no connection uses is stopped after the person's idle time
 //! (`Preferences::unused_server_stop`, ten minutes unless set), so a
@@ -26,6 +43,7 @@
 //! (`hub`, `route::mux`), and the gate's socket (`gate`).
 
 pub(crate) mod hub;
+pub(crate) mod serve;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -38,11 +56,18 @@ use rootgate_model::store::Store;
 use rootgate_model::timeline::Timeline;
 use rootgate_session::process::StartedBy;
 use rootgate_session::{Session, SessionConfig, Status};
+use tokio::sync::watch;
 
 use crate::EndsWith;
 use crate::relay::Relay;
+use crate::relay::workspace::Project;
 use crate::route::AppInfo;
 use crate::route::mux::Member;
+
+/// How long a connection moving to its project's life waits for the calls
+/// it has in flight at its last life to be answered there; a call still
+/// running then fails, in words. Its new calls wait meanwhile.
+const MOVE_DRAIN: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Every shared server life of one gate, and the store they read.
 pub struct Lives {
@@ -58,12 +83,18 @@ pub struct Lives {
 
 /// One server process and the connections that share it.
 pub(crate) struct SharedLife {
-    key: String,
+    /// Its key in [`Lives`]; a lobby's changes when it takes on its one
+    /// connection's project.
+    key: Mutex<String>,
     server: rootgate_model::ids::ServerId,
     pub(crate) session: Session,
     hub: Arc<Hub>,
     /// Counts down to the stop once no connection uses the life.
     idle_stop: Mutex<Option<EndsWith>>,
+    /// A Workspace server's life: the project it serves (`None`: the lobby,
+    /// given nothing), and the task that gives it that part of what is
+    /// shared.
+    project: Option<(watch::Sender<Project>, EndsWith)>,
 }
 
 /// A connection's place in a shared life; leaving it (drop) undoes what the
@@ -123,13 +154,13 @@ impl Lives {
         &self.store
     }
 
-    /// Whether connections to `spec` may share a process: its folders do
-    /// not depend on the connection, and the person did not ask for one
-    /// process per session.
+    /// Whether connections to `spec` may share a process: the person did
+    /// not ask for one process per session, and its folders are not its
+    /// arguments (a process started with one connection's project cannot
+    /// serve another's). A Workspace server's connections share one
+    /// process per project.
     pub(crate) fn shares(spec: &ServerSpec) -> bool {
-        !spec.own_process
-            && !spec.workspace_only
-            && !rootgate_model::placeholders::has_placeholders(spec)
+        !spec.own_process && !rootgate_model::placeholders::has_placeholders(spec)
     }
 
     /// How many server processes the gate runs for shared lives, for its
@@ -144,15 +175,17 @@ impl Lives {
 
     /// Joins `relay` to the life for `spec` started as `started_by` says,
     /// starting it if there is none (or only one that has failed or been
-    /// stopped).
+    /// stopped). `project`: a Workspace server's connection, and the
+    /// project its app works in, if it has said (else it waits in the
+    /// lobby, given nothing).
     pub(crate) fn join(
         self: &Arc<Self>,
-        spec: &ServerSpec,
+        at: &Joining<'_>,
         relay: &Arc<Relay>,
-        started_by: &StartedBy,
-        app: &AppInfo,
+        moved: bool,
     ) -> Result<Membership, String> {
-        let key = key_of(spec, started_by, app);
+        let (spec, started_by) = (at.spec, at.started_by);
+        let key = key_of(at);
         // Under the lock from finding the life to joining it, so that two
         // connections arriving together start one process, and an idle stop
         // never takes a life a connection is joining.
@@ -165,7 +198,7 @@ impl Lives {
         let (life, start) = match alive {
             Some(life) => (Arc::clone(life), false),
             None => {
-                let life = self.start(spec, key.clone(), started_by)?;
+                let life = self.start(spec, key.clone(), started_by, at.project.clone())?;
                 lives.insert(key, Arc::clone(&life));
                 (life, true)
             }
@@ -176,7 +209,7 @@ impl Lives {
         // server: no request that could touch files passes a withdrawal the
         // life has not delivered yet (relay/fence.rs).
         crate::fence(relay, &self.store, &spec.id, &life.session, &self.config);
-        let member = life.hub.join(Arc::clone(relay));
+        let member = life.hub.join(Arc::clone(relay), moved);
         drop(lives);
         // Started once its first connection has joined, so that the
         // session sees an app that is coming.
@@ -201,9 +234,18 @@ impl Lives {
         spec: &ServerSpec,
         key: String,
         started_by: &StartedBy,
+        project: Option<Project>,
     ) -> Result<Arc<SharedLife>, String> {
         crate::mark_available(&self.store);
-        let roots = self.store.subscribe(&spec.id).map_err(|e| e.to_string())?;
+        let all = self.store.subscribe(&spec.id).map_err(|e| e.to_string())?;
+        let (roots, project) = match project {
+            None => (all, None),
+            Some(project) => {
+                let project = watch::Sender::new(project);
+                let (part, task) = crate::relay::workspace::project_part(all, project.subscribe());
+                (part, Some((project, EndsWith(task))))
+            }
+        };
         let hub = Hub::new(Some(started_by.clone()));
         let session = Session::spawn_relayed(
             spec.id.clone(),
@@ -215,11 +257,12 @@ impl Lives {
             Arc::clone(&hub),
         );
         Ok(Arc::new(SharedLife {
-            key,
+            key: Mutex::new(key),
             server: spec.id.clone(),
             session,
             hub,
             idle_stop: Mutex::new(None),
+            project,
         }))
     }
 
@@ -231,17 +274,18 @@ impl Lives {
     fn unused(self: &Arc<Self>, life: &Arc<SharedLife>) {
         let removed = self.store.server(&life.server).is_err();
         let idle = self.store.preferences().unused_server_stop();
-        if idle.is_zero() || removed {
+        // A lobby is only ever joined on the way to a project's life, and
+        // each connection can start its own: an empty one is stopped.
+        if idle.is_zero() || removed || life.is_lobby() {
             {
                 let mut map = self.lock();
                 // Two connections leaving at once may both find none left:
                 // the first takes the life out and stops it.
-                if life.hub.members() > 0
-                    || !map.get(&life.key).is_some_and(|l| Arc::ptr_eq(l, life))
-                {
+                let key = life.key();
+                if life.hub.members() > 0 || !map.get(&key).is_some_and(|l| Arc::ptr_eq(l, life)) {
                     return;
                 }
-                map.remove(&life.key);
+                map.remove(&key);
             }
             eprintln!("rootgate gate: a shared server's last session left; it was stopped");
             let life = Arc::clone(life);
@@ -261,8 +305,9 @@ impl Lives {
                 if life.hub.members() > 0 {
                     return;
                 }
-                if map.get(&life.key).is_some_and(|l| Arc::ptr_eq(l, &life)) {
-                    map.remove(&life.key);
+                let key = life.key();
+                if map.get(&key).is_some_and(|l| Arc::ptr_eq(l, &life)) {
+                    map.remove(&key);
                 }
             }
             eprintln!(
@@ -277,6 +322,26 @@ impl Lives {
 impl SharedLife {
     fn idle_stop_lock(&self) -> std::sync::MutexGuard<'_, Option<EndsWith>> {
         self.idle_stop.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn key(&self) -> String {
+        self.key.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Whether this is a Workspace server's lobby: its connections' apps
+    /// have not said what they work in, and it is given nothing.
+    fn is_lobby(&self) -> bool {
+        self.project
+            .as_ref()
+            .is_some_and(|(p, _)| p.borrow().is_none())
+    }
+
+    /// The life's story and status, for its connections to follow.
+    pub(crate) fn serving(&self) -> crate::Serving {
+        crate::Serving {
+            timeline: Arc::clone(self.session.timeline()),
+            status: self.session.subscribe_status(),
+        }
     }
 }
 
@@ -319,8 +384,83 @@ impl Drop for Membership {
     }
 }
 
+/// What decides which life a connection joins, and how a life is
+/// started.
+pub(crate) struct Joining<'a> {
+    pub(crate) spec: &'a ServerSpec,
+    pub(crate) started_by: &'a StartedBy,
+    pub(crate) app: &'a AppInfo,
+    /// A Workspace server's connection: the project its app works in, once
+    /// said (see [`Project`]); `None` for any other server.
+    pub(crate) project: Option<Project>,
+}
+
+impl Membership {
+    /// Moves the connection to the life of the project `at` names, its
+    /// app having said (or changed) what it works in. Alone in a lobby
+    /// with no life serving that project yet, the lobby itself becomes
+    /// that life: its server is told the project's folders as of any
+    /// change, and nothing moves. Otherwise the connection leaves for the
+    /// project's life (started if there is none) without its app being
+    /// disconnected: its requests wait for the new life, which is told
+    /// what the app told the last (`Hub::leave_moving`).
+    pub(crate) async fn move_to(
+        mut self,
+        at: &Joining<'_>,
+        relay: &Arc<Relay>,
+    ) -> Result<Membership, String> {
+        let Some(lives) = self.lives.upgrade() else {
+            return Err("the gate is ending".to_owned());
+        };
+        let key = key_of(at);
+        {
+            let mut map = lives.lock();
+            let old = self.life.key();
+            if old == key {
+                return Ok(self);
+            }
+            let free = map
+                .get(&key)
+                .is_none_or(|l| matches!(l.session.status(), Status::Failed { .. }));
+            if self.life.is_lobby()
+                && self.life.hub.members() == 1
+                && free
+                && let Some((project, _)) = &self.life.project
+            {
+                if map.get(&old).is_some_and(|l| Arc::ptr_eq(l, &self.life)) {
+                    map.remove(&old);
+                }
+                *self.life.key.lock().unwrap_or_else(|p| p.into_inner()) = key.clone();
+                map.insert(key, Arc::clone(&self.life));
+                project.send_replace(at.project.clone().flatten());
+                return Ok(self);
+            }
+        }
+        relay.drain(tokio::time::Instant::now() + MOVE_DRAIN).await;
+        self.left = true;
+        self.life
+            .hub
+            .leave_moving(
+                self.member,
+                "the connection moved to the server process of its app's project",
+            )
+            .await;
+        let joined = lives.join(at, relay, true);
+        if self.life.hub.members() == 0 {
+            lives.unused(&self.life);
+        }
+        joined
+    }
+}
+
 /// What decides which life a connection joins (see the module's words).
-fn key_of(spec: &ServerSpec, started_by: &StartedBy, app: &AppInfo) -> String {
+fn key_of(at: &Joining<'_>) -> String {
+    let (spec, started_by, app) = (at.spec, at.started_by, at.app);
+    let project = match &at.project {
+        None => serde_json::Value::Null,
+        Some(None) => serde_json::json!({ "lobby": true }),
+        Some(Some(uris)) => serde_json::json!({ "project": uris }),
+    };
     // The server starts in its own working folder when it has one, else in
     // the app's: only then does the app's count.
     let working = if spec.cwd.is_some() {
@@ -344,6 +484,7 @@ fn key_of(spec: &ServerSpec, started_by: &StartedBy, app: &AppInfo) -> String {
         app.protocol_version,
         app.capabilities.sampling,
         app.capabilities.elicitation,
+        project,
     ])
     .to_string()
 }

@@ -46,14 +46,23 @@ pub struct Link {
     /// The process the app started: the bridge, or the gate's door.
     pub pid: u32,
     pub relay: Arc<Relay>,
-    pub timeline: Arc<Timeline>,
-    pub status: watch::Receiver<Status>,
+    /// The server life the connection is served by, as it changes.
+    pub serving: watch::Receiver<Serving>,
     /// The last status written to the window, so that a bridge about to
     /// end (its server failed) can let the window hear why first.
     pub reported: watch::Sender<Option<Status>>,
     /// Cancelled when the connection ends: the window's socket is closed,
     /// which is how the window hears it.
     pub ended: tokio_util::sync::CancellationToken,
+}
+
+/// The server life a connection is served by: its story and its status.
+/// A connection of its own has one for its whole life; a Workspace
+/// connection to a shared server moves to its project's life (`shared`).
+#[derive(Clone)]
+pub struct Serving {
+    pub timeline: Arc<Timeline>,
+    pub status: watch::Receiver<Status>,
 }
 
 impl Link {
@@ -147,12 +156,13 @@ impl Link {
         closed: &tokio_util::sync::CancellationToken,
     ) -> std::io::Result<()> {
         let mut out = tokio::io::BufWriter::new(stream);
+        let mut serving = self.serving.borrow_and_update().clone();
         // Subscribed before the entries so far are read, so none falls
         // between; those seen twice are skipped by their sequence number.
-        let mut entries = self.timeline.subscribe();
+        let mut entries = serving.timeline.subscribe();
         let mut seen = self.relay.subscribe();
         let mut listed = self.relay.listed();
-        let kept = self.timeline.for_server(&self.server);
+        let kept = serving.timeline.for_server(&self.server);
         let mut last_seq = kept.last().map_or(0, |e| e.seq);
         let mut lines = vec![Report::Hello {
             connection: self.connection.clone(),
@@ -163,7 +173,7 @@ impl Link {
         }];
         lines.extend(seen_reports(&seen.borrow_and_update()));
         lines.extend(listed_report(&listed.borrow_and_update()));
-        let status = self.status.borrow_and_update().clone();
+        let status = serving.status.borrow_and_update().clone();
         lines.push(Report::Status {
             status: status.clone(),
         });
@@ -192,9 +202,17 @@ impl Link {
                     if changed.is_err() { return Ok(()); }
                     listed_report(&listed.borrow_and_update()).into_iter().collect()
                 }
-                changed = self.status.changed() => {
+                changed = serving.status.changed() => {
                     if changed.is_err() { return Ok(()); }
-                    vec![Report::Status { status: self.status.borrow_and_update().clone() }]
+                    vec![Report::Status { status: serving.status.borrow_and_update().clone() }]
+                }
+                // Moved to another life: its status, and its story from
+                // now on (the window keeps what it was told of the last).
+                Ok(()) = self.serving.changed() => {
+                    serving = self.serving.borrow_and_update().clone();
+                    entries = serving.timeline.subscribe();
+                    last_seq = serving.timeline.for_server(&self.server).last().map_or(0, |e| e.seq);
+                    vec![Report::Status { status: serving.status.borrow_and_update().clone() }]
                 }
             };
             write(&mut out, &batch).await?;

@@ -415,7 +415,8 @@ pub async fn allowed_or_error(app: &mut App) -> Result<Vec<PathBuf>, Value> {
     }
 }
 
-fn folders_in<C: FromIterator<PathBuf>>(result: &Value) -> C {
+/// The folders a `list_allowed_directories` result names, one per line.
+pub fn folders_in<C: FromIterator<PathBuf>>(result: &Value) -> C {
     tool_text(result)
         .lines()
         .filter(|l| l.starts_with('/'))

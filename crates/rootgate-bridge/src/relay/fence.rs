@@ -102,6 +102,8 @@ struct Looked {
     /// Until when the server is taken to apply a list that dropped a
     /// folder.
     applying: Option<Instant>,
+    /// How many times the fence was moved to another life's delivery.
+    followed: u64,
 }
 
 /// The fence of one connection.
@@ -136,21 +138,47 @@ impl Fence {
                 clear_at: None,
                 given: None,
                 applying: None,
+                followed: 0,
             }),
         });
-        // The moment the server is given a list without a folder starts
-        // its apply time; an idle connection sees it too, so a request
-        // made soon after still waits out the rest.
-        let weak = Arc::downgrade(&fence);
-        let mut delivery = delivery;
+        fence.observe(delivery, 0);
+        fence
+    }
+
+    /// Follows another server life's delivery from now on: a Workspace
+    /// connection to a shared server moved to its project's life (see
+    /// `shared`). What the connection's last life was given no longer
+    /// counts; a withdrawal it was still applying does, until its time is
+    /// up, since the app's requests may still have reached that life.
+    pub(crate) fn follow(self: &Arc<Self>, delivery: watch::Receiver<Delivery>) {
+        let generation = {
+            let mut looked = self.lock();
+            looked.delivery = delivery.clone();
+            looked.given = None;
+            looked.clear_at = None;
+            looked.followed += 1;
+            looked.followed
+        };
+        self.observe(delivery, generation);
+    }
+
+    /// The moment the server is given a list without a folder starts its
+    /// apply time; an idle connection sees it too, so a request made soon
+    /// after still waits out the rest. Ends when the fence follows another
+    /// life (`generation` is no longer the followed one) or goes.
+    fn observe(self: &Arc<Self>, mut delivery: watch::Receiver<Delivery>, generation: u64) {
+        let weak = Arc::downgrade(self);
         tokio::spawn(async move {
             while delivery.changed().await.is_ok() {
                 let Some(fence) = weak.upgrade() else { return };
                 let now = delivery.borrow_and_update().given.clone();
-                fence.observe_given(&mut fence.lock(), now, Instant::now());
+                let mut looked = fence.lock();
+                if looked.followed != generation {
+                    return;
+                }
+                fence.observe_given(&mut looked, now, Instant::now());
             }
         });
-        fence
     }
 
     fn lock(&self) -> MutexGuard<'_, Looked> {
@@ -288,6 +316,11 @@ impl Relay {
     /// Sets the connection's fence (see the module's doc); once.
     pub(crate) fn fence_withdrawals(&self, fence: Arc<Fence>) {
         let _ = self.fence.set(fence);
+    }
+
+    /// The connection's fence, once set.
+    pub(crate) fn fence(&self) -> Option<&Arc<Fence>> {
+        self.fence.get()
     }
 
     /// Passes an app line for the server through the fence: at once when

@@ -41,6 +41,11 @@ impl Relay {
         {
             return Err(line);
         }
+        // A life being left takes no new request; what else the app says
+        // (a cancellation, an answer to the server) is still for it.
+        if state.draining && request_id(&line).is_some() {
+            return Err(line);
+        }
         if let Some(ours) = request_id(&line) {
             // Answered already (the life it waited for went, and it was
             // told why): the server must not do it after all.
@@ -76,6 +81,28 @@ impl Relay {
     pub async fn restarting(&self, life: u64, why: &str) {
         self.end_life(life, |router, now| router.server_restarting(why, now))
             .await;
+    }
+
+    /// The connection is about to leave its life for another that goes on
+    /// running (a Workspace connection to a shared server moving to its
+    /// project's: `shared`): no new request is handed to it, and this
+    /// waits, until `by` at most, for the ones it has to be answered, so
+    /// that a move costs no call its life could still finish. New requests
+    /// wait for the next life, as across a restart.
+    pub(crate) async fn drain(&self, by: tokio::time::Instant) {
+        self.lock().draining = true;
+        loop {
+            let answered = self.answered.notified();
+            tokio::pin!(answered);
+            answered.as_mut().enable();
+            if self.lock().router.handed_in_flight() == 0 {
+                return;
+            }
+            tokio::select! {
+                () = answered => {}
+                () = tokio::time::sleep_until(by) => return,
+            }
+        }
     }
 
     /// No life can start: the requests kept for one (see
@@ -212,5 +239,105 @@ mod tests {
             let line = String::from_utf8_lossy(&line).into_owned();
             assert!(!line.contains("tools/call"), "sent once: {line}");
         }
+    }
+
+    /// A connection moving to another life (`shared`) lets the life it
+    /// leaves finish the call it handed it: a `write_file` in flight is
+    /// answered there, not failed; a call the app makes meanwhile is not
+    /// handed to that life, and goes to the next, once.
+    #[tokio::test]
+    async fn a_move_lets_the_life_left_answer_its_call_and_hands_new_calls_to_the_next() {
+        let (out_tx, mut out) = mpsc::channel(16);
+        let relay = Relay::new(ServerId::generate(), Arc::new(Timeline::default()), out_tx);
+        let (mut app, app_in) = tokio::io::duplex(64 * 1024);
+        let reader = Arc::clone(&relay);
+        tokio::spawn(async move { reader.read_app(app_in).await });
+        let roots = watch::Sender::new(SharedRoots::empty());
+
+        let mut first = attach(&relay, &roots);
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n",
+        )
+        .await
+        .expect("write");
+        let init = next_line(&mut first).await;
+        let result = serde_json::json!({"jsonrpc": "2.0", "id": init["id"], "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}});
+        first
+            .output
+            .write_all(format!("{result}\n").as_bytes())
+            .await
+            .expect("write");
+        assert_eq!(answer(&mut out).await["id"], 1);
+        relay.ready(first.number, false).await;
+
+        // A call that may write, handed to the first life.
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"write_file\",\"arguments\":{}}}\n",
+        )
+        .await
+        .expect("write");
+        let handed = next_line(&mut first).await;
+        assert_eq!(handed["method"], "tools/call");
+
+        // The move begins: the drain waits for that call's answer.
+        let draining = Arc::clone(&relay);
+        let drained = tokio::spawn(async move {
+            draining
+                .drain(tokio::time::Instant::now() + std::time::Duration::from_secs(30))
+                .await;
+        });
+        // A second call made meanwhile is not the leaving life's.
+        app.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{}}}\n",
+        )
+        .await
+        .expect("write");
+        // Read by the relay: both calls are in flight (yielding to its
+        // reader, on this test's one thread).
+        while relay.lock().router.in_flight() < 2 {
+            tokio::task::yield_now().await;
+        }
+        assert!(!drained.is_finished(), "a call is still in flight");
+        let result =
+            serde_json::json!({"jsonrpc": "2.0", "id": handed["id"], "result": {"content": []}});
+        first
+            .output
+            .write_all(format!("{result}\n").as_bytes())
+            .await
+            .expect("write");
+        let got = answer(&mut out).await;
+        assert_eq!(got["id"], 2, "{got}");
+        assert!(
+            got.get("result").is_some(),
+            "answered by the life left: {got}"
+        );
+        drained.await.expect("drained");
+        relay.restarting(first.number, "moved").await;
+        while let Ok(Frame::Lines(line)) = first.written.try_recv() {
+            let line = String::from_utf8_lossy(&line).into_owned();
+            assert!(
+                !line.contains("read_file"),
+                "not handed to the life left: {line}"
+            );
+        }
+
+        let mut next = attach(&relay, &roots);
+        relay.ready(next.number, true).await;
+        let call = loop {
+            let line = next_line(&mut next).await;
+            if line["method"] == "tools/call" {
+                break line;
+            }
+        };
+        assert_eq!(call["params"]["name"], "read_file");
+        let result =
+            serde_json::json!({"jsonrpc": "2.0", "id": call["id"], "result": {"content": []}});
+        next.output
+            .write_all(format!("{result}\n").as_bytes())
+            .await
+            .expect("write");
+        let got = answer(&mut out).await;
+        assert_eq!(got["id"], 3, "{got}");
     }
 }

@@ -384,6 +384,51 @@ pub(crate) fn nothing_in_project(seen: &Seen, name: &str) -> Option<String> {
     ))
 }
 
+/// The project a shared life of a Workspace server serves (`shared`): the
+/// folders its connections work in, as their `Sees::app_folders` say
+/// (empty: the apps say nothing, and everything shared is given), or
+/// `None` for the lobby a connection waits in until its app says.
+pub(crate) type Project = Option<Vec<String>>;
+
+/// The list a shared life of a Workspace server is given: the part of
+/// `all` (what is shared with the server) in `project`, kept up to date as
+/// either changes, by the returned task. The first list is made here, as in
+/// [`narrow`], before the life's server can start.
+pub(crate) fn project_part(
+    mut all: watch::Receiver<SharedRoots>,
+    mut project: watch::Receiver<Project>,
+) -> (watch::Receiver<SharedRoots>, tokio::task::JoinHandle<()>) {
+    let given = watch::Sender::new(SharedRoots::empty());
+    let part = given.subscribe();
+    let update = move |all: &SharedRoots, project: &Project| {
+        let paths = project.as_deref().map(real_paths).unwrap_or_default();
+        let keep = |r: &SharedRoot| match project {
+            None => false,
+            Some(uris) if uris.is_empty() => true,
+            Some(_) => within(r, &paths),
+        };
+        given.send_if_modified(|current| match all.narrowed(current, keep) {
+            Some(next) => {
+                *current = next;
+                true
+            }
+            None => false,
+        });
+    };
+    update(&all.borrow_and_update(), &project.borrow_and_update());
+    let task = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                changed = all.changed() => if changed.is_err() { return },
+                changed = project.changed() => if changed.is_err() { return },
+            }
+            let list = all.borrow_and_update().clone();
+            update(&list, &project.borrow_and_update());
+        }
+    });
+    (part, task)
+}
+
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -392,6 +437,21 @@ async fn sleep_until(at: Option<Instant>) {
 }
 
 impl Relay {
+    /// For a connection to a shared server (`shared`): takes what
+    /// [`narrow`] publishes once the app has said what it works in, for the
+    /// gate to move the connection to its project's life by, and makes the
+    /// first request wait on `moved` instead, which the gate sets once the
+    /// connection is there. `None` when the connection is not narrowed.
+    pub(crate) fn settle_after_move(
+        &self,
+        moved: watch::Receiver<Option<Sees>>,
+    ) -> Option<watch::Receiver<Option<Sees>>> {
+        let mut state = self.lock();
+        let known = state.workspace.take()?;
+        state.workspace = Some(moved);
+        Some(known)
+    }
+
     /// For a server whose connections see only their app's project: the
     /// app's first request that could touch files (`what`) waits until the
     /// app has said what it works in and the server has been given that

@@ -89,6 +89,17 @@ impl Router {
         }
     }
 
+    /// How many of the app's requests were put on the current life's wire
+    /// and wait for its answer.
+    pub(crate) fn handed_in_flight(&self) -> usize {
+        self.to_server
+            .iter()
+            .filter(|(ours, pending)| {
+                matches!(pending, ToServer::App(_)) && !self.unhanded.contains(ours)
+            })
+            .count()
+    }
+
     /// The request `ours` was put on a life's wire.
     pub fn handed(&mut self, ours: u64) {
         self.unhanded.remove(&ours);

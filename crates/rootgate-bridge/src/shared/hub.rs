@@ -114,8 +114,10 @@ impl Hub {
     }
 
     /// A connection joins: it is attached to the current server life, if
-    /// there is one, and to every later one.
-    pub(crate) fn join(&self, relay: Arc<Relay>) -> Member {
+    /// there is one, and to every later one. `moved`: it comes from
+    /// another life (see [`Hub::leave_moving`]), and what its app told that
+    /// one is told this one, as after a restart.
+    pub(crate) fn join(&self, relay: Arc<Relay>, moved: bool) -> Member {
         let mut state = self.lock();
         state.next_member += 1;
         let member = state.next_member;
@@ -134,7 +136,7 @@ impl Hub {
             member,
             Joined {
                 relay,
-                lives: 0,
+                lives: u64::from(moved),
                 attached: None,
                 _arrival: arrival,
             },
@@ -158,6 +160,35 @@ impl Hub {
             };
             resolve(&state, outs)
         };
+        perform(targets).await;
+    }
+
+    /// A connection leaves for another life (a Workspace connection whose
+    /// app said its project: `shared`): as [`Hub::leave`], but its relay
+    /// takes its life for restarting, so that the app's requests wait for
+    /// the next life rather than fail, and the app is not disconnected.
+    pub(crate) async fn leave_moving(&self, member: Member, why: &str) {
+        let (moving, targets) = {
+            let mut state = self.lock();
+            let joined = state.members.remove(&member);
+            self.arrived.send_replace(any_arrived(&state));
+            let outs = match &mut state.life {
+                Some(life) => life.mux.leave(member),
+                None => Vec::new(),
+            };
+            (joined, resolve(&state, outs))
+        };
+        // Restarting first, while its part of the life (the pipe its
+        // relay reads the server from) is still held: an ended pipe reads
+        // as the server gone, which fails what waits rather than keeping
+        // it. The calls the server is asked to cancel below are then the
+        // relay's to send again, or to answer, not lost.
+        if let Some(joined) = &moving
+            && let Some(attached) = &joined.attached
+        {
+            joined.relay.restarting(attached.life, why).await;
+        }
+        drop(moving);
         perform(targets).await;
     }
 

@@ -474,3 +474,274 @@ async fn a_damaged_settings_file_is_said_to_every_app_the_gate_serves() {
     assert!(said.contains("cannot be read whole"), "{said}");
     stop_gate(&rg);
 }
+
+/// A Workspace server's app sessions share one process per project: five
+/// editor stand-ins started from the desktop (in the home folder, which
+/// says nothing), three with `code/a` open and two with `code/b` (their
+/// roots), both shared, run two filesystem server processes, and each sees
+/// exactly its project from its first call (the server's own
+/// `list_allowed_directories`) and cannot read the other's files. An app
+/// whose project changes (its roots, as an editor opening another folder)
+/// moves to that project's process without being disconnected, and the
+/// process no session uses any more is stopped. (Apps started in their
+/// project, as Claude Code is, share per project and working folder: the
+/// server starts in the app's folder, so that is part of its launch.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_sessions_share_one_process_per_project_and_move_with_their_project() {
+    let rg = Rootgate::new();
+    let js = fs_server_js().display().to_string();
+    let files = rg
+        .store
+        .add_server(rootgate_core::servers::ServerDraft {
+            name: "files".into(),
+            command: "node".into(),
+            args: vec![js],
+            workspace_only: true,
+            ..Default::default()
+        })
+        .expect("add server");
+    let files = rg
+        .store
+        .approve_command(&files.id, &files.command_line())
+        .expect("approve");
+    let mut projects = Vec::new();
+    for name in ["a", "b"] {
+        let path = rg.home().join("code").join(name);
+        std::fs::create_dir_all(&path).expect("mkdir");
+        std::fs::write(path.join(format!("{name}.txt")), name).expect("write");
+        let checked = rootgate_core::folders::check(&path).expect("check");
+        let root = rg.store.add_root(&checked, None).expect("keep").root.id;
+        rg.share(&files.id, &root);
+        projects.push(checked.real().to_path_buf());
+    }
+    let uri = |p: &std::path::Path| rootgate_core::uri::path_to_uri(p).expect("uri").to_string();
+    let (a, b) = (projects[0].clone(), projects[1].clone());
+    let starting: Vec<_> = [&a, &a, &a, &b, &b]
+        .into_iter()
+        .map(|project| {
+            let (home, config) = (rg.home(), rg.config_home.clone());
+            let (project, command) = (project.clone(), rg.connect_command("files"));
+            let root = uri(&project);
+            tokio::spawn(async move {
+                let options = [
+                    "--roots",
+                    root.as_str(),
+                    "--name",
+                    "claude-code",
+                    "--first-call",
+                    "list_allowed_directories",
+                ];
+                let app = App::start_in(
+                    &config,
+                    &home,
+                    &[("HOME", &home)],
+                    Sdk::TypeScript,
+                    &options,
+                    &command,
+                )
+                .await;
+                (project, app)
+            })
+        })
+        .collect();
+    let mut apps = Vec::new();
+    for started in starting {
+        apps.push(started.await.expect("an app"));
+    }
+    for (project, app) in &mut apps {
+        let first = &app.connected["first"]["ok"];
+        assert!(
+            first.is_object(),
+            "the first call failed: {}",
+            app.connected
+        );
+        let seen: Vec<PathBuf> = folders_in(first);
+        assert_eq!(seen, vec![project.clone()], "from the first call on");
+        // The other project's file is not the server's to read.
+        let other = if *project == a { &b } else { &a };
+        let name = if *project == a { "b.txt" } else { "a.txt" };
+        let read = app
+            .request(json!({"op": "callTool", "name": "read_text_file",
+                "arguments": {"path": other.join(name)}}))
+            .await;
+        assert!(
+            read["ok"]["isError"] == true || read.get("error").is_some(),
+            "{read}"
+        );
+    }
+    assert_eq!(servers_of(&rg).len(), 2, "one process per project");
+
+    // One app in `a` now works in `b`: it moves to `b`'s process, which
+    // runs already, and is never disconnected.
+    let (_, mover) = &mut apps[0];
+    let old = mover.child.id();
+    mover
+        .request(json!({"op": "setRoots", "roots": [{"uri": uri(&b)}]}))
+        .await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let now = allowed_or_error(mover).await;
+        match now {
+            Ok(seen) if seen == [b.clone()] => break,
+            Ok(seen) => assert_eq!(seen, vec![a.clone()], "only the old project or the new"),
+            Err(e) => panic!("the moving app got an error: {e}"),
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never moved to b");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(mover.child.id(), old, "the same app session");
+    apps[0].0 = b.clone();
+    assert_eq!(servers_of(&rg).len(), 2, "a's process still serves two");
+
+    // The other two follow: `a`'s process serves nobody and is stopped.
+    for (project, app) in apps.iter_mut().skip(1).take(2) {
+        app.request(json!({"op": "setRoots", "roots": [{"uri": uri(&b)}]}))
+            .await;
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while allowed_or_error(app).await != Ok(vec![b.clone()]) {
+            assert!(tokio::time::Instant::now() < deadline, "never moved to b");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        *project = b.clone();
+    }
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while servers_of(&rg).len() != 1 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "a's process was not stopped: {:?}",
+            servers_of(&rg)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    for (_, app) in &mut apps {
+        assert_eq!(allowed_or_error(app).await, Ok(vec![b.clone()]));
+    }
+    close_all(apps.into_iter().map(|(_, app)| app).collect()).await;
+}
+
+/// What our hostile server (`tests/servers/hostile_server.py`) said when
+/// asked to read `path`: whether it reached it, and in its words.
+async fn hostile_read(app: &mut App, path: &std::path::Path) -> (bool, String) {
+    let answer = app
+        .request(json!({"op": "callTool", "name": "read", "arguments": {"path": path}}))
+        .await;
+    let said: Value = serde_json::from_str(&tool_text(ok(&answer))).expect("its JSON report");
+    (
+        said["reached"].as_bool().unwrap_or(true),
+        said["said"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+/// A session on our hostile server held to its project: it reads `own`,
+/// and neither `other` (another project's file) nor the settings.
+async fn held_reads(
+    app: &mut App,
+    own: &std::path::Path,
+    other: &std::path::Path,
+    settings: &std::path::Path,
+) {
+    assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+    let (reached, said) = hostile_read(app, own).await;
+    assert!(reached, "held, it reads its own project's file: {said}");
+    let (reached, said) = hostile_read(app, other).await;
+    assert!(!reached, "held, it read the other project's file: {said}");
+    let (reached, said) = hostile_read(app, settings).await;
+    assert!(!reached, "held, it read the settings: {said}");
+}
+
+/// A held Workspace server is held per project even when shared: our
+/// hostile server, which reads any file it is asked to whatever it was
+/// told, runs held for the sessions of `code/a` and, as another process,
+/// for those of `code/b`. Each reads its own project's file and not the
+/// other's, nor the settings file; the same server not held reads them all,
+/// so the test fails for the right reason if the hold lets one through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_held_workspace_server_reads_only_its_own_projects_files() {
+    assert_eq!(
+        rootgate_core::enforcement::support(),
+        rootgate_core::enforcement::Support::Available,
+        "held servers cannot be tested here"
+    );
+    let rg = Rootgate::new();
+    let script =
+        rootgate_test_support::peers::workspace_root().join("tests/servers/hostile_server.py");
+    let mut ids = Vec::new();
+    for (name, held) in [("held", true), ("free", false)] {
+        let spec = rg
+            .store
+            .add_server(rootgate_core::servers::ServerDraft {
+                name: name.into(),
+                command: "/usr/bin/python3".into(),
+                args: vec![script.display().to_string()],
+                workspace_only: true,
+                enforce_roots: held,
+                ..Default::default()
+            })
+            .expect("add server");
+        let spec = rg
+            .store
+            .approve_command(&spec.id, &spec.command_line())
+            .expect("approve");
+        ids.push(spec.id);
+    }
+    let mut secrets = Vec::new();
+    for name in ["a", "b"] {
+        let path = rg.home().join("code").join(name);
+        std::fs::create_dir_all(&path).expect("mkdir");
+        std::fs::write(path.join("secret.txt"), format!("{name}'s secret")).expect("write");
+        let checked = rootgate_core::folders::check(&path).expect("check");
+        let root = rg.store.add_root(&checked, None).expect("keep").root.id;
+        for id in &ids {
+            rg.share(id, &root);
+        }
+        secrets.push(checked.real().join("secret.txt"));
+    }
+    let settings = rg.store.file().path().to_path_buf();
+    let uri = |p: &std::path::Path| {
+        rootgate_core::uri::path_to_uri(p.parent().expect("its project"))
+            .expect("uri")
+            .to_string()
+    };
+    let start = |server: &str, mine: usize| {
+        let (home, config) = (rg.home(), rg.config_home.clone());
+        let command = rg.connect_command(server);
+        let root = uri(&secrets[mine]);
+        async move {
+            App::start_in(
+                &config,
+                &home,
+                &[("HOME", &home)],
+                Sdk::TypeScript,
+                &["--roots", &root],
+                &command,
+            )
+            .await
+        }
+    };
+    // Two sessions in each project, on the held server.
+    let mut held = Vec::new();
+    for mine in [0, 0, 1, 1] {
+        held.push((mine, start("held", mine).await));
+    }
+    // Asked together: each session's first call waits for its project's
+    // folders, which this server never asks for (up to the pickup time).
+    let [(_, a1), (_, a2), (_, b1), (_, b2)] = &mut held[..] else {
+        panic!("four sessions");
+    };
+    let (a, b) = (&secrets[0], &secrets[1]);
+    tokio::join!(
+        held_reads(a1, a, b, &settings),
+        held_reads(a2, a, b, &settings),
+        held_reads(b1, b, a, &settings),
+        held_reads(b2, b, a, &settings),
+    );
+    // The same server not held reads everything it is asked to.
+    let mut free = start("free", 0).await;
+    for path in [&secrets[0], &secrets[1], &settings] {
+        let (reached, said) = hostile_read(&mut free, path).await;
+        assert!(reached, "not held, it reaches {}: {said}", path.display());
+    }
+    let mut apps: Vec<App> = held.into_iter().map(|(_, app)| app).collect();
+    apps.push(free);
+    close_all(apps).await;
+}

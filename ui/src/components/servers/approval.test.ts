@@ -142,9 +142,11 @@ describe("the approval dialog", () => {
     app.servers.approval = server("s", { approvedCommand: null, approved: false, foldersAsArguments: true });
     flushSync();
     expect(q("approval-own-process")).toBeNull();
+    // A Workspace server's sessions share one process per project: asked.
     app.servers.approval = server("s", { approvedCommand: null, approved: false, workspaceOnly: true });
     flushSync();
-    expect(q("approval-own-process")).toBeNull();
+    expect(q("approval-own-process")).not.toBeNull();
+    expect(q("approval-own-process")?.textContent).toContain("one per project");
   });
 
   it("does not ask the network where bubblewrap cannot hold the server, and says what is not stopped", async () => {
