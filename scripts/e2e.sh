@@ -34,7 +34,15 @@
 # with its own XDG_CONFIG_HOME set to the app's, and one keyring daemon on a
 # session bus of the run's own (scripts/with-keyring.sh).
 #
+# The files run in lanes side by side (E2E_LANES, default 3), each lane
+# under an X server of its own (a screenshot is of its own screen), taking
+# the next file from one queue, largest first. The tests mostly wait on
+# windows and servers: one lane used a fifth of the two cores and took
+# 285 s for the twenty files; BENCHMARKS.md has the lanes' time. A lane's
+# whole output is in .ci/out/e2e/lane-N.log, shown when the lanes are done.
+#
 # Environment: E2E_TIMEOUT (seconds per test file, default 300),
+# E2E_LANES (lanes side by side, default 3),
 # E2E_SKIP_SETUP=1 (skip installing and building; use what is there),
 # E2E_KEEP=1 (keep temp dirs and configs for a look afterwards).
 set -euo pipefail
@@ -51,8 +59,58 @@ say() { printf '\033[1me2e:\033[0m %s\n' "$*"; }
 die() { printf 'e2e: %s\n' "$*" >&2; exit 1; }
 
 # ----- inside Xvfb: run each test file ---------------------------------------
+# ----- the lanes: each an X server running files from one queue ---------------
+if [ "${1:-}" = --lanes ]; then
+  shift
+  lanes=$1 queue=$2
+  # A display number per lane, chosen here so that lanes starting together
+  # do not race for the same one (`xvfb-run -a` looks, then takes).
+  displays=() n=99
+  while [ "${#displays[@]}" -lt "$lanes" ]; do
+    [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ] || displays+=("$n")
+    n=$((n + 1))
+  done
+  pids=()
+  for lane in $(seq "$lanes"); do
+    log=$out/e2e/lane-$lane.log
+    xvfb-run -n "${displays[$((lane - 1))]}" -s "-screen 0 1280x800x24" \
+      bash "$repo/scripts/e2e.sh" --under-xvfb --queue "$queue" --lane "$lane" 3>&1 >"$log" 2>&1 &
+    pids+=($!)
+  done
+  status=0
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  declare -A total=([tests]=0 [suites]=0 [pass]=0 [fail]=0 [cancelled]=0 [skipped]=0 [todo]=0)
+  for lane in $(seq "$lanes"); do
+    log=$out/e2e/lane-$lane.log
+    printf '\n\033[1me2e: lane %s\033[0m\n' "$lane"
+    cat "$log"
+    # A lane that died before its summary counts as one failure.
+    grep -q '^# duration_ms ' "$log" || { total[fail]=$(( ${total[fail]} + 1 )); status=1; }
+    for key in "${!total[@]}"; do
+      n=$(sed -n "s/^# $key \([0-9]*\)$/\1/p" "$log" | tail -1)
+      total[$key]=$(( ${total[$key]} + ${n:-0} ))
+    done
+  done
+  echo
+  for key in tests suites pass fail cancelled skipped todo; do echo "# $key ${total[$key]}"; done
+  [ "${total[fail]}" = 0 ] && [ "${total[cancelled]}" = 0 ] || status=1
+  exit "$status"
+fi
+
 if [ "${1:-}" = --under-xvfb ]; then
   shift
+  # With --queue FILE --lane N: the files are taken one at a time from the
+  # queue shared with the other lanes (under a lock), not from the arguments.
+  queue= lane=
+  if [ "${1:-}" = --queue ]; then queue=$2 lane=$4; shift 4; fi
+  next_file() {
+    exec 9>>"$queue.lock"
+    flock 9
+    file=$(head -n 1 "$queue")
+    [ -n "$file" ] && sed -i 1d "$queue"
+    flock -u 9
+    [ -n "$file" ]
+  }
   work=$(mktemp -d "${TMPDIR:-/tmp}/rootgate-e2e.XXXXXX")
   driver_pid=
   stop_driver() {
@@ -76,7 +134,14 @@ if [ "${1:-}" = --under-xvfb ]; then
 
   declare -A total=([tests]=0 [suites]=0 [pass]=0 [fail]=0 [cancelled]=0 [skipped]=0 [todo]=0)
   started=$(date +%s%N)
-  for file in "$@"; do
+  files=("$@")
+  while :; do
+    if [ -n "$queue" ]; then
+      next_file || break
+    else
+      [ "${#files[@]}" -gt 0 ] || break
+      file=${files[0]} files=("${files[@]:1}")
+    fi
     name=$(basename "$file" .test.mjs)
     config=$work/$name/config
     # Its own data and cache folders too: bundles are unpacked under the
@@ -110,7 +175,9 @@ if [ "${1:-}" = --under-xvfb ]; then
       continue
     fi
 
-    say "running $file"
+    say "running $file${lane:+ (lane $lane)}"
+    # The console hears which file each lane is on; its output is the lane's log.
+    [ -z "$lane" ] || printf 'e2e: lane %s: %s\n' "$lane" "$file" >&3 || true
     tap=$out/e2e/$name.tap
     rc=0
     TMPDIR=$tmp E2E_WEBDRIVER_URL=http://127.0.0.1:$port E2E_CONFIG_HOME=$config \
@@ -227,4 +294,15 @@ fi
 if [ ! -e "$user_bus" ] && mkdir -p -m 700 "$(dirname "$user_bus")" 2>/dev/null; then
   export ROOTGATE_KEYRING_ADDRESS=unix:path=$user_bus
 fi
-exec bash "$repo/scripts/with-keyring.sh" xvfb-run -a -s "-screen 0 1280x800x24" bash "$repo/scripts/e2e.sh" --under-xvfb "${files[@]}"
+lanes=${E2E_LANES:-3}
+[ "$lanes" -ge 1 ] 2>/dev/null || die "E2E_LANES must be a number of lanes, 1 or more"
+[ "$lanes" -le "${#files[@]}" ] || lanes=${#files[@]}
+if [ "$lanes" = 1 ]; then
+  exec bash "$repo/scripts/with-keyring.sh" xvfb-run -a -s "-screen 0 1280x800x24" bash "$repo/scripts/e2e.sh" --under-xvfb "${files[@]}"
+fi
+# The queue: largest file first (a file's size stands for its time well
+# enough), so that no long file starts last.
+queue=$out/e2e/queue
+ls -S "${files[@]}" >"$queue"
+rm -f "$queue.lock"
+exec bash "$repo/scripts/with-keyring.sh" bash "$repo/scripts/e2e.sh" --lanes "$lanes" "$queue"
