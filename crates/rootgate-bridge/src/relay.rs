@@ -548,10 +548,17 @@ impl Relay {
                     let (outs, hold) = {
                         let mut state = self.lock();
                         // A modern server's rounds are answered from the
-                        // list as it is now.
+                        // list as it is now, and never with a folder the
+                        // settings last read no longer share (a
+                        // connection's own Workspace part follows them a
+                        // task's turn later).
                         if state.router.uses_roots()
                             && let Some(now) = state.roots.as_ref().map(|r| r.borrow().clone())
                         {
+                            let now = match self.fence.get() {
+                                Some(fence) => fence.still_shared(now),
+                                None => now,
+                            };
                             state.router.set_roots(now);
                         }
                         let outs = state.router.from_server(lines.line(), Instant::now());

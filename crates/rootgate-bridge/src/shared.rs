@@ -26,7 +26,10 @@
 //! connection that moves lets the life it leaves answer the calls it has
 //! there first (`Relay::drain`), and its app is never disconnected; an app
 //! whose folders change later moves the same way. An empty lobby is
-//! stopped at once.
+//! stopped at once. A Workspace server that speaks the modern era is told
+//! each request's folders in that request's rounds: its lobby's process
+//! serves every project, each connection's rounds answered from its own
+//! part (`Joining::own`), and nobody moves.
 //!
 //! Servers given their folders as arguments (a process started with one
 //! connection's folders cannot serve another's) and servers set to *One
@@ -209,7 +212,7 @@ impl Lives {
         // server: no request that could touch files passes a withdrawal the
         // life has not delivered yet (relay/fence.rs).
         crate::fence(relay, &self.store, &spec.id, &life.session, &self.config);
-        let member = life.hub.join(Arc::clone(relay), moved);
+        let member = life.hub.join(Arc::clone(relay), moved, at.own.clone());
         drop(lives);
         // Started once its first connection has joined, so that the
         // session sees an app that is coming.
@@ -329,11 +332,25 @@ impl SharedLife {
     }
 
     /// Whether this is a Workspace server's lobby: its connections' apps
-    /// have not said what they work in, and it is given nothing.
+    /// have not said what they work in, and it is given nothing. A lobby
+    /// whose server speaks the modern era is not one: it serves every
+    /// project (see [`SharedLife::serves_every_project`]).
     fn is_lobby(&self) -> bool {
         self.project
             .as_ref()
             .is_some_and(|(p, _)| p.borrow().is_none())
+            && !self.serves_every_project()
+    }
+
+    /// A Workspace server's first life that speaks the modern era: each
+    /// request's rounds tell the server the folders of the connection that
+    /// made it (its own part, `Joining::own`), so its connections stay
+    /// whatever their projects.
+    fn serves_every_project(&self) -> bool {
+        self.project
+            .as_ref()
+            .is_some_and(|(p, _)| p.borrow().is_none())
+            && self.hub.era() == Some(rootgate_model::servers::Era::Modern)
     }
 
     /// The life's story and status, for its connections to follow.
@@ -393,6 +410,9 @@ pub(crate) struct Joining<'a> {
     /// A Workspace server's connection: the project its app works in, once
     /// said (see [`Project`]); `None` for any other server.
     pub(crate) project: Option<Project>,
+    /// A Workspace connection's own part of what is shared, for a modern
+    /// life to answer its rounds from.
+    pub(crate) own: Option<watch::Receiver<rootgate_model::consent::SharedRoots>>,
 }
 
 impl Membership {
@@ -413,6 +433,11 @@ impl Membership {
             return Err("the gate is ending".to_owned());
         };
         let key = key_of(at);
+        // A modern server is told each connection's folders in its rounds:
+        // its lobby serves every project, and nobody moves.
+        if self.life.serves_every_project() {
+            return Ok(self);
+        }
         {
             let mut map = lives.lock();
             let old = self.life.key();

@@ -272,6 +272,15 @@ impl Fence {
         looked.given = given;
     }
 
+    /// The part of `list` the settings, as last read, still share with the
+    /// server.
+    pub(crate) fn still_shared(&self, list: SharedRoots) -> SharedRoots {
+        let shared = self.shared.borrow();
+        let now: HashSet<&str> = shared.roots().iter().map(|r| r.uri.as_str()).collect();
+        list.narrowed(&list, |r| now.contains(r.uri.as_str()))
+            .unwrap_or(list)
+    }
+
     /// A receiver of the session's delivery, to wait for it to move.
     pub(crate) fn delivery(&self) -> watch::Receiver<Delivery> {
         self.lock().delivery.clone()

@@ -561,23 +561,33 @@ impl Relay {
     /// when it is not by then, or the session has no delivery to follow.
     /// While a change is still on its way there is no such list.
     async fn wait_given(&self, by: Instant, wanted: impl Fn(&[SharedRoot]) -> bool) -> bool {
-        let Some(mut delivery) = self.lock().delivery.clone() else {
+        let (delivery, own) = {
+            let state = self.lock();
+            (state.delivery.clone(), state.roots.clone())
+        };
+        let Some(mut delivery) = delivery else {
             return false;
         };
-        let has = |d: &Delivery| {
+        // A modern server is given, with each request, the list its
+        // connection answers rounds from: the session's for a connection of
+        // its own, the connection's own part for one sharing a modern life
+        // with other projects (`shared`).
+        let mut own = own.unwrap_or_else(|| watch::Sender::new(SharedRoots::empty()).subscribe());
+        let has = |d: &Delivery, own: &SharedRoots| {
             let list = match d.state {
-                DeliveryState::PerRequest => Some(&*d.granted),
+                DeliveryState::PerRequest => Some(own.roots()),
                 DeliveryState::UpToDate => d.given.as_deref(),
                 _ => None,
             };
             list.is_some_and(&wanted)
         };
         loop {
-            if has(&delivery.borrow_and_update()) {
+            if has(&delivery.borrow_and_update(), &own.borrow_and_update()) {
                 return true;
             }
             tokio::select! {
                 changed = delivery.changed() => if changed.is_err() { return false },
+                Ok(()) = own.changed() => {}
                 () = tokio::time::sleep_until(by) => return false,
             }
         }

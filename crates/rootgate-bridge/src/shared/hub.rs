@@ -55,6 +55,9 @@ struct HubState {
 /// A connection sharing the server.
 struct Joined {
     relay: Arc<Relay>,
+    /// Its own part of what is shared, a Workspace connection's: a modern
+    /// life answers its rounds from it (see `shared`).
+    own: Option<watch::Receiver<SharedRoots>>,
     /// How many server lives it has been attached to.
     lives: u64,
     attached: Option<MemberLife>,
@@ -117,7 +120,12 @@ impl Hub {
     /// there is one, and to every later one. `moved`: it comes from
     /// another life (see [`Hub::leave_moving`]), and what its app told that
     /// one is told this one, as after a restart.
-    pub(crate) fn join(&self, relay: Arc<Relay>, moved: bool) -> Member {
+    pub(crate) fn join(
+        &self,
+        relay: Arc<Relay>,
+        moved: bool,
+        own: Option<watch::Receiver<SharedRoots>>,
+    ) -> Member {
         let mut state = self.lock();
         state.next_member += 1;
         let member = state.next_member;
@@ -136,6 +144,7 @@ impl Hub {
             member,
             Joined {
                 relay,
+                own,
                 lives: u64::from(moved),
                 attached: None,
                 _arrival: arrival,
@@ -192,6 +201,11 @@ impl Hub {
         perform(targets).await;
     }
 
+    /// The era the current server life is spoken to in, if there is one.
+    pub(crate) fn era(&self) -> Option<Era> {
+        self.lock().life.as_ref().map(|l| l.era)
+    }
+
     /// How many connections share the server.
     pub(crate) fn members(&self) -> usize {
         self.lock().members.len()
@@ -210,13 +224,14 @@ impl Hub {
             frames,
             closed: CancellationToken::new(),
         };
-        let attached = Relay::attach(
-            &joined.relay,
-            Pipe::new(from_hub),
-            &wire,
-            life.era,
-            life.roots.clone(),
-        );
+        // A modern server is told each connection's folders in its own
+        // requests' rounds: a connection with a part of its own is told
+        // that part; the others, the life's list.
+        let roots = match &joined.own {
+            Some(own) if life.era == Era::Modern => own.clone(),
+            _ => life.roots.clone(),
+        };
+        let attached = Relay::attach(&joined.relay, Pipe::new(from_hub), &wire, life.era, roots);
         let replay = joined.lives > 0;
         joined.lives += 1;
         let hub = self.me.clone();

@@ -51,6 +51,7 @@ pub(crate) async fn serve(
         project: known
             .as_mut()
             .map(|k| k.known.borrow_and_update().as_ref().map(project_of)),
+        own: known.as_ref().map(|k| k.part.clone()),
     };
     let mut membership = match lives.join(&at, on.relay, false) {
         Ok(membership) => Some(membership),
@@ -118,13 +119,14 @@ fn workspace_of(
         on.place.home.as_deref(),
     );
     // The part it returns is the connection's: a shared life narrows its
-    // own (`relay::workspace::project_part`), by the same rule.
-    let _part = relay::workspace::narrow(all, on.relay, working, spec.workspace_only, false);
+    // own (`relay::workspace::project_part`), by the same rule, and a
+    // modern one answers the connection's rounds from this.
+    let part = relay::workspace::narrow(all, on.relay, working, spec.workspace_only, false);
     let (moved, waits_on) = watch::channel(None);
     Ok(on
         .relay
         .settle_after_move(waits_on)
-        .map(|known| Settling { known, moved }))
+        .map(|known| Settling { known, moved, part }))
 }
 
 /// A Workspace connection to a shared server: what its app is known to
@@ -133,6 +135,8 @@ fn workspace_of(
 struct Settling {
     known: watch::Receiver<Option<Sees>>,
     moved: watch::Sender<Option<Sees>>,
+    /// The connection's own part of what is shared.
+    part: watch::Receiver<rootgate_model::consent::SharedRoots>,
 }
 
 /// The project a connection's app works in, as a life's key takes it.

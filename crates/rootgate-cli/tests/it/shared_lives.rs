@@ -18,6 +18,11 @@ use super::gate::{Door, gates};
 /// The server processes (node) the gate serving `rg`'s settings runs: its
 /// descendants, whatever launcher stands between.
 fn servers_of(rg: &Rootgate) -> Vec<i32> {
+    programs_of(rg, b"node\0")
+}
+
+/// The gate's descendants whose command line starts with `program`.
+fn programs_of(rg: &Rootgate, program: &[u8]) -> Vec<i32> {
     let parents: Vec<(i32, i32)> = std::fs::read_dir("/proc")
         .expect("/proc")
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
@@ -46,7 +51,7 @@ fn servers_of(rg: &Rootgate) -> Vec<i32> {
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/cmdline"))
                 .unwrap_or_default()
-                .starts_with(b"node\0")
+                .starts_with(program)
         })
         .collect()
 }
@@ -744,4 +749,131 @@ async fn a_shared_held_workspace_server_reads_only_its_own_projects_files() {
     let mut apps: Vec<App> = held.into_iter().map(|(_, app)| app).collect();
     apps.push(free);
     close_all(apps).await;
+}
+
+/// A modern-era Workspace server is told each request's folders in its
+/// rounds, so its sessions share one process whatever their projects:
+/// four TypeScript SDK apps, two with `code/a` open and two with `code/b`,
+/// reach one process of our Python SDK modern server, and its own
+/// `ask_roots` answers each app exactly its project. An app that opens the
+/// other project is told that one from then on, and a withdrawal reaches
+/// only the sessions whose project it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_workspace_server_serves_every_project_from_one_process() {
+    let rg = Rootgate::new();
+    let python = python().display().to_string();
+    let script = py_modern_server().display().to_string();
+    let spec = rg
+        .store
+        .add_server(rootgate_core::servers::ServerDraft {
+            name: "modern".into(),
+            command: python.clone(),
+            args: vec![script],
+            workspace_only: true,
+            era: rootgate_core::servers::EraChoice::Modern,
+            ..Default::default()
+        })
+        .expect("add server");
+    let spec = rg
+        .store
+        .approve_command(&spec.id, &spec.command_line())
+        .expect("approve");
+    let mut projects = Vec::new();
+    let mut roots = Vec::new();
+    for name in ["a", "b"] {
+        let path = rg.home().join("code").join(name);
+        std::fs::create_dir_all(&path).expect("mkdir");
+        let checked = rootgate_core::folders::check(&path).expect("check");
+        let root = rg.store.add_root(&checked, None).expect("keep").root.id;
+        rg.share(&spec.id, &root);
+        roots.push(root);
+        projects.push(
+            rootgate_core::uri::path_to_uri(checked.real())
+                .expect("uri")
+                .to_string(),
+        );
+    }
+    let asked = |answer: Value| -> Result<Vec<String>, String> {
+        match answer.get("ok") {
+            Some(ok) if ok["isError"] != true => {
+                Ok(tool_text(ok).lines().map(str::to_owned).collect())
+            }
+            _ => Err(answer.to_string()),
+        }
+    };
+    let mut apps = Vec::new();
+    for mine in [0, 0, 1, 1] {
+        let app = App::start_in(
+            &rg.config_home,
+            &rg.home(),
+            &[("HOME", &rg.home())],
+            Sdk::TypeScript,
+            &["--roots", &projects[mine]],
+            &rg.connect_command("modern"),
+        )
+        .await;
+        assert_eq!(app.connected["event"], "connected", "{}", app.connected);
+        apps.push((mine, app));
+    }
+    for (mine, app) in &mut apps {
+        let answer = app
+            .request(json!({"op": "callTool", "name": "ask_roots"}))
+            .await;
+        assert_eq!(asked(answer), Ok(vec![projects[*mine].clone()]));
+    }
+    let pythons = programs_of(&rg, format!("{python}\0").as_bytes());
+    assert_eq!(
+        pythons.len(),
+        1,
+        "one process for both projects: {pythons:?}"
+    );
+
+    // The first app opens `b`: its requests are told `b` from then on.
+    let (_, mover) = &mut apps[0];
+    mover
+        .request(json!({"op": "setRoots", "roots": [{"uri": projects[1]}]}))
+        .await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let answer = mover
+            .request(json!({"op": "callTool", "name": "ask_roots"}))
+            .await;
+        let now = asked(answer).expect("answered");
+        if now == [projects[1].clone()] {
+            break;
+        }
+        assert_eq!(
+            now,
+            [projects[0].clone()],
+            "only the old project or the new"
+        );
+        assert!(tokio::time::Instant::now() < deadline, "never told b");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    apps[0].0 = 1;
+
+    // `b` withdrawn: its three sessions are told nothing, the fourth still `a`.
+    rg.store.revoke(&spec.id, &roots[1]).expect("withdraw");
+    for (mine, app) in &mut apps {
+        // The server's own words for an empty answer.
+        let want: Vec<String> = if *mine == 0 {
+            vec![projects[0].clone()]
+        } else {
+            vec!["(no roots)".to_owned()]
+        };
+        let answer = app
+            .request(json!({"op": "callTool", "name": "ask_roots"}))
+            .await;
+        assert_eq!(
+            asked(answer),
+            Ok(want),
+            "the first request after the withdrawal"
+        );
+    }
+    assert_eq!(
+        programs_of(&rg, format!("{python}\0").as_bytes()),
+        pythons,
+        "still the one process"
+    );
+    close_all(apps.into_iter().map(|(_, app)| app).collect()).await;
 }
