@@ -15,7 +15,13 @@ and asked `tools/list`. Counted once all are up, apps excluded: server
 processes (node or python), and the total RSS of everything that runs for
 the sessions (servers, and Rootgate's doors, gate, bridges and launchers).
 
-Usage: scripts/bench-shared.py [--bin target/release/rootgate]
+With `--workspace`: the npm filesystem server alone, set to Workspace, with
+two projects (`a` and `b`) shared; session i works in project a or b in
+turn (its working folder, as Claude Code starts its servers), so through
+the gate the sessions of one project share a process, one per project.
+Directly, each is given its project as the server's argument.
+
+Usage: scripts/bench-shared.py [--bin target/release/rootgate] [--workspace]
 Needs tests/peers set up (scripts/setup.sh test). Each run makes its own
 settings and folder in a temporary home; nothing of the person's is read.
 """
@@ -66,9 +72,9 @@ def answer(proc, id_):
             return message
 
 
-def open_connection(cmd, env):
+def open_connection(cmd, env, cwd=None):
     proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, cwd=cwd)
     send(proc, INIT)
     reply = answer(proc, 1)
     if "result" not in reply:
@@ -128,17 +134,21 @@ def gates(table, program, settings):
     return [pid for pid, (_, _, cmd) in table.items() if cmd.split(b"\0")[:4] == want]
 
 
-def run(mode, n, program, env, work, settings):
+def run(mode, n, program, env, work, settings, projects=None):
     procs = []
-    for _ in range(n):
-        for name, command, own_args in servers(work):
+    for i in range(n):
+        # A Workspace run: each session works in a project in turn, and
+        # the filesystem server alone.
+        here = projects[i % len(projects)] if projects else work
+        chosen = servers(here)[:1] if projects else servers(work)
+        for name, command, own_args in chosen:
             if mode == "direct":
                 cmd = command + own_args
             elif mode == "bridges":
                 cmd = [str(program), "connect", "--alone", name]
             else:
                 cmd = [str(program), "connect", name]
-            procs.append(open_connection(cmd, env))
+            procs.append(open_connection(cmd, env, cwd=here if projects else None))
     table = processes()
     ours = [p.pid for p in procs]
     if mode == "gate":
@@ -162,6 +172,7 @@ def run(mode, n, program, env, work, settings):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/rootgate")
+    ap.add_argument("--workspace", action="store_true")
     args = ap.parse_args()
     program = Path(args.bin).resolve()
     made = program.parent / "approved-settings"
@@ -171,15 +182,27 @@ def main():
         work.mkdir()
         subprocess.run(["git", "init", "-q", str(work)], check=True)
         settings = home / ".config/rootgate/settings.json"
-        for name, command, _ in servers(work):
-            subprocess.run([str(made), str(settings), name, "--share", str(work)] + command, check=True)
+        projects = None
+        if args.workspace:
+            projects = [work / "a", work / "b"]
+            shares = []
+            for project in projects:
+                project.mkdir()
+                shares += ["--share", str(project)]
+            name, command, _ = servers(work)[0]
+            subprocess.run([str(made), str(settings), name] + shares + ["--workspace"] + command,
+                           check=True)
+        else:
+            for name, command, _ in servers(work):
+                subprocess.run([str(made), str(settings), name, "--share", str(work)] + command,
+                               check=True)
         env = dict(os.environ, XDG_CONFIG_HOME=str(home / ".config"), HOME=str(home))
         print("| sessions | mode | server processes | total RSS, apps excluded (MiB) | against direct |")
         print("|---|---|---|---|---|")
         for n in (1, 5, 20):
             direct = None
             for mode in ("direct", "bridges", "gate"):
-                count, kib = run(mode, n, program, env, work, settings)
+                count, kib = run(mode, n, program, env, work, settings, projects)
                 direct = direct or kib
                 print(f"| {n} | {mode} | {count} | {kib / 1024:.1f} | {100 * kib / direct:.0f} % |",
                       flush=True)

@@ -1,9 +1,10 @@
-//! `approved-settings SETTINGS NAME [--share FOLDER] COMMAND [ARG...]`:
-//! adds to a settings file one server, its command approved and, with
-//! `--share`, the folder shared with it, as a person would in the window,
-//! for a benchmark that drives `rootgate connect NAME` against it
-//! (scripts/bench-gate.py, scripts/bench-shared.py). It uses the store, the
-//! settings' one writer; nothing else of Rootgate's runs.
+//! `approved-settings SETTINGS NAME [--share FOLDER]... [--workspace]
+//! COMMAND [ARG...]`: adds to a settings file one server, its command
+//! approved, each `--share` folder shared with it, as a person would in the
+//! window, and with `--workspace` its Workspace setting on, for a benchmark
+//! that drives `rootgate connect NAME` against it (scripts/bench-gate.py,
+//! scripts/bench-shared.py). It uses the store, the settings' one writer;
+//! nothing else of Rootgate's runs.
 
 use std::process::ExitCode;
 
@@ -13,16 +14,31 @@ use rootgate_core::store::Store;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (share, args) = match args.as_slice() {
-        [settings, name, flag, folder, rest @ ..] if flag == "--share" => (
-            Some(folder.clone()),
-            [vec![settings.clone(), name.clone()], rest.to_vec()].concat(),
-        ),
-        _ => (None, args),
+    let usage = || {
+        eprintln!(
+            "usage: approved-settings SETTINGS NAME [--share FOLDER]... [--workspace] COMMAND [ARG...]"
+        );
+        ExitCode::from(2)
     };
-    let [settings, name, command, rest @ ..] = args.as_slice() else {
-        eprintln!("usage: approved-settings SETTINGS NAME [--share FOLDER] COMMAND [ARG...]");
-        return ExitCode::from(2);
+    let [settings, name, rest @ ..] = args.as_slice() else {
+        return usage();
+    };
+    let (mut shares, mut workspace, mut rest) = (Vec::new(), false, rest);
+    loop {
+        match rest {
+            [flag, folder, more @ ..] if flag == "--share" => {
+                shares.push(folder.clone());
+                rest = more;
+            }
+            [flag, more @ ..] if flag == "--workspace" => {
+                workspace = true;
+                rest = more;
+            }
+            _ => break,
+        }
+    }
+    let [command, rest @ ..] = rest else {
+        return usage();
     };
     let made = || -> Result<_, String> {
         let text = |e: &dyn std::fmt::Display| e.to_string();
@@ -32,10 +48,11 @@ fn main() -> ExitCode {
                 name: name.clone(),
                 command: command.clone(),
                 args: rest.to_vec(),
+                workspace_only: workspace,
                 ..Default::default()
             })
             .map_err(|e| text(&e))?;
-        if let Some(folder) = &share {
+        for folder in &shares {
             let checked = rootgate_core::folders::check(std::path::Path::new(folder))
                 .map_err(|e| text(&e))?;
             let root = store

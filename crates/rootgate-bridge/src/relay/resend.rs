@@ -87,7 +87,8 @@ impl Relay {
     /// running (a Workspace connection to a shared server moving to its
     /// project's: `shared`): no new request is handed to it, and this
     /// waits, until `by` at most, for the ones it has to be answered, so
-    /// that a move costs no call its life could still finish. New requests
+    /// that a move costs no call its life could still finish, nor the
+    /// app's `initialize` if it is not answered yet. New requests
     /// wait for the next life, as across a restart.
     pub(crate) async fn drain(&self, by: tokio::time::Instant) {
         self.lock().draining = true;
@@ -95,7 +96,14 @@ impl Relay {
             let answered = self.answered.notified();
             tokio::pin!(answered);
             answered.as_mut().enable();
-            if self.lock().router.handed_in_flight() == 0 {
+            // Its app's `initialize` too, when the app says its project
+            // before the life has answered it (an app without roots says
+            // it with its working folder at once).
+            let drained = {
+                let state = self.lock();
+                state.router.handed_in_flight() == 0 && state.init_waiter.is_none()
+            };
+            if drained {
                 return;
             }
             tokio::select! {

@@ -85,6 +85,14 @@ pub enum AppFolders {
 }
 
 impl AppFolders {
+    /// The project a shared life's key takes it for: none while not said.
+    pub(crate) fn project(&self) -> Project {
+        match self {
+            AppFolders::NotYet => None,
+            said => Some(said.uris()),
+        }
+    }
+
     fn uris(&self) -> Vec<String> {
         match self {
             AppFolders::Roots(uris) => uris.clone(),

@@ -48,9 +48,7 @@ pub(crate) async fn serve(
         spec: &spec,
         started_by: &started_by,
         app: &app,
-        project: known
-            .as_mut()
-            .map(|k| k.known.borrow_and_update().as_ref().map(project_of)),
+        project: known.as_ref().map(|k| k.first.clone()),
         own: known.as_ref().map(|k| k.part.clone()),
     };
     let mut membership = match lives.join(&at, on.relay, false) {
@@ -121,12 +119,19 @@ fn workspace_of(
     // The part it returns is the connection's: a shared life narrows its
     // own (`relay::workspace::project_part`), by the same rule, and a
     // modern one answers the connection's rounds from this.
+    // Known now when the app said it by what it is (no roots to ask for:
+    // its working folder, or nothing): then the connection joins its
+    // project's life at once, with no lobby and no move.
+    let first =
+        relay::workspace::app_folders(&on.relay.seen(), false, working.as_deref()).project();
     let part = relay::workspace::narrow(all, on.relay, working, spec.workspace_only, false);
     let (moved, waits_on) = watch::channel(None);
-    Ok(on
-        .relay
-        .settle_after_move(waits_on)
-        .map(|known| Settling { known, moved, part }))
+    Ok(on.relay.settle_after_move(waits_on).map(|known| Settling {
+        known,
+        moved,
+        part,
+        first,
+    }))
 }
 
 /// A Workspace connection to a shared server: what its app is known to
@@ -137,6 +142,8 @@ struct Settling {
     moved: watch::Sender<Option<Sees>>,
     /// The connection's own part of what is shared.
     part: watch::Receiver<rootgate_model::consent::SharedRoots>,
+    /// The project as known when the connection joins.
+    first: relay::workspace::Project,
 }
 
 /// The project a connection's app works in, as a life's key takes it.

@@ -491,9 +491,10 @@ async fn a_damaged_settings_file_is_said_to_every_app_the_gate_serves() {
 /// process no session uses any more is stopped. (Apps started in their
 /// project, as Claude Code is, share per project and working folder: the
 /// server starts in the app's folder, so that is part of its launch.)
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn workspace_sessions_share_one_process_per_project_and_move_with_their_project() {
-    let rg = Rootgate::new();
+/// "files", the npm filesystem server set to Workspace, with `code/a` and
+/// `code/b` (each holding its own `NAME.txt`) shared with it: their real
+/// paths.
+fn workspace_files(rg: &Rootgate) -> Vec<PathBuf> {
     let js = fs_server_js().display().to_string();
     let files = rg
         .store
@@ -519,6 +520,59 @@ async fn workspace_sessions_share_one_process_per_project_and_move_with_their_pr
         rg.share(&files.id, &root);
         projects.push(checked.real().to_path_buf());
     }
+    projects
+}
+
+/// Apps that declare no roots (Claude Desktop, or a script) say their
+/// project by the folder they start in: started together in `code/a`, five
+/// sessions go straight to that project's process, every one connected and
+/// seeing `a` from its first call. (The first cut sent them through the
+/// lobby and moved them while their `initialize` was still unanswered
+/// there, and some apps got the move's error as that answer:
+/// `scripts/bench-shared.py --workspace` found it.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn apps_without_roots_started_together_in_a_project_share_its_process() {
+    let rg = Rootgate::new();
+    let projects = workspace_files(&rg);
+    let starting: Vec<_> = (0..5)
+        .map(|_| {
+            let (home, config) = (rg.home(), rg.config_home.clone());
+            let (project, command) = (projects[0].clone(), rg.connect_command("files"));
+            tokio::spawn(async move {
+                App::start_in(
+                    &config,
+                    &project,
+                    &[("HOME", &home)],
+                    Sdk::TypeScript,
+                    &["--first-call", "list_allowed_directories"],
+                    &command,
+                )
+                .await
+            })
+        })
+        .collect();
+    let mut apps = Vec::new();
+    for app in starting {
+        apps.push(app.await.expect("an app"));
+    }
+    for app in &apps {
+        let first = &app.connected["first"]["ok"];
+        assert!(
+            first.is_object(),
+            "the first call failed: {}",
+            app.connected
+        );
+        let seen: Vec<PathBuf> = folders_in(first);
+        assert_eq!(seen, vec![projects[0].clone()]);
+    }
+    assert_eq!(servers_of(&rg).len(), 1, "one process for the project");
+    close_all(apps).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_sessions_share_one_process_per_project_and_move_with_their_project() {
+    let rg = Rootgate::new();
+    let projects = workspace_files(&rg);
     let uri = |p: &std::path::Path| rootgate_core::uri::path_to_uri(p).expect("uri").to_string();
     let (a, b) = (projects[0].clone(), projects[1].clone());
     let starting: Vec<_> = [&a, &a, &a, &b, &b]
