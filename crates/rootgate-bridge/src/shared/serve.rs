@@ -72,9 +72,15 @@ pub(crate) async fn serve(
                 sees = said_project(known.as_mut()) => {
                     at.project = Some(Some(project_of(&sees)));
                     let Some(before) = membership.take() else { break Ok(Outcome::Disconnected) };
+                    let was = Arc::clone(&before.life);
                     match before.move_to(&at, on.relay).await {
                         Ok(now) => {
-                            serving_tx.send_replace(now.life.serving());
+                            // Only a move is news to the link and the
+                            // connection's end: the same life told again
+                            // is not.
+                            if !Arc::ptr_eq(&was, &now.life) {
+                                serving_tx.send_replace(now.life.serving());
+                            }
                             membership = Some(now);
                         }
                         Err(why) => break Err(why),
