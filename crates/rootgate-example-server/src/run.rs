@@ -40,7 +40,10 @@ fn write_message(out: &mut impl Write, message: &Value) -> io::Result<()> {
 }
 
 /// Appends one report line. The file is unbuffered and opened for appending,
-/// so a single `write_all` lands as one line even if a test reads concurrently.
+/// so processes appending together never interleave their lines; a reader
+/// may still see a long line half written (a regular file's write is not
+/// atomic to readers: a 1000-folder list was caught at 8 KiB), so the
+/// tests' reader takes only lines that end (`report::reported`).
 fn append_report(file: &mut File, event: &Value) -> io::Result<()> {
     let mut bytes = event.to_string().into_bytes();
     bytes.push(b'\n');

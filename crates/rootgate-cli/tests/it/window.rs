@@ -84,17 +84,29 @@ async fn a_connection_shows_live_and_the_apps_folder_is_a_suggestion_the_person_
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    // The calls and what the server was told are on the connection.
-    let shown = connection(&sup, |c| c.id == live.id && c.calls >= 2).await;
-    let entries = sup.bridges().connection_timeline(&shown.id);
-    assert!(
-        entries.iter().any(
-            |e| matches!(&e.event, Event::Call { method, target, outcome, .. }
+    // The calls and what the server was told are on the connection, once
+    // its reports have reached the window (waited for: under load the
+    // window heard two calls before the answer that told the folder).
+    let told = |entries: &[rootgate_core::timeline::Entry]| {
+        let called = entries.iter().any(|e| {
+            matches!(&e.event, Event::Call { method, target, outcome, .. }
         if method == "tools/call" && target.as_deref() == Some("ask_roots") && outcome == "ok")
-        ),
-        "{entries:#?}"
-    );
-    assert!(entries.iter().any(|e| matches!(&e.event, Event::RootsAnswered { roots, .. } if roots.iter().any(|r| r.uri == app_uri))));
+        });
+        let answered = entries.iter().any(|e| matches!(&e.event, Event::RootsAnswered { roots, .. } if roots.iter().any(|r| r.uri == app_uri)));
+        called && answered
+    };
+    rootgate_test_support::wait::eventually("the calls and the answer on the connection", || {
+        let entries = sup.bridges().connection_timeline(&live.id);
+        let ok = told(&entries);
+        async move {
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("{entries:#?}"))
+            }
+        }
+    })
+    .await;
     // A second connection does not suggest the same folder again.
     let mut again = App::start(
         &rg,
