@@ -91,8 +91,18 @@ impl Door {
             let line = tokio::time::timeout(WAIT, self.lines.next_line())
                 .await
                 .expect("an answer in time")
-                .expect("read the door")
-                .expect("the door's output ended");
+                .expect("read the door");
+            let Some(line) = line else {
+                // What the door said, for the failure to say why.
+                let mut said = String::new();
+                if let Some(mut stderr) = self.child.stderr.take() {
+                    let _ = tokio::time::timeout(WAIT, stderr.read_to_string(&mut said)).await;
+                }
+                let status = tokio::time::timeout(WAIT, self.child.wait()).await;
+                panic!(
+                    "the door's output ended before the answer to {id}: {status:?}, it said: {said}"
+                );
+            };
             let message: Value = serde_json::from_str(&line).expect("JSON from the door");
             let done = message["id"] == *id && message.get("method").is_none();
             read.push(message);
