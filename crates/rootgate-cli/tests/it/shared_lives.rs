@@ -491,25 +491,33 @@ async fn a_damaged_settings_file_is_said_to_every_app_the_gate_serves() {
 /// process no session uses any more is stopped. (Apps started in their
 /// project, as Claude Code is, share per project and working folder: the
 /// server starts in the app's folder, so that is part of its launch.)
+/// `draft` added to the settings and its command approved, as a person
+/// would in the window.
+fn approved(
+    rg: &Rootgate,
+    draft: rootgate_core::servers::ServerDraft,
+) -> rootgate_core::servers::ServerSpec {
+    let spec = rg.store.add_server(draft).expect("add server");
+    rg.store
+        .approve_command(&spec.id, &spec.command_line())
+        .expect("approve")
+}
+
 /// "files", the npm filesystem server set to Workspace, with `code/a` and
 /// `code/b` (each holding its own `NAME.txt`) shared with it: their real
 /// paths.
 fn workspace_files(rg: &Rootgate) -> Vec<PathBuf> {
     let js = fs_server_js().display().to_string();
-    let files = rg
-        .store
-        .add_server(rootgate_core::servers::ServerDraft {
+    let files = approved(
+        rg,
+        rootgate_core::servers::ServerDraft {
             name: "files".into(),
             command: "node".into(),
             args: vec![js],
             workspace_only: true,
             ..Default::default()
-        })
-        .expect("add server");
-    let files = rg
-        .store
-        .approve_command(&files.id, &files.command_line())
-        .expect("approve");
+        },
+    );
     let mut projects = Vec::new();
     for name in ["a", "b"] {
         let path = rg.home().join("code").join(name);
@@ -726,21 +734,17 @@ async fn a_shared_held_workspace_server_reads_only_its_own_projects_files() {
         rootgate_test_support::peers::workspace_root().join("tests/servers/hostile_server.py");
     let mut ids = Vec::new();
     for (name, held) in [("held", true), ("free", false)] {
-        let spec = rg
-            .store
-            .add_server(rootgate_core::servers::ServerDraft {
+        let spec = approved(
+            &rg,
+            rootgate_core::servers::ServerDraft {
                 name: name.into(),
                 command: "/usr/bin/python3".into(),
                 args: vec![script.display().to_string()],
                 workspace_only: true,
                 enforce_roots: held,
                 ..Default::default()
-            })
-            .expect("add server");
-        let spec = rg
-            .store
-            .approve_command(&spec.id, &spec.command_line())
-            .expect("approve");
+            },
+        );
         ids.push(spec.id);
     }
     let mut secrets = Vec::new();
@@ -817,21 +821,17 @@ async fn a_modern_workspace_server_serves_every_project_from_one_process() {
     let rg = Rootgate::new();
     let python = python().display().to_string();
     let script = py_modern_server().display().to_string();
-    let spec = rg
-        .store
-        .add_server(rootgate_core::servers::ServerDraft {
+    let spec = approved(
+        &rg,
+        rootgate_core::servers::ServerDraft {
             name: "modern".into(),
             command: python.clone(),
             args: vec![script],
             workspace_only: true,
             era: rootgate_core::servers::EraChoice::Modern,
             ..Default::default()
-        })
-        .expect("add server");
-    let spec = rg
-        .store
-        .approve_command(&spec.id, &spec.command_line())
-        .expect("approve");
+        },
+    );
     let mut projects = Vec::new();
     let mut roots = Vec::new();
     for name in ["a", "b"] {
