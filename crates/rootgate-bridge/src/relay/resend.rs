@@ -171,11 +171,17 @@ mod tests {
         serde_json::from_slice(&out.recv().await.expect("an answer")).expect("JSON")
     }
 
-    /// A call that waits for a ready life when Rootgate stops the server to
-    /// change its folders was never written: it is not failed, and the next
-    /// life gets it once, after what it must be told again.
-    #[tokio::test]
-    async fn a_call_not_yet_written_when_the_server_restarts_for_folders_goes_to_the_next_life() {
+    /// A relay, the app's end of it and what it writes to the app, and a
+    /// first life that has answered the app's `initialize`.
+    struct Opened {
+        relay: Arc<Relay>,
+        app: tokio::io::DuplexStream,
+        out: mpsc::Receiver<Vec<u8>>,
+        roots: watch::Sender<SharedRoots>,
+        first: Life,
+    }
+
+    async fn opened() -> Opened {
         let (out_tx, mut out) = mpsc::channel(16);
         let relay = Relay::new(ServerId::generate(), Arc::new(Timeline::default()), out_tx);
         let (mut app, app_in) = tokio::io::duplex(64 * 1024);
@@ -198,6 +204,27 @@ mod tests {
             .await
             .expect("write");
         assert_eq!(answer(&mut out).await["id"], 1);
+        Opened {
+            relay,
+            app,
+            out,
+            roots,
+            first,
+        }
+    }
+
+    /// A call that waits for a ready life when Rootgate stops the server to
+    /// change its folders was never written: it is not failed, and the next
+    /// life gets it once, after what it must be told again.
+    #[tokio::test]
+    async fn a_call_not_yet_written_when_the_server_restarts_for_folders_goes_to_the_next_life() {
+        let Opened {
+            relay,
+            mut app,
+            mut out,
+            roots,
+            first,
+        } = opened().await;
 
         // The session has not been told the first life answered (it is not
         // ready): the call waits for it, unwritten.
@@ -255,28 +282,13 @@ mod tests {
     /// handed to that life, and goes to the next, once.
     #[tokio::test]
     async fn a_move_lets_the_life_left_answer_its_call_and_hands_new_calls_to_the_next() {
-        let (out_tx, mut out) = mpsc::channel(16);
-        let relay = Relay::new(ServerId::generate(), Arc::new(Timeline::default()), out_tx);
-        let (mut app, app_in) = tokio::io::duplex(64 * 1024);
-        let reader = Arc::clone(&relay);
-        tokio::spawn(async move { reader.read_app(app_in).await });
-        let roots = watch::Sender::new(SharedRoots::empty());
-
-        let mut first = attach(&relay, &roots);
-        app.write_all(
-            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n",
-        )
-        .await
-        .expect("write");
-        let init = next_line(&mut first).await;
-        let result = serde_json::json!({"jsonrpc": "2.0", "id": init["id"], "result": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}});
-        first
-            .output
-            .write_all(format!("{result}\n").as_bytes())
-            .await
-            .expect("write");
-        assert_eq!(answer(&mut out).await["id"], 1);
+        let Opened {
+            relay,
+            mut app,
+            mut out,
+            roots,
+            mut first,
+        } = opened().await;
         relay.ready(first.number, false).await;
 
         // A call that may write, handed to the first life.
